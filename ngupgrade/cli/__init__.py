@@ -1,0 +1,116 @@
+"""Command-line entry point: the one place where errors become exit codes and text is printed.
+
+Commands live one per module in this package and are imported only when invoked, so that
+``ngupgrade groups`` never pays for the cloud SDK or boto3 (DESIGN.md section 7).
+
+Exit codes (DESIGN.md section 5): 0 success; 1 a check failed; 2 usage error; 3 bad input;
+4 cloud API error; 5 a cloud operation failed; 6 timed out or stalled, still running
+(resumable); 70 an internal error (a bug: please report it); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import click
+
+from ngupgrade.cli._common import common_options
+from ngupgrade.errors import EXIT_INTERRUPTED, NgUpgradeError
+
+EXIT_BUG = 70
+
+# name -> "module:attribute"; the order is the order of `ngupgrade --help`.
+COMMANDS: dict[str, str] = {
+    "groups": "ngupgrade.cli.groups:groups",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that imports a command's module only when that command runs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        command = getattr(importlib.import_module(module_name), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+
+HELP = """Plan, preflight and run Yandex Managed Kubernetes node-group upgrades safely,
+next to Terraform.
+
+\b
+Typical flow:
+  ngupgrade groups    --state terraform.tfstate     what node groups the state holds
+  ngupgrade plan      --group workers               cycles, surge, nodes down, duration
+  ngupgrade preflight --quotas quotas.json          will the surge fit in the quotas?
+  ngupgrade upgrade   --group workers --version 1.31 --apply
+
+\b
+The state comes from --state (or NGUPGRADE_STATE): a file path, '-' for stdin,
+'tf:DIR' for `terraform state pull` in DIR, or 's3://BUCKET/KEY'. Without it,
+./terraform.tfstate is read when present. Nothing ever writes to a state, and nothing
+changes in a cloud without --apply.
+
+\b
+Exit codes: 0 ok; 1 a check failed (quota short, policy invalid); 2 usage error;
+3 bad input (state or quota file); 4 cloud API error; 5 a cloud operation failed;
+6 timed out or stalled while the operation still runs (resume it); 70 a bug; 130 interrupted.
+"""
+
+
+@click.group(cls=LazyGroup, help=HELP, context_settings={"help_option_names": ["-h", "--help"],
+                                                          "max_content_width": 100})
+@click.version_option(package_name="ngupgrade")
+@common_options
+def cli() -> None:
+    """Root group; options given here apply to the command that follows."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI and exit with the documented code; never shows a traceback for known faults."""
+    try:
+        cli.main(args=argv, prog_name="ngupgrade", standalone_mode=False)
+    except click.exceptions.Abort:
+        _say("interrupted")
+        sys.exit(EXIT_INTERRUPTED)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(err.exit_code)
+    except click.exceptions.Exit as err:
+        sys.exit(err.exit_code)
+    except NgUpgradeError as err:
+        _say(f"error: {err.message}")
+        if err.hint:
+            _say(f"hint: {err.hint}")
+        sys.exit(err.exit_code)
+    except KeyboardInterrupt:
+        _say("interrupted: nothing in the cloud was cancelled; run the same command with "
+             "--resume (or `ngupgrade wait`) to attach again")
+        sys.exit(EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        # `ngupgrade ... | head`: the reader went away; that is not our failure.
+        _silence_stdout()
+        sys.exit(0)
+    except Exception as err:  # the pre-commit pattern: an unexpected error is a bug
+        if os.environ.get("NGUPGRADE_DEBUG"):
+            raise
+        _say(f"internal error (a bug in ngupgrade): {type(err).__name__}: {err}")
+        _say("hint: rerun with NGUPGRADE_DEBUG=1 for the traceback, and report it")
+        sys.exit(EXIT_BUG)
+    sys.exit(0)
+
+
+def _say(text: str) -> None:
+    click.echo(text, err=True)
+
+
+def _silence_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

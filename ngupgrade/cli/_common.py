@@ -1,0 +1,107 @@
+"""Options shared by every command, and the small helpers commands use to print.
+
+Every shared option is accepted before or after the command name
+(``ngupgrade --output json groups`` and ``ngupgrade groups --output json`` are the same) and
+reads an environment variable, as DESIGN.md section 5 asks.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from ngupgrade.app.settings import Settings
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def settings_of(ctx: click.Context) -> Settings:
+    """The one Settings object of this invocation (created on first use)."""
+    root = ctx.find_root()
+    settings = root.meta.get("ngupgrade.settings")
+    if settings is None:
+        settings = Settings()
+        root.meta["ngupgrade.settings"] = settings
+    return settings
+
+
+def _store(attr: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if value is None or value == ():
+            return value
+        settings = settings_of(ctx)
+        from_command_line = (
+            param.name is not None
+            and ctx.get_parameter_source(param.name) == click.core.ParameterSource.COMMANDLINE
+        )
+        # A flag typed anywhere beats the environment, wherever the environment is read.
+        if from_command_line or attr not in settings.explicit:
+            setattr(settings, attr, value)
+        if from_command_line:
+            settings.explicit.add(attr)
+        return value
+
+    return callback
+
+
+_SHARED: list[tuple[tuple[str, ...], dict[str, Any]]] = [
+    (("--state", "state"), {
+        "envvar": "NGUPGRADE_STATE", "metavar": "SOURCE",
+        "help": "Terraform state: a file, '-' (stdin), 'tf:DIR' (terraform state pull in DIR) "
+                "or 's3://BUCKET/KEY'. Default: ./terraform.tfstate. [env NGUPGRADE_STATE]"}),
+    (("--output", "-o", "output"), {
+        "type": click.Choice(["table", "json"]), "envvar": "NGUPGRADE_OUTPUT",
+        "help": "table for people (default), json for scripts (stable keys)."}),
+    (("--terraform-bin", "terraform_bin"), {
+        "envvar": "NGUPGRADE_TERRAFORM_BIN", "metavar": "PATH",
+        "help": "Terraform CLI used for 'tf:DIR' states; 'tofu' works too. Default: terraform."}),
+    (("--workspace", "workspace"), {
+        "envvar": "TF_WORKSPACE", "metavar": "NAME",
+        "help": "Workspace of an s3:// state (keys under env:/NAME/). Default: default."}),
+    (("--workspace-key-prefix", "workspace_key_prefix"), {
+        "metavar": "PREFIX", "help": "S3 backend workspace_key_prefix. Default: env:"}),
+    (("--s3-endpoint", "s3_endpoint"), {
+        "envvar": "NGUPGRADE_S3_ENDPOINT", "metavar": "URL",
+        "help": "Object Storage endpoint. Default: https://storage.yandexcloud.net"}),
+    (("--s3-region", "s3_region"), {
+        "metavar": "REGION", "help": "Object Storage region. Default: ru-central1"}),
+    (("--endpoint", "endpoint"), {
+        "envvar": "YC_ENDPOINT", "metavar": "HOST:PORT",
+        "help": "Yandex Cloud API endpoint (e.g. the fake cloud's). [env YC_ENDPOINT]"}),
+    (("--insecure", "insecure"), {
+        "is_flag": True, "default": None,
+        "help": "Plain-text gRPC; allowed only for a loopback --endpoint."}),
+    (("--ca-file", "ca_file"), {
+        "metavar": "PATH", "help": "CA bundle for a --endpoint with a custom certificate."}),
+]
+
+
+def common_options(func: F) -> F:
+    """Add the shared options to a command or to the root group."""
+    for decls, kwargs in reversed(_SHARED):
+        *names, attr = decls
+        opts = dict(kwargs)
+        opts.setdefault("default", None)
+        func = click.option(
+            *names, attr, expose_value=False, is_eager=True, callback=_store(attr), **opts
+        )(func)
+    return func
+
+
+def group_option(func: F) -> F:
+    """``--group`` (repeatable): a Terraform address, a node-group name or id."""
+    return click.option(
+        "--group", "-g", "groups", multiple=True, metavar="ADDRESS|NAME|ID",
+        help="Node group to work on, by Terraform address, name or id; repeatable. "
+             "Default: every node group in the state.",
+    )(func)
+
+
+def emit_json(payload: Any) -> None:
+    """Print one JSON document to stdout (stable keys, UTF-8)."""
+    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
+    sys.stdout.write("\n")

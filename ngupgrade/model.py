@@ -1,0 +1,256 @@
+"""Plain values of the domain: node groups, their policies and per-node resources, quotas.
+
+Pure: no I/O. Units are the API's: bytes for memory and disk, whole vCPUs for cores.
+Terraform state stores memory and disk in GB = 2**30 bytes (provider ``toBytes``;
+reference section 1.2); readers convert with :data:`GIB` before building these values.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Literal
+
+GIB = 1 << 30
+"""Bytes in one Terraform/Yandex "GB" (binary, 2**30)."""
+
+IndexKey = int | str | None
+"""``count`` gives an int, ``for_each`` a string, neither gives None (state v4 ``index_key``)."""
+
+
+@dataclass(frozen=True)
+class ModuleStep:
+    """One ``module.NAME[KEY]`` step of a module path."""
+
+    name: str
+    key: IndexKey = None
+
+
+def _format_key(key: IndexKey) -> str:
+    if key is None:
+        return ""
+    if isinstance(key, bool):  # bool is an int subclass; a state never holds one here
+        raise TypeError("index key must be int or str")
+    if isinstance(key, int):
+        return f"[{key}]"
+    # HCL string literal; json.dumps escapes quotes, backslashes and control characters
+    # the same way for every key a for_each can produce from a map or set of strings.
+    return f"[{json.dumps(key, ensure_ascii=False)}]"
+
+
+@dataclass(frozen=True)
+class TfAddress:
+    """An absolute Terraform resource-instance address.
+
+    ``str(addr)`` gives e.g. ``module.k8s["prod"].yandex_kubernetes_node_group.ng["gpu.v100"]``;
+    :meth:`parse` reads it back (round-trip). Keys may hold dots, quotes and spaces
+    (field report C07), so an address is never split on dots.
+    """
+
+    type: str
+    name: str
+    index: IndexKey = None
+    module: tuple[ModuleStep, ...] = ()
+    mode: Literal["managed", "data"] = "managed"
+
+    @property
+    def module_path(self) -> str:
+        """``module.a["x"].module.b``, or ``""`` for the root module."""
+        return ".".join(f"module.{m.name}{_format_key(m.key)}" for m in self.module)
+
+    def __str__(self) -> str:
+        parts = [self.module_path] if self.module else []
+        prefix = "data." if self.mode == "data" else ""
+        parts.append(f"{prefix}{self.type}.{self.name}{_format_key(self.index)}")
+        return ".".join(parts)
+
+    @classmethod
+    def parse(cls, text: str) -> TfAddress:
+        """Parse an address as Terraform prints it.
+
+        Raises:
+            ValueError: the text is not a resource-instance address.
+        """
+        parser = _AddressParser(text)
+        return parser.parse()
+
+
+class _AddressParser:
+    """A small recursive-descent reader for ``name[key]`` steps separated by dots."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def fail(self, what: str) -> ValueError:
+        return ValueError(f"not a Terraform address: {self.text!r} ({what} at {self.pos})")
+
+    def ident(self) -> str:
+        start = self.pos
+        while self.pos < len(self.text) and (
+            self.text[self.pos].isalnum() or self.text[self.pos] in "_-"
+        ):
+            self.pos += 1
+        if start == self.pos:
+            raise self.fail("name expected")
+        return self.text[start:self.pos]
+
+    def key(self) -> IndexKey:
+        if self.pos >= len(self.text) or self.text[self.pos] != "[":
+            return None
+        self.pos += 1
+        if self.text.startswith('"', self.pos):
+            decoder = json.JSONDecoder()
+            try:
+                value, end = decoder.raw_decode(self.text, self.pos)
+            except json.JSONDecodeError as err:
+                raise self.fail("bad string key") from err
+            self.pos = end
+        else:
+            start = self.pos
+            while self.pos < len(self.text) and self.text[self.pos].isdigit():
+                self.pos += 1
+            if start == self.pos:
+                raise self.fail("key expected")
+            value = int(self.text[start:self.pos])
+        if not self.text.startswith("]", self.pos):
+            raise self.fail("']' expected")
+        self.pos += 1
+        return value
+
+    def dot(self) -> None:
+        if not self.text.startswith(".", self.pos):
+            raise self.fail("'.' expected")
+        self.pos += 1
+
+    def parse(self) -> TfAddress:
+        modules: list[ModuleStep] = []
+        while self.text.startswith("module.", self.pos):
+            self.pos += len("module.")
+            name = self.ident()
+            modules.append(ModuleStep(name, self.key()))
+            self.dot()
+        mode: Literal["managed", "data"] = "managed"
+        if self.text.startswith("data.", self.pos):
+            mode = "data"
+            self.pos += len("data.")
+        rtype = self.ident()
+        self.dot()
+        name = self.ident()
+        index = self.key()
+        if self.pos != len(self.text):
+            raise self.fail("unexpected text")
+        return TfAddress(rtype, name, index, tuple(modules), mode)
+
+
+@dataclass(frozen=True)
+class DeployPolicy:
+    """``deploy_policy`` of a node group: nodes added (surge) and nodes down at once.
+
+    Seed 000: each 0..100, defaults 3 and 0, at least one non-zero. Validation lives in
+    :mod:`ngupgrade.policy`; this value holds what was configured, valid or not.
+    """
+
+    max_expansion: int
+    max_unavailable: int
+
+
+PROVIDER_DEFAULT_POLICY = DeployPolicy(max_expansion=3, max_unavailable=0)
+"""Server-side default when the policy is unset (seed 000; reference section 1.2)."""
+
+
+@dataclass(frozen=True)
+class FixedScale:
+    """``scale_policy.fixed_scale``: a group of exactly ``size`` nodes."""
+
+    size: int
+    type: Literal["fixed"] = "fixed"
+
+
+@dataclass(frozen=True)
+class AutoScale:
+    """``scale_policy.auto_scale``: the cluster autoscaler keeps the group in ``min..max``."""
+
+    min: int
+    max: int
+    initial: int
+    type: Literal["auto"] = "auto"
+
+
+ScalePolicy = FixedScale | AutoScale
+
+
+@dataclass(frozen=True)
+class BootDisk:
+    """Boot disk of one node: ``type`` is the disk type id (``network-ssd``...), size in bytes."""
+
+    type: str
+    size_bytes: int
+
+
+@dataclass(frozen=True)
+class NodeResources:
+    """What one node of a group is made of (``instance_template``), in API units.
+
+    ``memory_bytes`` and ``boot_disk.size_bytes`` are bytes; ``cores`` whole vCPUs;
+    ``core_fraction`` a percent; ``nat`` True when the node gets a public IPv4 address
+    (either the deprecated template-level ``nat`` or any ``network_interface[*].nat``).
+    ``platform_id`` and ``boot_disk`` are None when the state leaves them out; the quota
+    math then fails closed for the quotas they decide instead of guessing.
+    """
+
+    platform_id: str | None
+    cores: int
+    core_fraction: int
+    memory_bytes: int
+    gpus: int
+    boot_disk: BootDisk | None
+    nat: bool
+    preemptible: bool
+
+
+@dataclass(frozen=True)
+class NodeGroup:
+    """One ``yandex_kubernetes_node_group`` instance found in a Terraform state.
+
+    ``policy`` is the deploy policy declared in state, or None when the state leaves it unset
+    (attribute missing, ``[]`` or ``null``; field reports C05, C06): never read as 0/0.
+    ``node`` is None when the state has no ``instance_template`` (plans still work; the quota
+    preflight refuses such a group by name).
+    ``folder_id`` comes from the cluster resource in the same state, when present.
+    ``master_version`` likewise (the cluster's ``master[0].version``).
+    """
+
+    address: TfAddress
+    id: str
+    name: str
+    cluster_id: str
+    folder_id: str | None
+    version: str | None
+    status: str | None
+    policy: DeployPolicy | None
+    scale: ScalePolicy
+    node: NodeResources | None
+    tainted: bool = False
+    master_version: str | None = None
+    labels: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class QuotaLimit:
+    """One quota of one cloud: ``limit`` and ``usage`` in the quota's unit (bytes for ``*.size``).
+
+    Either may be None when the API leaves the wrapper unset; such a quota is ``unknown``,
+    never unlimited (DESIGN.md section 4).
+    """
+
+    quota_id: str
+    limit: float | None
+    usage: float | None
+
+    @property
+    def headroom(self) -> float | None:
+        """``limit - usage``, or None when either is unknown."""
+        if self.limit is None or self.usage is None:
+            return None
+        return self.limit - self.usage
