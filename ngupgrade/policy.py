@@ -130,6 +130,32 @@ def validate(policy: DeployPolicy, *, subject: str | None = None) -> None:
         )
 
 
+def check_overrides(max_expansion: int | None, max_unavailable: int | None) -> None:
+    """Check ``--max-expansion`` / ``--max-unavailable`` before any state or API is read.
+
+    Each given value must be an integer 0..100; both given as 0 is the 0/0 policy (C05 A).
+    A single override is checked again with the other knob once a group resolves it.
+
+    Raises:
+        PolicyInvalid: naming the flag value that breaks the rule.
+    """
+    problems: list[str] = []
+    for knob, value in (("max_expansion", max_expansion), ("max_unavailable", max_unavailable)):
+        if value is None:
+            continue
+        if not _is_int(value):
+            problems.append(f"{knob} must be an integer, got {value!r}")
+        elif not POLICY_MIN <= value <= POLICY_MAX:
+            problems.append(f"{knob} {value} is out of range {POLICY_MIN}..{POLICY_MAX}")
+    if not problems and max_expansion == 0 and max_unavailable == 0:
+        problems.append(BOTH_ZERO_MESSAGE)
+    if problems:
+        raise PolicyInvalid(
+            "command-line deploy policy: " + "; ".join(problems),
+            hint="--max-expansion and --max-unavailable take integers 0..100, at least one > 0",
+        )
+
+
 def clamp(policy: DeployPolicy, nodes: int) -> DeployPolicy:
     """The effective policy for a group of ``nodes`` nodes: ``min(E, N)``, ``min(U, N)``.
 
