@@ -29,30 +29,14 @@ without a known size quota, a group without ``instance_template``) fails closed 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ngupgrade.errors import CheckFailed, PolicyInvalid
+from ngupgrade import simulate
+from ngupgrade.errors import CheckFailed
 from ngupgrade.model import PROVIDER_DEFAULT_POLICY, AutoScale, DeployPolicy, NodeGroup, QuotaLimit
-
-
-# TODO(quota): replace with ngupgrade.policy.clamp/validate once branch `plan` lands.
-def clamp(policy: DeployPolicy, nodes: int) -> DeployPolicy:
-    """``min(E, N)``, ``min(U, N)`` (DESIGN.md section 3)."""
-    n = max(nodes, 0)
-    return DeployPolicy(min(policy.max_expansion, n), min(policy.max_unavailable, n))
-
-
-def validate(policy: DeployPolicy) -> None:
-    """Raise PolicyInvalid unless both values are ints in 0..100 and not both 0 (seed 000)."""
-    for name in ("max_expansion", "max_unavailable"):
-        value = getattr(policy, name)
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
-            raise PolicyInvalid(f"{name}={value!r} is outside 0..100")
-    if policy.max_expansion == 0 and policy.max_unavailable == 0:
-        raise PolicyInvalid("at least one of max_expansion / max_unavailable must be > 0")
+from ngupgrade.policy import clamp, validate
 
 Service = Literal["compute", "managed-kubernetes", "vpc"]
 SERVICES: tuple[Service, ...] = ("compute", "managed-kubernetes", "vpc")
@@ -227,7 +211,7 @@ def extra_nodes(group: NodeGroup, current: int | None = None,
     if isinstance(scale, AutoScale):
         source: CurrentSource = "api" if current is not None else "assumed_min"
         now = current if current is not None else scale.min
-        now = max(now, 0)
+        now = max(now, 0)  # clamp() refuses a negative count; a live count never is one
         e_max = clamp(configured, scale.max).max_expansion
         e_now = clamp(configured, now).max_expansion
         at_current = e_now
@@ -289,10 +273,7 @@ def check_groups(groups: Sequence[NodeGroup]) -> dict[str, dict[str, int]]:
     result: dict[str, dict[str, int]] = {}
     for group in groups:
         policy, _ = configured_policy(group)
-        try:
-            validate(policy)
-        except CheckFailed as err:
-            raise type(err)(f"node group {group.address}: {err.message}", hint=err.hint) from err
+        validate(policy, subject=f"node group {group.address}")
         per_node, found = _consumption(group)
         problems.extend(found)
         result[str(group.address)] = per_node
@@ -427,28 +408,18 @@ class Suggestion:
     fits: bool
 
 
-def cycles(nodes: int, policy: DeployPolicy) -> tuple[int, int]:
-    """``(cycles.min, cycles.max)`` of DESIGN.md section 3 for an effective (clamped) policy."""
-    e, u = policy.max_expansion, policy.max_unavailable
-    if nodes <= 0 or e + u <= 0:
-        return 0, 0
-    low = math.ceil(nodes / (e + u))
-    high = math.ceil(nodes / u) if u > 0 else math.ceil(nodes / e)
-    return low, high
-
-
 def _suggestion(gd: GroupDemand, policy: DeployPolicy, quota_ids: tuple[str, ...],
                 at_current_size: bool, ok: bool) -> Suggestion:
     n = gd.extra.current if at_current_size else gd.extra.nodes
     eff = clamp(policy, n)
-    low, high = cycles(n, eff)
+    span = simulate.cycles(n, eff)
     kind: Literal["smaller_surge", "no_surge"] = (
         "no_surge" if policy.max_expansion == 0 else "smaller_surge")
     return Suggestion(address=gd.address, cloud_id=gd.cloud_id, quota_ids=quota_ids, kind=kind,
                       max_expansion=policy.max_expansion,
                       max_unavailable=policy.max_unavailable, nodes=n,
                       peak_nodes=n + eff.max_expansion, min_ready_nodes=n - eff.max_unavailable,
-                      cycles_min=low, cycles_max=high, fits=ok)
+                      cycles_min=span.min, cycles_max=span.max, fits=ok)
 
 
 def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],

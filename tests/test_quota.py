@@ -115,7 +115,7 @@ def test_check_groups_names_every_bad_group_at_once():
 
 
 def test_check_groups_refuses_invalid_policy_naming_the_group():
-    with pytest.raises(PolicyInvalid, match=r"node_group\.zero: at least one"):
+    with pytest.raises(PolicyInvalid, match=r"node_group\.zero: deploy policy: "):
         quota.check_groups([group("zero", policy=(0, 0))])
 
 
