@@ -1,0 +1,182 @@
+"""Use case: quota preflight of node-group upgrades (``ngupgrade preflight``; DESIGN.md section 4).
+
+The order of work keeps API calls few and concurrent (DESIGN.md section 7):
+
+0. every group is checked locally first (deploy policy valid, resources placeable on quota ids):
+   a bad group fails before any API call;
+1. round 1, concurrently: ``ClusterService.Get`` once per cluster whose folder the state does
+   not name, and the live node count of each autoscaled group (when a node lister is given);
+2. round 2, concurrently: ``FolderService.Get`` once per folder -> cloud id (skipped with
+   ``--cloud-id`` or offline);
+3. round 3, concurrently: ``QuotaLimitService.List`` once per service per cloud, never per group.
+
+The sources are small protocols, so the cloud gateway (``ngupgrade.cloud``), the offline
+:class:`~ngupgrade.cloud.quota_file.QuotaFile` and test fakes all plug in.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from threading import Lock
+from typing import Any, Protocol, TypeVar
+
+from ngupgrade import quota
+from ngupgrade.errors import UsageError
+from ngupgrade.model import AutoScale, NodeGroup, QuotaLimit
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+DEFAULT_MAX_WORKERS = 32
+"""Concurrent calls in one round; rounds are small (clusters, folders, clouds x services)."""
+
+
+class QuotaSource(Protocol):
+    """Anything that lists a cloud's quota limits of one service (gateway, quota file, fake)."""
+
+    def list_quota_limits(self, cloud_id: str, service: str) -> list[QuotaLimit]: ...
+
+
+class CloudDirectory(Protocol):
+    """Finds a cluster's folder and a folder's cloud.
+
+    ``ClusterService.Get`` and ``FolderService.Get`` (reference section 1.3).
+    """
+
+    def get_cluster(self, cluster_id: str) -> Any: ...  # anything with ``.folder_id``
+
+    def get_folder_cloud_id(self, folder_id: str) -> str: ...
+
+
+class NodeLister(Protocol):
+    """Lists the nodes of a node group (``NodeGroupService.ListNodes``); only the count is used."""
+
+    def list_nodes(self, node_group_id: str) -> Sequence[Any]: ...
+
+
+@dataclass(frozen=True)
+class PreflightRequest:
+    """What was asked: ``cloud_id`` overrides the folder lookup for every group."""
+
+    cloud_id: str | None = None
+    sequential: bool = False
+    strict: bool = False
+    at_current_size: bool = False
+
+
+class _Calls:
+    """Counts API calls by method, thread-safely (reported in ``Preflight.api_calls``)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self._lock = Lock()
+
+    def wrap(self, name: str, fn: Callable[[K], V]) -> Callable[[K], V]:
+        def call(arg: K) -> V:
+            with self._lock:
+                self.counts[name] += 1
+            return fn(arg)
+        return call
+
+
+def _map_concurrently(pool: ThreadPoolExecutor, fn: Callable[[K], V],
+                      keys: Iterable[K]) -> dict[K, V]:
+    """``{key: fn(key)}`` with every call in flight at once; the first error is re-raised."""
+    futures = {key: pool.submit(fn, key) for key in dict.fromkeys(keys)}
+    return {key: future.result() for key, future in futures.items()}
+
+
+def run_preflight(
+    groups: Sequence[NodeGroup],
+    quotas: QuotaSource,
+    request: PreflightRequest = PreflightRequest(),
+    *,
+    directory: CloudDirectory | None = None,
+    nodes: NodeLister | None = None,
+    max_workers: int = DEFAULT_MAX_WORKERS,
+) -> quota.Preflight:
+    """Run the quota preflight for ``groups`` (already selected) and return the verdict.
+
+    ``directory`` resolves clouds when ``request.cloud_id`` is None (live mode); ``nodes``
+    gives live node counts of autoscaled groups (else the autoscaler ``min`` is assumed and
+    flagged). Makes no mutating call.
+
+    Raises:
+        UsageError: no groups, or no way to tell a group's cloud.
+        PolicyInvalid, QuotaMappingUnknown: a group fails the local checks (before any call).
+        CloudApiError, BadInput: from the sources, unchanged.
+    """
+    if not groups:
+        raise UsageError("no node groups to check", hint="the state holds no node group, or "
+                         "--group selected none")
+    per_node = quota.check_groups(groups)
+    if request.cloud_id is None and directory is None:
+        raise UsageError("cannot tell which cloud the node groups are in",
+                         hint="pass --cloud-id, or a quota file that holds one cloud")
+    calls = _Calls()
+    with ThreadPoolExecutor(max_workers=max(1, max_workers),
+                            thread_name_prefix="ngupgrade-preflight") as pool:
+        # Round 1: folders of clusters the state does not place, live sizes of auto groups.
+        need_cluster = [] if request.cloud_id is not None or directory is None else [
+            g.cluster_id for g in groups if not g.folder_id]
+        auto_ids = [g.id for g in groups if isinstance(g.scale, AutoScale) and g.id] \
+            if nodes is not None else []
+        cluster_futures = {}
+        if directory is not None and need_cluster:
+            get_cluster = calls.wrap("ClusterService.Get", directory.get_cluster)
+            cluster_futures = {c: pool.submit(get_cluster, c) for c in dict.fromkeys(need_cluster)}
+        size_futures = {}
+        if nodes is not None and auto_ids:
+            list_nodes = calls.wrap("NodeGroupService.ListNodes", nodes.list_nodes)
+            size_futures = {i: pool.submit(list_nodes, i) for i in dict.fromkeys(auto_ids)}
+        cluster_folder = {c: f.result().folder_id for c, f in cluster_futures.items()}
+        sizes = {i: len(f.result()) for i, f in size_futures.items()}
+
+        # Round 2: folder -> cloud.
+        cloud_of: dict[str, str] = {}
+        if request.cloud_id is not None:
+            cloud_of = {str(g.address): request.cloud_id for g in groups}
+        else:
+            assert directory is not None
+            folder_of = {str(g.address): g.folder_id or cluster_folder[g.cluster_id]
+                         for g in groups}
+            get_folder = calls.wrap("FolderService.Get", directory.get_folder_cloud_id)
+            folder_cloud = _map_concurrently(pool, get_folder, folder_of.values())
+            cloud_of = {addr: folder_cloud[folder] for addr, folder in folder_of.items()}
+
+        demands = [
+            quota.group_demand(g, cloud_of[str(g.address)], sizes.get(g.id),
+                               per_node[str(g.address)])
+            for g in groups
+        ]
+
+        # Round 3: one List per service per cloud.
+        list_limits = calls.wrap("QuotaLimitService.List", _list_of(quotas))
+        wanted = [(cloud, service) for cloud, services in quota.required_services(demands).items()
+                  for service in services]
+        listed = _map_concurrently(pool, list_limits, wanted)
+
+    result = quota.evaluate(demands, limits_by_cloud(listed), sequential=request.sequential,
+                            strict=request.strict, at_current_size=request.at_current_size)
+    return replace(result, api_calls=dict(calls.counts))
+
+
+def _list_of(quotas: QuotaSource) -> Callable[[tuple[str, str]], list[QuotaLimit]]:
+    def call(key: tuple[str, str]) -> list[QuotaLimit]:
+        cloud_id, service = key
+        return quotas.list_quota_limits(cloud_id, service)
+    return call
+
+
+def limits_by_cloud(listed: Mapping[tuple[str, str], Iterable[QuotaLimit]]
+                    ) -> dict[str, dict[str, QuotaLimit]]:
+    """Merge per-(cloud, service) lists into cloud id -> quota id -> limit."""
+    out: dict[str, dict[str, QuotaLimit]] = {}
+    for (cloud, _service), found in listed.items():
+        bucket = out.setdefault(cloud, {})
+        for q in found:
+            bucket[q.quota_id] = q
+    return out
