@@ -1,0 +1,127 @@
+"""Credentials and transport security, as the Yandex tools resolve them.
+
+Order (the first one set wins): ``YC_IAM_TOKEN`` (an IAM token), ``YC_TOKEN`` (an OAuth
+token, exchanged for IAM tokens by the SDK), ``YC_SERVICE_ACCOUNT_KEY_FILE`` (an authorized key
+JSON with ``id``, ``service_account_id``, ``private_key``), else the metadata service of the VM
+the tool runs on (the SDK's default). A token is never printed, logged or put in an error:
+:class:`Credentials` shows only its kind.
+
+Transport: an ``--endpoint`` on loopback (127.0.0.0/8, ``localhost``, ``::1``) may be plain text
+with ``--insecure`` (the fake cloud); anything else is TLS, with ``--ca-file`` for a custom CA.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ngupgrade.errors import BadInput, UsageError
+
+CredentialKind = Literal["iam_token", "oauth_token", "service_account_key", "metadata"]
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """Which credentials to hand to the SDK. ``repr`` and ``str`` never show the secret."""
+
+    kind: CredentialKind
+    source: str
+    _secret: Any = field(default=None, repr=False, compare=False)
+
+    def sdk_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``yandexcloud.SDK(...)``; empty means the metadata service."""
+        if self.kind == "iam_token":
+            return {"iam_token": self._secret}
+        if self.kind == "oauth_token":
+            return {"token": self._secret}
+        if self.kind == "service_account_key":
+            return {"service_account_key": self._secret}
+        return {}
+
+    def bearer(self) -> str | None:
+        """The IAM token to send as ``authorization: Bearer`` on a plain-text loopback channel."""
+        return self._secret if self.kind == "iam_token" else None
+
+    def __str__(self) -> str:
+        return f"{self.kind} (from {self.source})"
+
+
+def resolve_credentials(environ: Mapping[str, str]) -> Credentials:
+    """Pick credentials from the environment in the order of the Yandex tools.
+
+    Raises:
+        BadInput: ``YC_SERVICE_ACCOUNT_KEY_FILE`` names a file that cannot be read or is not an
+            authorized key (the message names the file and the missing field, never the key).
+    """
+    if environ.get("YC_IAM_TOKEN"):
+        return Credentials("iam_token", "YC_IAM_TOKEN", environ["YC_IAM_TOKEN"])
+    if environ.get("YC_TOKEN"):
+        return Credentials("oauth_token", "YC_TOKEN", environ["YC_TOKEN"])
+    path = environ.get("YC_SERVICE_ACCOUNT_KEY_FILE")
+    if path:
+        return Credentials("service_account_key", path, _read_key_file(path))
+    return Credentials("metadata", "metadata service (169.254.169.254)")
+
+
+def _read_key_file(path: str) -> dict[str, str]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as err:
+        raise BadInput(f"cannot read service account key: {err.strerror}", source=path) from err
+    except json.JSONDecodeError as err:
+        raise BadInput(f"service account key is not JSON (line {err.lineno})", source=path) from err
+    if not isinstance(data, dict):
+        raise BadInput("service account key is not a JSON object", source=path)
+    missing = [k for k in ("id", "service_account_id", "private_key") if not data.get(k)]
+    if missing:
+        raise BadInput(f"service account key lacks {', '.join(missing)}", source=path,
+                       hint="create one with `yc iam key create --service-account-name NAME "
+                            "--output key.json`")
+    return {k: str(data[k]) for k in ("id", "service_account_id", "private_key")}
+
+
+def is_loopback(endpoint: str) -> bool:
+    """True for ``127.x.x.x:PORT``, ``localhost:PORT``, ``[::1]:PORT``."""
+    host = endpoint.rsplit(":", 1)[0] if ":" in endpoint else endpoint
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Transport:
+    """How to reach the API: ``endpoint`` None is the public cloud via discovery."""
+
+    endpoint: str | None
+    insecure: bool
+    root_certificates: bytes | None
+
+
+def resolve_transport(endpoint: str | None, insecure: bool, ca_file: str | None) -> Transport:
+    """Check the endpoint flags together.
+
+    Raises:
+        UsageError: ``--insecure`` without an endpoint or with a non-loopback one.
+        BadInput: ``--ca-file`` cannot be read.
+    """
+    if insecure and not endpoint:
+        raise UsageError("--insecure needs --endpoint (a loopback address such as the fake cloud)")
+    if insecure and endpoint and not is_loopback(endpoint):
+        raise UsageError(f"--insecure is allowed only for a loopback endpoint, not {endpoint}",
+                         hint="use TLS; pass --ca-file for a custom certificate authority")
+    roots = None
+    if ca_file:
+        try:
+            with open(ca_file, "rb") as fh:
+                roots = fh.read()
+        except OSError as err:
+            raise BadInput(f"cannot read CA bundle: {err.strerror}", source=ca_file) from err
+    return Transport(endpoint, bool(insecure), roots)

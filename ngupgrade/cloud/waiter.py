@@ -1,0 +1,171 @@
+"""The operation waiter: is the operation done, and did the node group reconcile?
+
+Not the SDK's waiter (field report C11): that one polls every second, cannot reach a custom
+endpoint, and on timeout returns an unfinished operation as if it were a result. Here:
+
+* polling is its own policy (:class:`PollPolicy`), separate from RPC retry: the interval
+  starts at ``initial`` seconds and grows by ``factor`` to a cap (default **30 s**), so a
+  30-minute operation costs about 65 polls instead of 1800, and completion is noticed at most
+  one interval (<= 30 s) after it happens;
+* the deadline is monotonic (an injected ``clock``; ``sleep`` is injected too, so tests wait
+  in microseconds on the fake cloud's virtual clock);
+* a finished operation with an error raises :class:`~ngupgrade.errors.OperationFailed`
+  (operation id, google.rpc code and message; C10); a deadline raises
+  :class:`~ngupgrade.errors.OperationTimeout` whose hint says how to attach again (C11, C12).
+  ``timeout=0`` means "don't wait": one look, then done or OperationTimeout. Nothing here ever
+  passes a timeout to the SDK, where 0 would mean "wait forever";
+* the reconcile verdict (:func:`wait_reconciled`): the operation is done without error AND the
+  group status is RUNNING, with at most ``settle_polls`` extra looks after done; STOPPING,
+  STOPPED or DELETING is an error.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from ngupgrade.cloud.types import BROKEN_STATUSES, LiveNodeGroup, OperationState
+from ngupgrade.errors import OperationFailed, OperationTimeout, UsageError
+
+
+class OperationApi(Protocol):
+    """What the waiter needs: the gateway, or anything that reads operations and groups."""
+
+    def get_operation(self, operation_id: str) -> OperationState: ...
+
+    def get_node_group(self, node_group_id: str) -> LiveNodeGroup: ...
+
+
+@dataclass(frozen=True)
+class PollPolicy:
+    """How often to ask whether an operation is done (seconds).
+
+    Intervals: ``initial``, ``initial*factor``, ... capped at ``cap`` (documented cap: 30 s;
+    C11 asks for >= 10 s on multi-hour upgrades, which the cap gives after the first minute).
+    ``settle_polls``: extra group reads after the operation is done, ``settle_interval`` apart,
+    before a group still not RUNNING is reported as not reconciled.
+    """
+
+    initial: float = 2.0
+    factor: float = 2.0
+    cap: float = 30.0
+    settle_polls: int = 10
+    settle_interval: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.initial <= 0 or self.cap < self.initial or self.factor < 1:
+            raise ValueError("poll policy needs 0 < initial <= cap and factor >= 1")
+
+
+def resume_hint(operation_id: str) -> str:
+    """How to attach again to an operation that still runs."""
+    return (f"nothing was cancelled; the operation still runs in the cloud. Attach again with "
+            f"`ngupgrade wait --operation {operation_id}`")
+
+
+OnPoll = Callable[[OperationState, float], None]
+"""Progress callback: the operation as just read and the seconds waited so far."""
+
+
+def wait_operation(
+    api: OperationApi,
+    operation_id: str,
+    *,
+    timeout: float,
+    policy: PollPolicy = PollPolicy(),
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+    on_poll: OnPoll | None = None,
+) -> OperationState:
+    """Poll ``OperationService.Get`` until the operation is done or ``timeout`` seconds pass.
+
+    Returns the finished, successful operation.
+
+    Raises:
+        UsageError: negative ``timeout``.
+        OperationFailed: done with an error (C10).
+        OperationTimeout: still running at the deadline (C11); the hint says how to resume.
+        CloudApiError: the poll itself failed past the RPC retry policy.
+    """
+    if timeout < 0:
+        raise UsageError(f"timeout must be >= 0 seconds, not {timeout:g}")
+    start = clock()
+    deadline = start + timeout
+    interval = policy.initial
+    while True:
+        state = api.get_operation(operation_id)
+        now = clock()
+        if on_poll is not None:
+            on_poll(state, now - start)
+        if state.done:
+            if state.error_code is not None:
+                raise OperationFailed(operation_id, state.error_code,
+                                      state.error_code_name or str(state.error_code),
+                                      state.error_message or "")
+            return state
+        remaining = deadline - now
+        if remaining <= 0:
+            waited = "did not wait (--timeout 0)" if timeout == 0 else \
+                f"still running after {_human(timeout)}"
+            raise OperationTimeout(
+                f"operation {operation_id} ({state.description or 'no description'}) {waited}",
+                operation_id=operation_id, hint=resume_hint(operation_id))
+        sleep(min(interval, remaining))
+        interval = min(policy.cap, interval * policy.factor)
+
+
+def wait_reconciled(
+    api: OperationApi,
+    node_group_id: str,
+    operation_id: str,
+    *,
+    timeout: float,
+    policy: PollPolicy = PollPolicy(),
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+    on_poll: OnPoll | None = None,
+) -> LiveNodeGroup:
+    """Wait for the operation, then for the group to be RUNNING again: the reconcile verdict.
+
+    Returns the group as read when it is RUNNING.
+
+    Raises:
+        OperationFailed: the operation failed (C10), or the group is STOPPING, STOPPED or
+            DELETING after it (reported with code 9 FAILED_PRECONDITION).
+        OperationTimeout: the operation still runs at the deadline, or the group is still not
+            RUNNING after ``policy.settle_polls`` extra reads.
+    """
+    start = clock()
+    wait_operation(api, operation_id, timeout=timeout, policy=policy, clock=clock, sleep=sleep,
+                   on_poll=on_poll)
+    group = api.get_node_group(node_group_id)
+    for extra in range(policy.settle_polls + 1):
+        if group.status == "RUNNING":
+            return group
+        if group.status in BROKEN_STATUSES:
+            raise OperationFailed(
+                operation_id, 9, "FAILED_PRECONDITION",
+                f"the operation finished but node group {node_group_id} is {group.status}")
+        if extra == policy.settle_polls:
+            break
+        remaining = start + timeout - clock()
+        if remaining <= 0 and timeout > 0:
+            break
+        sleep(max(0.0, min(policy.settle_interval, remaining)) if timeout > 0 else 0.0)
+        group = api.get_node_group(node_group_id)
+    raise OperationTimeout(
+        f"operation {operation_id} is done but node group {node_group_id} is still "
+        f"{group.status} (not RUNNING) after {policy.settle_polls} extra checks",
+        operation_id=operation_id,
+        hint=f"check again later with `ngupgrade wait --group {node_group_id}`")
+
+
+def _human(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds % 3600 == 0 and seconds >= 3600:
+        return f"{seconds // 3600}h"
+    if seconds % 60 == 0 and seconds >= 60:
+        return f"{seconds // 60}m"
+    return f"{seconds}s"

@@ -1,0 +1,185 @@
+"""The fake cloud's scenario file (YAML or JSON): what the cloud holds beyond the Terraform state.
+
+Format (every key optional; see docs/cloud.md for the worked example)::
+
+    step_seconds: 60          # virtual seconds per timeline step of a version update
+    policy_seconds: 5         # virtual seconds a deploy-policy update takes
+    versions: ["1.29", "1.30"]  # versions an Update may ask for (any when absent)
+    clouds:
+      b1gcloud:
+        folders: [b1gfolder]
+        quotas:
+          compute.instanceCores.count: {limit: 32, usage: 20}   # limit/usage may be null
+    clusters:
+      catq...: {folder_id: b1gfolder, master_version: "1.30", status: RUNNING}
+    node_groups:              # keyed by id, name or Terraform address
+      workers: {nodes: 5, status: RUNNING, version: "1.29",
+                policy: {max_expansion: 2, max_unavailable: 0}}
+    faults:
+      - {kind: rpc_error, method: NodeGroupService.Get, code: UNAVAILABLE, times: 2}
+      - {kind: deadline_after_apply}                  # Update applies, answers DEADLINE_EXCEEDED
+      - {kind: operation_error, at_step: 3, code: 9, message: "drain failed"}
+      - {kind: operation_in_progress, operation_id: op-9, description: master upgrade,
+         polls: 2, seconds: 600, times: 1}
+      - {kind: stall, at_step: 1}                     # no progress after the first step
+      - {kind: running_after_update, seconds: 30}     # group reads RUNNING for 30 s after Update
+      - {kind: reconciling_after_done, seconds: 30}   # RECONCILING for 30 s after done
+      - {kind: policy_ignored}                        # policy Update succeeds, nothing changes
+      - {kind: permission_denied, method: NodeGroupService.Update}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ngupgrade.errors import BadInput
+from ngupgrade.model import DeployPolicy
+
+FaultKind = Literal[
+    "rpc_error", "permission_denied", "deadline_after_apply", "operation_error",
+    "operation_in_progress", "stall", "running_after_update", "reconciling_after_done",
+    "policy_ignored",
+]
+FAULT_KINDS: tuple[str, ...] = FaultKind.__args__  # type: ignore[attr-defined]
+
+
+@dataclass
+class Fault:
+    """One scripted fault. ``times`` None means every time; ``group`` limits it to a node group.
+
+    * ``rpc_error``: ``method`` (``Service.Method`` or ``*``) fails with ``code`` ``times`` times
+      (default 1);
+    * ``permission_denied``: as rpc_error with PERMISSION_DENIED, every time by default;
+    * ``deadline_after_apply``: Update creates its operation, then answers DEADLINE_EXCEEDED;
+    * ``operation_error``: the version update fails with google.rpc ``code`` and ``message``
+      when it reaches step ``at_step`` (1-based; the step is not applied);
+    * ``operation_in_progress``: operation ``operation_id`` runs on the cluster from the start,
+      done after ``polls`` Get calls or ``seconds`` (whichever first); Update answers
+      FAILED_PRECONDITION while it runs, and ``times`` more refusals when given (C13);
+    * ``stall``: the version update stops after step ``at_step`` and never finishes;
+    * ``running_after_update``: the group still reads RUNNING ``seconds`` after an Update;
+    * ``reconciling_after_done``: the group reads RECONCILING ``seconds`` after its op is done;
+    * ``policy_ignored``: a deploy-policy Update finishes fine but the policy stays (C16 A).
+    """
+
+    kind: str
+    method: str = "*"
+    code: str | int = "UNAVAILABLE"
+    message: str = ""
+    times: int | None = 1
+    at_step: int = 1
+    seconds: float = 0.0
+    polls: int | None = None
+    operation_id: str = "op-9"
+    description: str = "master upgrade"
+    group: str | None = None
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any], where: str = "faults") -> Fault:
+        """Read one fault mapping; raises BadInput naming the bad key."""
+        if not isinstance(raw, Mapping) or raw.get("kind") not in FAULT_KINDS:
+            raise BadInput(f"fault kind must be one of {', '.join(FAULT_KINDS)}", path=where)
+        known = set(cls.__dataclass_fields__)
+        extra = set(raw) - known
+        if extra:
+            raise BadInput(f"unknown fault keys: {', '.join(sorted(extra))}", path=where)
+        values = dict(raw)
+        kind = values["kind"]
+        if kind == "permission_denied":
+            values.setdefault("code", "PERMISSION_DENIED")
+            values.setdefault("times", None)
+            values.setdefault("message", "Permission denied")
+        if kind == "operation_in_progress":
+            values.setdefault("times", 0)
+        if kind == "operation_error":
+            values.setdefault("code", 9)
+            values.setdefault("message", "node group update failed")
+        if kind in ("deadline_after_apply",):
+            values.setdefault("method", "NodeGroupService.Update")
+        return cls(**values)
+
+
+@dataclass
+class GroupOverride:
+    """Live values of one node group that differ from the Terraform state."""
+
+    nodes: int | None = None
+    status: str | None = None
+    version: str | None = None
+    policy: DeployPolicy | None = None
+    policy_unset: bool = False
+
+
+@dataclass
+class Scenario:
+    """Everything a scenario file may say; defaults make a healthy, quota-less cloud."""
+
+    step_seconds: float = 60.0
+    policy_seconds: float = 5.0
+    versions: list[str] | None = None
+    folders: dict[str, str] = field(default_factory=dict)
+    """folder id -> cloud id."""
+    quotas: dict[str, dict[str, tuple[float | None, float | None]]] = field(default_factory=dict)
+    """cloud id -> quota id -> (limit, usage)."""
+    clusters: dict[str, dict[str, str]] = field(default_factory=dict)
+    node_groups: dict[str, GroupOverride] = field(default_factory=dict)
+    faults: list[Fault] = field(default_factory=list)
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any] | None, source: str = "scenario") -> Scenario:
+        """Build from parsed YAML/JSON. Raises BadInput naming the file and the key."""
+        raw = raw or {}
+        if not isinstance(raw, Mapping):
+            raise BadInput("scenario must be a mapping", source=source)
+        try:
+            sc = cls(
+                step_seconds=float(raw.get("step_seconds", 60.0)),
+                policy_seconds=float(raw.get("policy_seconds", 5.0)),
+                versions=[str(v) for v in raw["versions"]] if raw.get("versions") else None,
+            )
+            for cloud_id, cloud in (raw.get("clouds") or {}).items():
+                cloud = cloud or {}
+                for folder in cloud.get("folders") or ():
+                    sc.folders[str(folder)] = str(cloud_id)
+                table = sc.quotas.setdefault(str(cloud_id), {})
+                for qid, q in (cloud.get("quotas") or {}).items():
+                    q = q or {}
+                    limit, usage = q.get("limit"), q.get("usage", 0)
+                    table[str(qid)] = (None if limit is None else float(limit),
+                                       None if usage is None else float(usage))
+            for cid, c in (raw.get("clusters") or {}).items():
+                sc.clusters[str(cid)] = {k: str(v) for k, v in (c or {}).items()}
+            for key, g in (raw.get("node_groups") or {}).items():
+                g = g or {}
+                pol = g.get("policy")
+                sc.node_groups[str(key)] = GroupOverride(
+                    nodes=int(g["nodes"]) if g.get("nodes") is not None else None,
+                    status=str(g["status"]).upper() if g.get("status") else None,
+                    version=str(g["version"]) if g.get("version") else None,
+                    policy=DeployPolicy(int(pol["max_expansion"]), int(pol["max_unavailable"]))
+                    if pol else None,
+                    policy_unset="policy" in g and pol is None,
+                )
+            for i, f in enumerate(raw.get("faults") or ()):
+                sc.faults.append(Fault.parse(f, where=f"faults[{i}]"))
+        except BadInput as err:
+            raise BadInput(err.message, source=source) from err
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise BadInput(f"bad scenario value: {err}", source=source) from err
+        return sc
+
+    @classmethod
+    def load(cls, path: str) -> Scenario:
+        """Read a YAML (or JSON) scenario file. Raises BadInput."""
+        import yaml
+
+        try:
+            with open(path, encoding="utf-8") as fh:
+                raw = yaml.safe_load(fh)
+        except OSError as err:
+            raise BadInput(f"cannot read scenario: {err.strerror}", source=path) from err
+        except yaml.YAMLError as err:
+            raise BadInput(f"scenario is not YAML: {err}", source=path) from err
+        return cls.from_mapping(raw, source=path)
