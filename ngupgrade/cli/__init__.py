@@ -23,6 +23,7 @@ EXIT_BUG = 70
 # name -> "module:attribute"; the order is the order of `ngupgrade --help`.
 COMMANDS: dict[str, str] = {
     "groups": "ngupgrade.cli.groups:groups",
+    "preflight": "ngupgrade.cli.preflight:preflight",
 }
 
 
