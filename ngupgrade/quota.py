@@ -532,7 +532,7 @@ def evaluate(groups: Sequence[GroupDemand],
                 "limit or usage missing")
             warnings.append(PreflightWarning(
                 "quota_unknown",
-                f"cloud {cloud_id}: {q.quota_id} is unknown ({why}); demand {q.demand} unchecked"))
+                f"cloud {cloud_id}: {q.quota_id} is unknown ({why}); its demand is unchecked"))
         suggestions.extend(suggest(cloud, mine, cloud_limits, sequential=sequential,
                                    at_current_size=at_current_size))
     for gd in groups:

@@ -146,8 +146,8 @@ def _status_text(q: QuotaVerdict, strict: bool) -> str:
 def suggestion_text(s: Suggestion) -> str:
     """One line for people: the policy, what it costs in time and availability, and if it fits."""
     share = f" ({100 * s.min_ready_nodes // s.nodes}%)" if s.nodes else ""
-    cyc = (f"{s.cycles_min} cycles" if s.cycles_min == s.cycles_max
-           else f"{s.cycles_min}..{s.cycles_max} cycles")
+    cyc = (f"{s.cycles_min} cycle{'s' if s.cycles_min != 1 else ''}"
+           if s.cycles_min == s.cycles_max else f"{s.cycles_min}..{s.cycles_max} cycles")
     if s.kind == "no_surge":
         what = (f"max_expansion=0 max_unavailable={s.max_unavailable}: no surge nodes, "
                 f"min ready {s.min_ready_nodes} of {s.nodes} nodes{share}, {cyc}")

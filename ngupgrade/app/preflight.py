@@ -16,6 +16,7 @@ The sources are small protocols, so the cloud gateway (``ngupgrade.cloud``), the
 
 from __future__ import annotations
 
+import importlib
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -24,6 +25,7 @@ from threading import Lock
 from typing import Any, Protocol, TypeVar
 
 from ngupgrade import quota
+from ngupgrade.app.settings import Settings
 from ngupgrade.errors import UsageError
 from ngupgrade.model import AutoScale, NodeGroup, QuotaLimit
 
@@ -180,3 +182,23 @@ def limits_by_cloud(listed: Mapping[tuple[str, str], Iterable[QuotaLimit]]
         for q in found:
             bucket[q.quota_id] = q
     return out
+
+
+def open_cloud(settings: Settings) -> Any:
+    """The cloud gateway (``open_gateway(settings)`` of ``ngupgrade.cloud``), opened lazily.
+
+    The gateway is a QuotaSource, a CloudDirectory and a NodeLister at once.
+
+    Raises:
+        UsageError: this build has no cloud gateway (use ``--quotas FILE``).
+    """
+    for name in ("ngupgrade.cloud.gateway", "ngupgrade.cloud"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        opener = getattr(module, "open_gateway", None)
+        if opener is not None:
+            return opener(settings)
+    raise UsageError("reading quotas from the cloud needs the cloud gateway, which this build "
+                     "lacks", hint="export the quotas and pass --quotas FILE")
