@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+
 import click
 
 from ngupgrade.cli._common import common_options
