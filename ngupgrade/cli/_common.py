@@ -105,3 +105,26 @@ def emit_json(payload: Any) -> None:
     """Print one JSON document to stdout (stable keys, UTF-8)."""
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
     sys.stdout.write("\n")
+
+
+def print_table(columns: list[str], rows: list[list[str]], title: str | None = None) -> None:
+    """Print a table with rich (imported here, so JSON output never pays for it)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(*columns, title=title, box=box.SIMPLE_HEAD, header_style="bold",
+                  title_justify="left")
+    for row in rows:
+        table.add_row(*row)
+    # In a pipe or a CI log nothing should be cut: give the table the room it needs.
+    tty = sys.stdout.isatty()
+    console = Console(width=None if tty else 250, no_color=not tty, highlight=False)
+    with console.capture() as captured:
+        console.print(table)
+    lines = [line.rstrip() for line in captured.get().splitlines()]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    sys.stdout.write("\n".join(lines) + "\n")

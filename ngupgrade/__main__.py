@@ -1,0 +1,5 @@
+"""``python -m ngupgrade`` runs the command line."""
+
+from ngupgrade.cli import main
+
+main()

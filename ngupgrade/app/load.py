@@ -1,0 +1,79 @@
+"""Use case: load a Terraform state and select node groups, the same way in every command."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ngupgrade.app.settings import Settings
+from ngupgrade.errors import UsageError
+from ngupgrade.model import NodeGroup, TfAddress
+from ngupgrade.state.parse import ParsedState, parse_state
+from ngupgrade.state.sources import StateRequest, read_state_bytes
+
+
+def state_request(settings: Settings) -> StateRequest:
+    """The state-source part of the settings."""
+    return StateRequest(
+        spec=settings.state, terraform_bin=settings.terraform_bin,
+        workspace=settings.workspace, workspace_key_prefix=settings.workspace_key_prefix,
+        s3_endpoint=settings.s3_endpoint, s3_region=settings.s3_region,
+    )
+
+
+def load_state(settings: Settings) -> ParsedState:
+    """Read and parse the state named by ``settings.state``.
+
+    Raises:
+        UsageError: no state given and none in the current directory.
+        BadInput: the state could not be read or understood.
+    """
+    data, label = read_state_bytes(state_request(settings))
+    return parse_state(data, label)
+
+
+def select_groups(groups: Sequence[NodeGroup], selectors: Sequence[str]) -> list[NodeGroup]:
+    """Pick groups by Terraform address, node-group name or id, in the order asked.
+
+    An address is compared in its canonical form, so ``ng["a"]`` and ``ng[ "a" ]`` agree
+    only when they are the same address. A name shared by several groups selects all of
+    them. With no selectors every group is returned, in state order.
+
+    Raises:
+        UsageError: a selector matches nothing (the message lists what exists).
+    """
+    if not selectors:
+        return list(groups)
+    chosen: list[NodeGroup] = []
+    seen: set[str] = set()
+    for selector in selectors:
+        matches = _match(groups, selector)
+        if not matches:
+            known = ", ".join(f"{g.address} ({g.name or g.id})" for g in groups) or "none"
+            raise UsageError(f"no node group matches {selector!r}",
+                             hint=f"node groups in this state: {known}")
+        for group in matches:
+            key = str(group.address)
+            if key not in seen:
+                seen.add(key)
+                chosen.append(group)
+    return chosen
+
+
+def _match(groups: Sequence[NodeGroup], selector: str) -> list[NodeGroup]:
+    try:
+        address = str(TfAddress.parse(selector))
+    except ValueError:
+        address = None
+    by_address = [g for g in groups if address is not None and str(g.address) == address]
+    if by_address:
+        return by_address
+    return [g for g in groups if selector in (g.id, g.name)]
+
+
+def load_groups(settings: Settings, selectors: Sequence[str] = ()) -> list[NodeGroup]:
+    """Read the state and return the selected node groups (all when ``selectors`` is empty).
+
+    Raises:
+        UsageError, BadInput: see :func:`load_state` and :func:`select_groups`.
+    """
+    return select_groups(load_state(settings).groups, selectors)

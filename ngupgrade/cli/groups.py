@@ -1,0 +1,37 @@
+"""``ngupgrade groups``: list the node groups a Terraform state holds."""
+
+from __future__ import annotations
+
+import click
+
+from ngupgrade.app.load import load_groups
+from ngupgrade.cli._common import common_options, emit_json, group_option, print_table, settings_of
+from ngupgrade.render_groups import GROUP_COLUMNS, group_row, groups_json
+
+
+@click.command()
+@group_option
+@common_options
+def groups(groups: tuple[str, ...]) -> None:
+    """List node groups in the Terraform state: deploy policy, scale policy, node shape.
+
+    \b
+    Examples:
+      ngupgrade groups --state terraform.tfstate
+      terraform state pull | ngupgrade groups --state -
+      ngupgrade groups --state tf:infra/k8s --terraform-bin tofu
+      ngupgrade groups --state s3://tf-states/k8s/terraform.tfstate --workspace prod
+      ngupgrade groups -g 'module.pools["prod"].yandex_kubernetes_node_group.this["batch"]' -o json
+
+    An unset deploy_policy is shown as unset, with the provider default 3/0 assumed,
+    never as 0/0.
+    """
+    settings = settings_of(click.get_current_context())
+    found = load_groups(settings, groups)
+    if settings.output == "json":
+        emit_json(groups_json(found))
+        return
+    if not found:
+        click.echo("no yandex_kubernetes_node_group resources in this state")
+        return
+    print_table(GROUP_COLUMNS, [group_row(g) for g in found])

@@ -1,0 +1,105 @@
+"""Reports of ``ngupgrade groups``: the JSON document (stable keys) and the table rows.
+
+Pure: values in, plain Python values out. JSON keys follow issue 2's contract; add keys
+freely, never rename (DESIGN.md section 5).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ngupgrade.model import GIB, AutoScale, NodeGroup, ScalePolicy
+
+
+def scale_json(scale: ScalePolicy) -> dict[str, Any]:
+    """``{"type": "fixed", "size": N}`` or ``{"type": "auto", "min", "max", "initial"}``."""
+    if isinstance(scale, AutoScale):
+        return {"type": "auto", "min": scale.min, "max": scale.max, "initial": scale.initial}
+    return {"type": "fixed", "size": scale.size}
+
+
+def policy_json(group: NodeGroup) -> dict[str, Any]:
+    """The deploy policy as declared in state; unset is ``null`` values with source ``unset``.
+
+    Never 0/0 for an unset policy (field reports C05, C06): ``plan`` reports the
+    assumed provider default 3/0 in its ``effective_policy``.
+    """
+    if group.policy is None:
+        return {"max_expansion": None, "max_unavailable": None, "source": "unset"}
+    return {"max_expansion": group.policy.max_expansion,
+            "max_unavailable": group.policy.max_unavailable, "source": "state"}
+
+
+def group_json(group: NodeGroup) -> dict[str, Any]:
+    """One node group as ``ngupgrade groups --output json`` prints it (bytes for sizes)."""
+    node = group.node
+    return {
+        "address": str(group.address),
+        "id": group.id,
+        "name": group.name,
+        "cluster_id": group.cluster_id,
+        "folder_id": group.folder_id,
+        "version": group.version,
+        "status": group.status,
+        "tainted": group.tainted,
+        "scale": scale_json(group.scale),
+        "policy": policy_json(group),
+        "node": None if node is None else {
+            "platform_id": node.platform_id,
+            "cores": node.cores,
+            "core_fraction": node.core_fraction,
+            "memory_bytes": node.memory_bytes,
+            "gpus": node.gpus,
+            "boot_disk": None if node.boot_disk is None else {
+                "type": node.boot_disk.type, "size_bytes": node.boot_disk.size_bytes},
+            "nat": node.nat,
+            "preemptible": node.preemptible,
+        },
+    }
+
+
+def groups_json(groups: list[NodeGroup]) -> dict[str, Any]:
+    """``{"groups": [...]}`` for ``ngupgrade groups --output json``."""
+    return {"groups": [group_json(g) for g in groups]}
+
+
+def format_gib(size_bytes: int) -> str:
+    """Bytes as GiB for people: ``17179869184`` -> ``"16"``, ``1610612736`` -> ``"1.5"``."""
+    value = size_bytes / GIB
+    return f"{value:.0f}" if value == int(value) else f"{value:.2f}".rstrip("0")
+
+
+def scale_text(scale: ScalePolicy) -> str:
+    """``fixed 3`` or ``auto 1..7``."""
+    if isinstance(scale, AutoScale):
+        return f"auto {scale.min}..{scale.max}"
+    return f"fixed {scale.size}"
+
+
+def group_row(group: NodeGroup) -> list[str]:
+    """One table row: address, name, id, version, scale, policy, node shape."""
+    policy = ("unset (3/0 assumed)" if group.policy is None
+              else f"{group.policy.max_expansion}/{group.policy.max_unavailable}")
+    node = group.node
+    if node is None:
+        shape = "?"
+    else:
+        parts = [f"{node.cores} cores"]
+        if node.core_fraction != 100:
+            parts[0] += f" @{node.core_fraction}%"
+        parts.append(f"{format_gib(node.memory_bytes)} GiB")
+        if node.gpus:
+            parts.append(f"{node.gpus} GPU")
+        if node.boot_disk is not None:
+            parts.append(f"{format_gib(node.boot_disk.size_bytes)} GiB {node.boot_disk.type}")
+        if node.nat:
+            parts.append("NAT")
+        if node.preemptible:
+            parts.append("preemptible")
+        shape = f"{node.platform_id or '?'}: " + ", ".join(parts)
+    address = str(group.address) + (" (tainted)" if group.tainted else "")
+    return [address, group.name, group.id, group.version or "?", scale_text(group.scale),
+            policy, shape]
+
+
+GROUP_COLUMNS = ["address", "name", "id", "version", "scale", "deploy policy E/U", "node"]

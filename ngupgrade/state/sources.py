@@ -1,0 +1,82 @@
+"""Where a Terraform state comes from: a file, stdin, ``terraform state pull``, or S3.
+
+Every reader returns the state's bytes and only reads: no lock is taken and nothing is
+written (the brief: never write to Terraform state).
+
+``--state`` grammar (DESIGN.md section 5): a path; ``-`` for stdin; ``tf:DIR`` for
+``terraform state pull`` in DIR; ``s3://BUCKET/KEY`` for the S3 backend on Yandex Object
+Storage (reference section 4).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+from ngupgrade.errors import BadInput, UsageError
+
+DEFAULT_STATE_FILE = "terraform.tfstate"
+
+
+@dataclass(frozen=True)
+class StateRequest:
+    """How to find a state: the ``--state`` text plus the options its kind uses."""
+
+    spec: str | None
+    terraform_bin: str = "terraform"
+    workspace: str = "default"
+    workspace_key_prefix: str = "env:"
+    s3_endpoint: str = "https://storage.yandexcloud.net"
+    s3_region: str = "ru-central1"
+
+
+def read_state_bytes(request: StateRequest) -> tuple[bytes, str]:
+    """Read the state named by ``request``; return ``(bytes, label)`` for error messages.
+
+    Raises:
+        UsageError: no ``--state`` and no ``./terraform.tfstate``.
+        BadInput: the file, the Terraform CLI or the bucket could not give a state.
+    """
+    spec = request.spec
+    if spec is None:
+        if not os.path.exists(DEFAULT_STATE_FILE):
+            raise UsageError(
+                "no Terraform state given and no ./terraform.tfstate here",
+                hint="pass --state PATH|-|tf:DIR|s3://BUCKET/KEY or set NGUPGRADE_STATE",
+            )
+        spec = DEFAULT_STATE_FILE
+    if spec == "-":
+        return _read_stdin(), "-"
+    if spec.startswith("tf:"):
+        from ngupgrade.state.terraform_cli import state_pull
+
+        directory = spec[3:] or "."
+        return state_pull(directory, request.terraform_bin), spec
+    if spec.startswith("s3://"):
+        from ngupgrade.state.s3 import read_s3_state  # boto3 only for s3:// states
+
+        return read_s3_state(request, spec)
+    return _read_file(spec), spec
+
+
+def _read_stdin() -> bytes:
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("--state - reads the state from stdin, but stdin is a terminal",
+                         hint="pipe it: terraform state pull | ngupgrade groups --state -")
+    return sys.stdin.buffer.read()
+
+
+def _read_file(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError as err:
+        raise BadInput("no such file", source=path,
+                       hint="pass --state with the path of a Terraform state") from err
+    except IsADirectoryError as err:
+        raise BadInput("is a directory", source=path,
+                       hint=f"for `terraform state pull` in that directory use --state tf:{path}"
+                       ) from err
+    except OSError as err:
+        raise BadInput(f"cannot read: {err.strerror}", source=path) from err

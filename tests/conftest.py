@@ -1,0 +1,71 @@
+"""Shared test helpers: the example state, an in-process CLI runner, the stand-in terraform."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "terraform" / "examples"
+EXAMPLE_STATE = EXAMPLES / "terraform.tfstate"
+EXAMPLE_SHOW_JSON = EXAMPLES / "show.json"
+FIXTURE_BIN = Path(__file__).resolve().parent / "fixtures" / "bin"
+
+
+@dataclass
+class CliResult:
+    """What one ``ngupgrade`` run left behind."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> object:
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+            ) -> Callable[..., CliResult]:
+    """Run ``ngupgrade ARGS`` in-process through the real entry point; capture exit and output."""
+    from ngupgrade.cli import main
+
+    # The developer's environment must not leak into tests.
+    for var in ("NGUPGRADE_STATE", "NGUPGRADE_OUTPUT", "YC_ENDPOINT", "TF_WORKSPACE",
+                "NGUPGRADE_TERRAFORM_BIN", "NGUPGRADE_S3_ENDPOINT"):
+        monkeypatch.delenv(var, raising=False)
+
+    def run(*args: str, stdin: bytes | None = None) -> CliResult:
+        capsys.readouterr()
+        if stdin is not None:
+            fake = io.TextIOWrapper(io.BytesIO(stdin))
+            monkeypatch.setattr(sys, "stdin", fake)
+        code = 0
+        try:
+            main(list(args))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        out, err = capsys.readouterr()
+        return CliResult(code, out, err)
+
+    return run
+
+
+@pytest.fixture
+def example_state_bytes() -> bytes:
+    return EXAMPLE_STATE.read_bytes()
+
+
+@pytest.fixture
+def stand_in_terraform(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Put the stand-in terraform/tofu first on PATH; return the path of its call log."""
+    log = tmp_path / "terraform-calls.jsonl"
+    monkeypatch.setenv("PATH", f"{FIXTURE_BIN}:{__import__('os').environ['PATH']}")
+    monkeypatch.setenv("FAKE_TF_LOG", str(log))
+    return log

@@ -1,0 +1,137 @@
+"""`ngupgrade groups` as a user runs it: every state source, selection, output, exit codes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLE_SHOW_JSON, EXAMPLE_STATE, FIXTURE_BIN, ROOT
+
+ADDRESSES = [
+    "yandex_kubernetes_node_group.gpu",
+    "yandex_kubernetes_node_group.workers",
+    'module.pools["prod"].yandex_kubernetes_node_group.this["batch"]',
+]
+
+
+def test_json_from_a_file(run_cli) -> None:
+    result = run_cli("groups", "--state", str(EXAMPLE_STATE), "--output", "json")
+    assert result.exit_code == 0, result.stderr
+    doc = result.json()
+    assert [g["address"] for g in doc["groups"]] == ADDRESSES
+    workers = doc["groups"][1]
+    assert workers["policy"] == {"max_expansion": 1, "max_unavailable": 0, "source": "state"}
+    assert workers["scale"] == {"type": "fixed", "size": 3}
+    assert workers["node"] == {
+        "platform_id": "standard-v3", "cores": 4, "core_fraction": 100,
+        "memory_bytes": 17179869184, "gpus": 0,
+        "boot_disk": {"type": "network-ssd", "size_bytes": 68719476736},
+        "nat": True, "preemptible": False,
+    }
+    assert doc["groups"][0]["policy"]["source"] == "unset"
+    assert doc["groups"][2]["scale"] == {"type": "auto", "min": 1, "max": 7, "initial": 1}
+
+
+def test_global_options_work_before_the_command(run_cli) -> None:
+    result = run_cli("--output", "json", "--state", str(EXAMPLE_SHOW_JSON), "groups")
+    assert [g["address"] for g in result.json()["groups"]] == ADDRESSES
+
+
+def test_state_from_environment(run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NGUPGRADE_STATE", str(EXAMPLE_STATE))
+    monkeypatch.setenv("NGUPGRADE_OUTPUT", "json")
+    assert len(run_cli("groups").json()["groups"]) == 3
+    # a typed flag beats the environment, wherever it stands
+    assert "address" in run_cli("--output", "table", "groups").stdout
+
+
+def test_table_lists_every_group(run_cli) -> None:
+    result = run_cli("groups", "--state", str(EXAMPLE_STATE))
+    assert result.exit_code == 0
+    for address in ADDRESSES:
+        assert address in result.stdout
+    assert "unset (3/0 assumed)" in result.stdout
+    assert "auto 1..7" in result.stdout
+
+
+@pytest.mark.parametrize("selector", [
+    'module.pools["prod"].yandex_kubernetes_node_group.this["batch"]', "batch",
+    "cat2ng0auto00000efgh"])
+def test_selection_by_address_name_or_id(run_cli, selector: str) -> None:
+    result = run_cli("groups", "--state", str(EXAMPLE_STATE), "-o", "json", "--group", selector)
+    assert [g["id"] for g in result.json()["groups"]] == ["cat2ng0auto00000efgh"]
+
+
+def test_selection_keeps_the_order_asked(run_cli) -> None:
+    result = run_cli("groups", "--state", str(EXAMPLE_STATE), "-o", "json",
+                     "-g", "workers", "-g", "gpu", "-g", "workers")
+    assert [g["name"] for g in result.json()["groups"]] == ["workers", "gpu"]
+
+
+def test_unknown_group_is_a_usage_error_listing_groups(run_cli) -> None:
+    result = run_cli("groups", "--state", str(EXAMPLE_STATE), "--group", "nope")
+    assert result.exit_code == 2
+    assert "error: no node group matches 'nope'" in result.stderr
+    assert "workers" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(("content", "needle"), [
+    (b"{\"version\": 4, \"resources\": [", "not valid JSON"),
+    (b'{"version": 3, "modules": []}', "unsupported state version 3"),
+    (b"", "empty input"),
+])
+def test_bad_state_exits_3_with_one_line(run_cli, tmp_path: Path, content: bytes,
+                                         needle: str) -> None:
+    path = tmp_path / "bad.tfstate"
+    path.write_bytes(content)
+    result = run_cli("groups", "--state", str(path))
+    assert result.exit_code == 3
+    assert needle in result.stderr
+    assert str(path) in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_wrong_flag_is_exit_2(run_cli) -> None:
+    result = run_cli("groups", "--no-such-flag")
+    assert result.exit_code == 2
+    assert "No such option" in result.stderr
+
+
+def test_stdin(run_cli) -> None:
+    result = run_cli("groups", "--state", "-", "-o", "json", stdin=EXAMPLE_STATE.read_bytes())
+    assert len(result.json()["groups"]) == 3
+
+
+def test_tf_dir_with_stand_in_terraform(run_cli, stand_in_terraform: Path, tmp_path: Path
+                                        ) -> None:
+    (tmp_path / ".terraform").mkdir()
+    (tmp_path / "fake-state.json").write_bytes(EXAMPLE_STATE.read_bytes())
+    result = run_cli("groups", "--state", f"tf:{tmp_path}", "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    assert len(result.json()["groups"]) == 3
+    (tmp_path / ".terraform").rmdir()
+    failed = run_cli("groups", "--state", f"tf:{tmp_path}")
+    assert failed.exit_code == 3
+    assert "run `terraform init`" in failed.stderr
+
+
+def test_real_process_pipe_and_exit_code(tmp_path: Path) -> None:
+    """The installed console script, fed through a pipe as `terraform state pull | ...`."""
+    env = dict(os.environ, PATH=f"{FIXTURE_BIN}:{os.environ['PATH']}")
+    env.pop("NGUPGRADE_STATE", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "ngupgrade", "groups", "--state", "-", "--output", "json"],
+        input=EXAMPLE_STATE.read_bytes(), capture_output=True, cwd=ROOT, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert b'"cat1ng0fixed0000abcd"' in done.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "ngupgrade", "groups", "--state", str(tmp_path / "x")],
+        capture_output=True, cwd=ROOT, env=env, check=False)
+    assert bad.returncode == 3
+    assert bad.stderr.decode().count("\n") <= 2  # error line and hint; no traceback

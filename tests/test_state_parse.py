@@ -1,0 +1,200 @@
+"""Reading node groups from Terraform state: v4, show -json, and the field reports C06, C07, C09."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ngupgrade.errors import BadInput
+from ngupgrade.model import GIB, AutoScale, BootDisk, DeployPolicy, FixedScale
+from ngupgrade.state.parse import parse_state
+from tests.conftest import EXAMPLE_SHOW_JSON, EXAMPLE_STATE
+
+
+def _state(resources: list[dict]) -> bytes:
+    return json.dumps({"version": 4, "terraform_version": "1.9.8", "serial": 1,
+                       "lineage": "x", "outputs": {}, "resources": resources}).encode()
+
+
+def _ng(attributes: dict, **instance: object) -> dict:
+    return {"mode": "managed", "type": "yandex_kubernetes_node_group", "name": "ng",
+            "provider": 'provider["registry.terraform.io/yandex-cloud/yandex"]',
+            "instances": [{"schema_version": 0, "attributes": attributes, **instance}]}
+
+
+def test_example_state_has_three_groups_with_exact_values() -> None:
+    parsed = parse_state(EXAMPLE_STATE.read_bytes(), "example")
+    by_name = {g.name: g for g in parsed.groups}
+    assert [str(g.address) for g in parsed.groups] == [
+        "yandex_kubernetes_node_group.gpu",
+        "yandex_kubernetes_node_group.workers",
+        'module.pools["prod"].yandex_kubernetes_node_group.this["batch"]',
+    ]
+    workers = by_name["workers"]
+    assert workers.id == "cat1ng0fixed0000abcd"
+    assert workers.cluster_id == "catq0n7i0h9ka1b2c3d4"
+    assert workers.folder_id == "b1gexamplefolder00001"
+    assert workers.master_version == "1.30"
+    assert workers.version == "1.29"
+    assert workers.policy == DeployPolicy(1, 0)
+    assert workers.scale == FixedScale(3)
+    assert workers.node is not None
+    assert workers.node.memory_bytes == 16 * GIB == 17179869184
+    assert workers.node.boot_disk == BootDisk("network-ssd", 64 * GIB)
+    assert workers.node.nat is True
+    batch = by_name["batch"]
+    assert batch.scale == AutoScale(min=1, max=7, initial=1)
+    assert batch.node is not None and batch.node.preemptible and batch.node.core_fraction == 50
+    gpu = by_name["gpu"]
+    assert gpu.policy is None  # `deploy_policy: []` is unset, never 0/0 (C06)
+    assert gpu.node is not None and gpu.node.gpus == 1
+    assert gpu.node.platform_id == "gpu-standard-v3"
+    assert parsed.skipped == 0
+
+
+def test_show_json_gives_the_same_groups_as_raw_state() -> None:
+    raw = parse_state(EXAMPLE_STATE.read_bytes(), "raw")
+    shown = parse_state(EXAMPLE_SHOW_JSON.read_bytes(), "show")
+    assert shown.format == "show-json" and raw.format == "v4"
+    assert sorted(shown.groups, key=lambda g: g.id) == sorted(raw.groups, key=lambda g: g.id)
+
+
+# ---- C06: a missing, computed or empty deploy_policy -------------------------------------
+
+C06_ATTRS = {
+    "id": "ng-c06",
+    "scale_policy": [{"fixed_scale": [{"size": 4}], "auto_scale": []}],
+    "instance_template": [{
+        "resources": [{"cores": 2, "memory": 4, "core_fraction": 100, "gpus": 0}],
+        "boot_disk": [{"size": 64, "type": "network-hdd"}], "nat": None,
+        "network_interface": [{"nat": True}]}],
+}
+
+
+@pytest.mark.parametrize("variant", ["empty-list", "absent", "null"])
+def test_c06_unset_deploy_policy_is_not_zero(variant: str) -> None:
+    attrs = dict(C06_ATTRS)
+    if variant == "empty-list":
+        attrs["deploy_policy"] = []
+    elif variant == "null":
+        attrs["deploy_policy"] = None
+    group = parse_state(_state([_ng(attrs)]), "c06").groups[0]
+    assert group.policy is None
+    assert group.scale == FixedScale(4)
+    assert group.node is not None
+    assert group.node.nat is True  # from network_interface[0].nat; template nat is null
+    assert group.node.cores == 2 and group.node.memory_bytes == 4 * GIB
+
+
+def test_c06_explicit_policy_is_read() -> None:
+    attrs = dict(C06_ATTRS, deploy_policy=[{"max_expansion": 3, "max_unavailable": 0}])
+    assert parse_state(_state([_ng(attrs)]), "c06").groups[0].policy == DeployPolicy(3, 0)
+
+
+# ---- C07: for_each string keys, module paths, keys with dots; data sources -----------------
+
+C07_RESOURCES = [
+    {"module": 'module.k8s["prod"]', "mode": "managed", "type": "yandex_kubernetes_node_group",
+     "name": "ng", "instances": [
+         {"index_key": "cpu", "attributes": {
+             "id": "ng-1", "scale_policy": [{"fixed_scale": [{"size": 3}]}],
+             "deploy_policy": [{"max_expansion": 1, "max_unavailable": 0}]}},
+         {"index_key": "gpu.v100", "attributes": {
+             "id": "ng-2", "scale_policy": [{"fixed_scale": [{"size": 1}]}],
+             "deploy_policy": [{"max_expansion": 0, "max_unavailable": 1}]}}]},
+    {"mode": "data", "type": "yandex_kubernetes_node_group", "name": "lookup",
+     "instances": [{"attributes": {"id": "ng-1"}}]},
+]
+
+
+def test_c07_for_each_keys_and_modules() -> None:
+    parsed = parse_state(_state(C07_RESOURCES), "c07")
+    assert [str(g.address) for g in parsed.groups] == [
+        'module.k8s["prod"].yandex_kubernetes_node_group.ng["cpu"]',
+        'module.k8s["prod"].yandex_kubernetes_node_group.ng["gpu.v100"]',
+    ]
+    assert [g.policy for g in parsed.groups] == [DeployPolicy(1, 0), DeployPolicy(0, 1)]
+    assert parsed.skipped == 1  # the data source, not counted twice
+    assert parsed.groups[1].node is None  # no instance_template in this abbreviated state
+
+
+def test_count_keys_are_ints_and_deposed_objects_are_skipped() -> None:
+    res = _ng({"id": "a", "scale_policy": [{"fixed_scale": [{"size": 2}]}]}, index_key=0)
+    res["instances"].append({"index_key": 0, "deposed": "00000001", "attributes": {
+        "id": "old", "scale_policy": [{"fixed_scale": [{"size": 2}]}]}})
+    res["instances"].append({"index_key": 1, "status": "tainted", "attributes": {
+        "id": "b", "scale_policy": [{"fixed_scale": [{"size": 2}]}]}})
+    parsed = parse_state(_state([res]), "count")
+    assert [(str(g.address), g.tainted) for g in parsed.groups] == [
+        ("yandex_kubernetes_node_group.ng[0]", False),
+        ("yandex_kubernetes_node_group.ng[1]", True),
+    ]
+    assert parsed.skipped == 1
+
+
+# ---- C09: state format versions ------------------------------------------------------------
+
+V3_STATE = {"version": 3, "modules": [{"path": ["root", "k8s"], "resources": {
+    "yandex_kubernetes_node_group.ng.1": {"type": "yandex_kubernetes_node_group", "primary": {
+        "id": "<ng-id>", "attributes": {
+            "deploy_policy.#": "1", "deploy_policy.0.max_expansion": "3",
+            "deploy_policy.0.max_unavailable": "0", "scale_policy.0.fixed_scale.0.size": "2"}}}}}]}
+
+
+def test_c09_v3_is_refused_with_version_and_remedy() -> None:
+    with pytest.raises(BadInput) as err:
+        parse_state(json.dumps(V3_STATE).encode(), "old.tfstate")
+    assert "unsupported state version 3" in str(err.value)
+    assert "old.tfstate" in str(err.value)
+    assert err.value.hint is not None and "0.12" in err.value.hint
+    assert err.value.exit_code == 3
+
+
+def test_c09_v5_is_refused_naming_the_version() -> None:
+    with pytest.raises(BadInput, match="unknown state version 5"):
+        parse_state(b'{"version": 5, "resources": {"new": "shape"}}', "future.tfstate")
+
+
+def test_c09_v4_parses() -> None:
+    assert parse_state(b'{"version": 4, "resources": []}', "empty").groups == ()
+
+
+# ---- bad input: one line with file and JSON path --------------------------------------------
+
+@pytest.mark.parametrize(("data", "message", "path"), [
+    (b"", "empty input", None),
+    (b"{not json", "not valid JSON", "$"),
+    (EXAMPLE_STATE.read_bytes()[:5000], "not valid JSON", "$"),
+    (b"[1, 2]", "Expected `object`", "$"),
+    (b'{"serial": 1}', 'no "version" key', "$"),
+])
+def test_bad_documents(data: bytes, message: str, path: str | None) -> None:
+    with pytest.raises(BadInput) as err:
+        parse_state(data, "f.tfstate")
+    assert message in str(err.value)
+    assert str(err.value).startswith("f.tfstate")
+    assert err.value.path == path
+
+
+def test_wrong_type_names_the_json_path() -> None:
+    attrs = dict(C06_ATTRS, instance_template=[{"resources": [{"cores": "4", "memory": 4}]}])
+    with pytest.raises(BadInput) as err:
+        parse_state(_state([_ng(attrs)]), "s.tfstate")
+    assert err.value.path == "$.resources[0].instances[0].attributes.instance_template[0]" \
+                             ".resources[0].cores"
+    assert "Expected `int`, got `str`" in str(err.value)
+
+
+def test_missing_id_and_missing_scale_policy_are_errors() -> None:
+    with pytest.raises(BadInput, match="missing required field `id`"):
+        parse_state(_state([_ng({"scale_policy": []})]), "s")
+    with pytest.raises(BadInput, match="has no scale_policy") as err:
+        parse_state(_state([_ng({"id": "x", "scale_policy": []})]), "s")
+    assert err.value.path == "$.resources[0].instances[0].attributes.scale_policy"
+
+
+def test_memory_may_be_fractional_gb() -> None:
+    attrs = dict(C06_ATTRS, instance_template=[{"resources": [{"cores": 2, "memory": 0.5}]}])
+    group = parse_state(_state([_ng(attrs)]), "s").groups[0]
+    assert group.node is not None and group.node.memory_bytes == 536870912

@@ -1,0 +1,169 @@
+"""State sources a user names with --state: file, stdin, tf:DIR (stand-in terraform), S3 (moto)."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ngupgrade.errors import BadInput, UsageError
+from ngupgrade.state.s3 import object_key
+from ngupgrade.state.sources import StateRequest, read_state_bytes
+from ngupgrade.state.terraform_cli import state_pull
+from tests.conftest import EXAMPLE_STATE
+
+
+def test_file_and_missing_file(tmp_path: Path) -> None:
+    data, label = read_state_bytes(StateRequest(str(EXAMPLE_STATE)))
+    assert data == EXAMPLE_STATE.read_bytes() and label == str(EXAMPLE_STATE)
+    with pytest.raises(BadInput, match="no such file"):
+        read_state_bytes(StateRequest(str(tmp_path / "nope.tfstate")))
+    with pytest.raises(BadInput, match="is a directory") as err:
+        read_state_bytes(StateRequest(str(tmp_path)))
+    assert err.value.hint is not None and "tf:" in err.value.hint
+
+
+def test_default_is_terraform_tfstate_in_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                            ) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match=r"no \./terraform.tfstate"):
+        read_state_bytes(StateRequest(None))
+    (tmp_path / "terraform.tfstate").write_bytes(b'{"version": 4}')
+    assert read_state_bytes(StateRequest(None)) == (b'{"version": 4}', "terraform.tfstate")
+
+
+# ---- tf:DIR through the stand-in terraform --------------------------------------------------
+
+@pytest.fixture
+def tf_dir(tmp_path: Path) -> Path:
+    work = tmp_path / "infra"
+    work.mkdir()
+    (work / ".terraform").mkdir()
+    (work / "fake-state.json").write_bytes(EXAMPLE_STATE.read_bytes())
+    return work
+
+
+def test_state_pull_runs_terraform_in_the_directory(stand_in_terraform: Path, tf_dir: Path
+                                                    ) -> None:
+    assert state_pull(str(tf_dir)) == EXAMPLE_STATE.read_bytes()
+    calls = [json.loads(line) for line in stand_in_terraform.read_text().splitlines()]
+    assert calls == [{"argv": ["state", "pull"], "cwd": str(tf_dir)}]
+
+
+def test_tofu_is_used_when_named(stand_in_terraform: Path, tf_dir: Path) -> None:
+    data, label = read_state_bytes(StateRequest(f"tf:{tf_dir}", terraform_bin="tofu"))
+    assert data == EXAMPLE_STATE.read_bytes() and label == f"tf:{tf_dir}"
+
+
+def test_not_initialised(stand_in_terraform: Path, tf_dir: Path) -> None:
+    (tf_dir / ".terraform").rmdir()
+    with pytest.raises(BadInput) as err:
+        state_pull(str(tf_dir))
+    assert "Backend initialization required" in str(err.value)
+    assert "(exit 1)" in str(err.value)
+    assert err.value.hint == "run `terraform init` in that directory first"
+
+
+def test_state_locked(stand_in_terraform: Path, tf_dir: Path) -> None:
+    (tf_dir / ".terraform" / "fake-locked").touch()
+    with pytest.raises(BadInput, match="Error acquiring the state lock") as err:
+        state_pull(str(tf_dir))
+    assert err.value.hint is not None and "lock" in err.value.hint
+
+
+def test_empty_workspace(stand_in_terraform: Path, tf_dir: Path) -> None:
+    (tf_dir / "fake-state.json").unlink()
+    with pytest.raises(BadInput, match="printed nothing"):
+        state_pull(str(tf_dir))
+
+
+def test_missing_binary_and_directory(tmp_path: Path) -> None:
+    with pytest.raises(BadInput, match="cannot find the Terraform CLI 'no-such-tf'") as err:
+        state_pull(str(tmp_path), "no-such-tf")
+    assert err.value.hint is not None and "--state -" in err.value.hint
+    with pytest.raises(BadInput, match="no such directory"):
+        state_pull(str(tmp_path / "missing"))
+
+
+# ---- s3:// against moto's server on loopback -----------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint() -> Iterator[str]:
+    from moto.server import ThreadedMotoServer
+
+    port = _free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def bucket(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    import boto3
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    s3 = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1")
+    name = f"tf-states-{_free_port()}"
+    s3.create_bucket(Bucket=name)
+    state = EXAMPLE_STATE.read_bytes()
+    s3.put_object(Bucket=name, Key="k8s/terraform.tfstate", Body=state)
+    s3.put_object(Bucket=name, Key="env:/prod/k8s/terraform.tfstate", Body=b'{"version": 4}')
+    s3.put_object(Bucket=name, Key="workspaces/stage/k8s/terraform.tfstate", Body=b"{}")
+    return name
+
+
+def test_object_key_layout() -> None:
+    assert object_key("k8s/terraform.tfstate", "default") == "k8s/terraform.tfstate"
+    assert object_key("k8s/terraform.tfstate", "prod") == "env:/prod/k8s/terraform.tfstate"
+    assert object_key("a", "stage", "workspaces/") == "workspaces/stage/a"
+
+
+def test_s3_default_and_named_workspaces(bucket: str, s3_endpoint: str) -> None:
+    request = StateRequest(f"s3://{bucket}/k8s/terraform.tfstate", s3_endpoint=s3_endpoint)
+    data, label = read_state_bytes(request)
+    assert data == EXAMPLE_STATE.read_bytes()
+    assert label == f"s3://{bucket}/k8s/terraform.tfstate"
+    prod = StateRequest(request.spec, workspace="prod", s3_endpoint=s3_endpoint)
+    assert read_state_bytes(prod) == (b'{"version": 4}',
+                                      f"s3://{bucket}/env:/prod/k8s/terraform.tfstate")
+    stage = StateRequest(request.spec, workspace="stage", workspace_key_prefix="workspaces",
+                         s3_endpoint=s3_endpoint)
+    assert read_state_bytes(stage)[0] == b"{}"
+
+
+def test_s3_missing_key_names_the_object_and_workspace(bucket: str, s3_endpoint: str) -> None:
+    request = StateRequest(f"s3://{bucket}/k8s/terraform.tfstate", workspace="dev",
+                           s3_endpoint=s3_endpoint)
+    with pytest.raises(BadInput) as err:
+        read_state_bytes(request)
+    assert str(err.value) == f"s3://{bucket}/env:/dev/k8s/terraform.tfstate: no such state object"
+    assert err.value.hint is not None and "--workspace dev" in err.value.hint
+
+
+def test_s3_missing_bucket_and_bad_url(s3_endpoint: str, bucket: str) -> None:
+    with pytest.raises(BadInput, match="no such bucket"):
+        read_state_bytes(StateRequest("s3://no-such-bucket-x/k", s3_endpoint=s3_endpoint))
+    with pytest.raises(UsageError, match="bad S3 state address"):
+        read_state_bytes(StateRequest("s3://only-bucket", s3_endpoint=s3_endpoint))
+
+
+def test_s3_unreachable_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
+    endpoint = f"http://127.0.0.1:{_free_port()}"
+    with pytest.raises(BadInput, match="cannot reach"):
+        read_state_bytes(StateRequest("s3://b/k", s3_endpoint=endpoint))
