@@ -32,16 +32,20 @@ from google.protobuf import any_pb2, timestamp_pb2, wrappers_pb2
 from google.rpc import code_pb2, status_pb2
 from yandex.cloud.endpoint import api_endpoint_pb2, api_endpoint_service_pb2
 from yandex.cloud.endpoint import api_endpoint_service_pb2_grpc as endpoint_grpc
-from yandex.cloud.k8s.v1 import cluster_pb2, cluster_service_pb2, node_group_pb2, node_pb2
+from yandex.cloud.k8s.v1 import (
+    cluster_pb2,
+    node_group_pb2,
+    node_pb2,
+    version_pb2,
+)
 from yandex.cloud.k8s.v1 import cluster_service_pb2_grpc as cluster_grpc
 from yandex.cloud.k8s.v1 import node_group_service_pb2 as ng_svc
 from yandex.cloud.k8s.v1 import node_group_service_pb2_grpc as ng_grpc
-from yandex.cloud.k8s.v1 import version_pb2
-from yandex.cloud.operation import operation_pb2, operation_service_pb2
+from yandex.cloud.operation import operation_pb2
 from yandex.cloud.operation import operation_service_pb2_grpc as operation_grpc
 from yandex.cloud.quotamanager.v1 import quota_limit_service_pb2 as quota_svc
 from yandex.cloud.quotamanager.v1 import quota_limit_service_pb2_grpc as quota_grpc
-from yandex.cloud.resourcemanager.v1 import folder_pb2, folder_service_pb2
+from yandex.cloud.resourcemanager.v1 import folder_pb2
 from yandex.cloud.resourcemanager.v1 import folder_service_pb2_grpc as folder_grpc
 
 from ngupgrade.model import (
@@ -67,11 +71,14 @@ SERVICE_IDS = ("managed-kubernetes", "operation", "resource-manager", "quota-man
 class StepLike(Protocol):
     """What the fake reads of a timeline step (``ngupgrade.simulate.Step``)."""
 
-    action: str
-    nodes: int
-    group_size: int
-    new_nodes: int
-    wave: int
+    @property
+    def action(self) -> str: ...
+    @property
+    def nodes(self) -> int: ...
+    @property
+    def group_size(self) -> int: ...
+    @property
+    def new_nodes(self) -> int: ...
 
 
 Timeline = Callable[[int, DeployPolicy], Sequence[StepLike]]
@@ -165,7 +172,7 @@ def fallback_timeline(nodes: int, policy: DeployPolicy) -> tuple[_Step, ...]:
 
 
 def default_timeline(nodes: int, policy: DeployPolicy) -> Sequence[StepLike]:
-    """``ngupgrade.simulate.timeline`` when present (plan branch), else :func:`fallback_timeline`."""
+    """``ngupgrade.simulate.timeline`` when present, else :func:`fallback_timeline`."""
     try:
         from ngupgrade.simulate import timeline  # type: ignore[attr-defined]
     except ImportError:
@@ -243,7 +250,8 @@ def node_consumption(node: NodeResources | None) -> dict[str, float]:
         "managed-kubernetes.memory.size": node.memory_bytes,
     }
     if node.boot_disk is not None:
-        disk_quota = {"network-hdd": "compute.hddDisks.size", "network-ssd": "compute.ssdDisks.size",
+        disk_quota = {"network-hdd": "compute.hddDisks.size",
+                      "network-ssd": "compute.ssdDisks.size",
                       "network-ssd-nonreplicated": "compute.ssdNonReplicatedDisks.size",
                       "network-ssd-io-m3": "compute.ssdIOM3Disks.size"}.get(node.boot_disk.type)
         if disk_quota:
@@ -321,10 +329,7 @@ class FakeCloud:
         over = None
         for key in (g.id, g.name, str(g.address)):
             over = over or self.scenario.node_groups.get(key)
-        if isinstance(g.scale, FixedScale):
-            nodes = g.scale.size
-        else:
-            nodes = g.scale.initial or g.scale.min
+        nodes = g.scale.size if isinstance(g.scale, FixedScale) else g.scale.initial or g.scale.min
         policy = g.policy
         status = (g.status or "running").upper()
         version = g.version or "1.29"
