@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 
 ## demo: the main job on the built-in default (example Terraform state)
 demo: $(STAMP)
-	$(BIN)/ngupgrade groups --state $(STATE)
+	$(BIN)/python -m ngupgrade.demo --state $(STATE)
 
 ## test: the whole suite (a few minutes at most on 2 cores)
 test: $(STAMP)

@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "groups": "ngupgrade.cli.groups:groups",
     "plan": "ngupgrade.cli.plan:plan",
     "preflight": "ngupgrade.cli.preflight:preflight",
+    "upgrade": "ngupgrade.cli.upgrade:upgrade",
 }
 
 

@@ -729,12 +729,19 @@ class FakeCloud:
 
     def _ng_list_nodes(self, req: Any) -> Any:
         g = self._group_or_404(req.node_group_id)
+        # Nodes on the new version are new instances (their ids name the version), so a
+        # client can count upgrade progress against the instance ids it saw at the start.
+        target = next((op.target_version for op in self.operations.values()
+                       if op.group_id == g.id and op.kind == "version" and not op.done), "")
         nodes = []
         for i in range(g.nodes):
+            new = bool(target) and i < g.new_nodes
+            ver, k = (target, i) if new else (g.version, i - (g.new_nodes if target else 0))
             nodes.append(node_pb2.Node(
                 status=node_pb2.Node.Status.READY,
-                cloud_status=node_pb2.Node.CloudStatus(id=f"{g.id}-i{i}", status="RUNNING"),
-                kubernetes_status=node_pb2.Node.KubernetesStatus(id=f"{g.name}-{i}"),
+                cloud_status=node_pb2.Node.CloudStatus(id=f"{g.id}-v{ver}-i{k}",
+                                                       status="RUNNING"),
+                kubernetes_status=node_pb2.Node.KubernetesStatus(id=f"{g.name}-v{ver}-{k}"),
             ))
         page, token = _page(nodes, req.page_size, req.page_token)
         return ng_svc.ListNodeGroupNodesResponse(nodes=page, next_page_token=token)

@@ -1,0 +1,258 @@
+"""Use case ``upgrade``: the runbook upgrade of one or more node groups (issue 6).
+
+Order of work, so that nothing changes before every check has passed:
+
+1. the request is checked (a version or ``--latest-revision``, the policy override values,
+   at least one ``--group``) before the state is read;
+2. every selected group is read from the state and from the cloud, checked and planned
+   (:meth:`ngupgrade.runbook.Runbook.prepare`);
+3. the quota preflight runs once for all groups that still need their version update, as
+   sequential upgrades (the largest demand per quota counts), with the override policy:
+   a shortfall is :class:`~ngupgrade.errors.CheckFailed` (exit 1) before any change;
+4. without ``apply``: the plan, the preflight and the calls it would make, and stop;
+5. with ``apply``: each group in the order given, one after another.
+
+Events (plan, preflight, dry run, then the runbook's own) go to the ``emit`` callback; keys
+starting with ``_`` carry Python objects for the text display and are left out of NDJSON.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ngupgrade import journal as jr
+from ngupgrade.app.settings import Settings
+from ngupgrade.cloud.waiter import PollPolicy
+from ngupgrade.errors import (
+    EXIT_INTERRUPTED,
+    CheckFailed,
+    NgUpgradeError,
+    UsageError,
+)
+from ngupgrade.policy import check_overrides
+from ngupgrade.runbook import (
+    Emit,
+    Event,
+    GroupResult,
+    PlannedCall,
+    Prepared,
+    Runbook,
+    UpgradeApi,
+    UpgradeOptions,
+    human_seconds,
+)
+
+
+class UpgradeInterrupted(NgUpgradeError):
+    """Ctrl-C during an upgrade (exit 130); the hint says how to resume. Nothing is cancelled."""
+
+    exit_code = EXIT_INTERRUPTED
+
+
+@dataclass(frozen=True)
+class UpgradeRequest:
+    """The whole ``ngupgrade upgrade`` invocation.
+
+    ``journal``: one file for a single group (default per group under ``.ngupgrade/``).
+    ``quotas_file`` / ``cloud_id``: the preflight's quota source, as ``ngupgrade preflight``.
+    """
+
+    selectors: tuple[str, ...]
+    options: UpgradeOptions
+    apply: bool = False
+    journal: str | None = None
+    journal_dir: str = jr.DEFAULT_DIR
+    quotas_file: str | None = None
+    cloud_id: str | None = None
+    strict: bool = False
+
+
+@dataclass
+class UpgradeReport:
+    """What the run did: plans, the preflight verdict, planned calls, results, seconds."""
+
+    prepared: list[Prepared] = field(default_factory=list)
+    preflight: Any = None
+    calls: dict[str, list[PlannedCall]] = field(default_factory=dict)
+    results: list[GroupResult] = field(default_factory=list)
+    applied: bool = False
+    seconds: float = 0.0
+
+
+def check_request(request: UpgradeRequest) -> None:
+    """Flags that contradict each other (exit 2) or an invalid override (exit 1)."""
+    opts = request.options
+    if not request.selectors:
+        raise UsageError("name the node groups to upgrade with --group",
+                         hint="`ngupgrade groups` lists them")
+    if (opts.version is None) == (not opts.latest_revision):
+        raise UsageError("give exactly one of --version V and --latest-revision")
+    if opts.timeout is not None and opts.timeout <= 0:
+        raise UsageError("--timeout must be a positive duration, e.g. 90m or 2h",
+                         hint="to look without waiting, run without --apply")
+    if opts.stall_after < 0:
+        raise UsageError("--stall-after must be a duration >= 0 (0 turns the watchdog off)")
+    if request.journal and len(request.selectors) > 1:
+        raise UsageError("--journal names the journal of one node group",
+                         hint=f"leave it out with several groups: each gets its own under "
+                              f"{request.journal_dir}/")
+    check_overrides(opts.max_expansion, opts.max_unavailable)
+
+
+def run_upgrade(
+    settings: Settings,
+    request: UpgradeRequest,
+    *,
+    api: UpgradeApi | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+    emit: Emit | None = None,
+    poll: PollPolicy | None = None,
+    journal_writer: Callable[[str, str], None] | None = None,
+) -> UpgradeReport:
+    """Plan, gate and (with ``apply``) run the upgrade of the selected groups.
+
+    ``api`` None opens the cloud gateway for ``settings`` (with this ``clock`` and ``sleep``).
+
+    Raises:
+        UsageError (2), PolicyInvalid / CheckFailed (1: a check, the preflight gate, a policy
+        that did not take, a verdict), BadInput (3), CloudApiError (4), OperationFailed (5),
+        OperationTimeout / Stalled (6), UpgradeInterrupted (130).
+    """
+    from ngupgrade.app.load import load_groups
+
+    check_request(request)
+    groups = load_groups(settings, request.selectors)
+    owned = api is None
+    if api is None:
+        from ngupgrade.cloud.gateway import open_gateway
+
+        api = open_gateway(settings, clock=clock, sleep=sleep, poll=poll or PollPolicy())
+    sink = emit or (lambda event: None)
+    runbook = Runbook(api, request.options, clock=clock, sleep=sleep, emit=sink, poll=poll,
+                      journal_writer=journal_writer)
+    report = UpgradeReport(applied=request.apply)
+    try:
+        _prepare_and_run(settings, request, groups, api, runbook, report, sink)
+    finally:
+        report.seconds = clock() - runbook.t0
+        if owned:
+            close = getattr(api, "close", None)
+            if close is not None:
+                close()
+    return report
+
+
+def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequence[Any],
+                     api: UpgradeApi, runbook: Runbook, report: UpgradeReport,
+                     sink: Emit) -> None:
+    from ngupgrade.render_plan import plan_json
+
+    def event(kind: str, **data: Any) -> None:
+        sink(Event(kind, "", runbook.clock() - runbook.t0, data))
+
+    for group in groups:
+        path = None
+        if request.apply:
+            path = request.journal or jr.default_path(group.id, request.options.version,
+                                                      request.journal_dir)
+        report.prepared.append(runbook.prepare(group, path))
+    plans = [p.plan for p in report.prepared]
+    event("plan", plan=plan_json(plans), _plans=plans)
+    for prep in report.prepared:
+        if prep.nothing_to_do:
+            event("note", group=prep.address, message=f"nothing to do: {prep.nothing_to_do}")
+
+    gated = [p for p in report.prepared if p.needs_surge]
+    if gated:
+        report.preflight = _preflight(settings, request, gated, api)
+        from ngupgrade.render_quota import failure_summary, preflight_json
+
+        event("preflight", ok=report.preflight.ok, preflight=preflight_json(report.preflight),
+              _preflight=report.preflight)
+        if not report.preflight.ok:
+            raise CheckFailed(failure_summary(report.preflight) + "; nothing was changed",
+                              hint="apply a suggested deploy policy (--max-expansion / "
+                                   "--max-unavailable), or ask for a quota increase first")
+    else:
+        event("note", message="preflight skipped: no group still needs its version update")
+
+    for prep in report.prepared:
+        report.calls[prep.address] = runbook.planned_calls(prep)
+    event("dry_run" if not request.apply else "calls",
+          calls={addr: [{"method": c.method, "detail": c.detail} for c in calls]
+                 for addr, calls in report.calls.items()})
+    for prep in report.prepared:
+        _terraform_warning(prep, event, request.options.restore_policy)
+    if not request.apply:
+        return
+
+    current: Prepared | None = None
+    try:
+        for prep in report.prepared:
+            current = prep
+            report.results.append(runbook.run(prep))
+    except KeyboardInterrupt as err:
+        where = ""
+        if current is not None:
+            ops = [rec.operation_id for rec in current.journal.steps.values()
+                   if rec.operation_id and rec.status != "done"]
+            where = f" during {current.address}"
+            if ops:
+                where += f" (operation {ops[-1]} keeps running in the cloud)"
+        journal_note = (f"; the journal is {current.journal.path}"
+                        if current is not None and current.journal.path else "")
+        raise UpgradeInterrupted(
+            f"interrupted{where}: nothing in the cloud was cancelled{journal_note}",
+            hint="run the same command with --resume to continue from the recorded step; it "
+                 "attaches to the running operation and never sends an Update twice") from err
+    event("summary", ok=all(r.ok for r in report.results),
+          groups=[{"address": r.address, "id": r.group_id, "ok": r.ok,
+                   "version_before": r.version_before, "version_after": r.version_after,
+                   "nodes": r.nodes, "steps": {k: round(v, 1) for k, v in r.steps.items()},
+                   "operations": r.operations, "note": r.note, "journal": r.journal_path}
+                  for r in report.results],
+          seconds=round(runbook.clock() - runbook.t0, 1),
+          duration=human_seconds(runbook.clock() - runbook.t0))
+
+
+def _terraform_warning(prep: Prepared, event: Callable[..., None], restore: bool) -> None:
+    """C16: an override that differs from the HCL is reverted by the next terraform apply."""
+    tf = prep.terraform_policy
+    if prep.override is None or tf is None or prep.override == tf:
+        return
+    from ngupgrade.runbook import policy_text
+
+    after = (f"--restore-policy puts {policy_text(tf)} back after the upgrade"
+             if restore else "pass --restore-policy to put it back right after the upgrade")
+    event("warning", group=prep.address, code="policy-differs-from-terraform",
+          message=f"the upgrade runs with deploy policy {policy_text(prep.override)}; Terraform "
+                  f"declares {policy_text(tf)} for {prep.address}, and the next `terraform "
+                  f"apply` sets it back ({after})")
+
+
+def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prepared],
+               api: Any) -> Any:
+    """The quota gate for the groups still to upgrade, with the policy they will run with."""
+    from ngupgrade.app.preflight import PreflightRequest, run_preflight
+
+    groups = [replace(p.group, policy=p.plan.policy.policy) for p in gated]
+    cloud_id = request.cloud_id
+    if request.quotas_file is not None:
+        from ngupgrade.cloud.quota_file import read_quota_file
+
+        source = read_quota_file(request.quotas_file)
+        if cloud_id is None:
+            cloud_id = source.single_cloud_id()
+            if cloud_id is None:
+                held = ", ".join(source.cloud_ids) or "no named cloud"
+                raise UsageError(f"which cloud? the quota file {request.quotas_file} holds "
+                                 f"{held}", hint="pass --cloud-id ID")
+        return run_preflight(groups, source, PreflightRequest(
+            cloud_id=cloud_id, sequential=True, strict=request.strict), nodes=api)
+    return run_preflight(groups, api, PreflightRequest(
+        cloud_id=cloud_id, sequential=True, strict=request.strict),
+        directory=api if cloud_id is None else None, nodes=api)

@@ -1,0 +1,260 @@
+"""The upgrade journal: what a runbook upgrade did so far, so that ``--resume`` can go on.
+
+One JSON file per node group and target (default ``.ngupgrade/upgrade-<group id>-<target>.json``,
+mode 0600, written atomically: a temporary file in the same directory, ``fsync``, then
+``os.replace``). It records the starting point (version, node count, instance ids, live deploy
+policy, the policy Terraform declares) and each step of the sequence with its operation id.
+
+A step is ``started`` before its Update is sent, with the ids of the operations the group
+already had (``known_operations``), so a crash between the Update and the write of its
+operation id is recovered from ``ListOperations``: the new operation is the one not in that
+list. Never a second Update for the same step (field reports C11, C12).
+
+Shape (``format`` 1; keys may be added, never renamed)::
+
+    {"format": 1, "group_id": "...", "address": "...", "name": "...",
+     "target": "1.30" | null, "latest_revision": false,
+     "start": {"version": "1.29", "nodes": 3, "node_ids": [...], "policy": {...} | null,
+               "terraform_policy": {...} | null},
+     "override": {"max_expansion": 2, "max_unavailable": 1} | null, "restore_policy": true,
+     "steps": {"<step>": {"status": "started" | "done", "operation_id": "op-2" | null,
+                          "known_operations": [...], "started_at": ISO, "finished_at": ISO}},
+     "outcome": null | "done" | "failed", "updated_at": ISO}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from ngupgrade.errors import BadInput
+from ngupgrade.model import DeployPolicy
+
+FORMAT = 1
+DEFAULT_DIR = ".ngupgrade"
+
+STEP_POLICY = "policy_update"
+STEP_VERSION = "version_update"
+STEP_VERIFY = "verify"
+STEP_RESTORE = "restore_policy"
+STEPS = (STEP_POLICY, STEP_VERSION, STEP_VERIFY, STEP_RESTORE)
+"""The journaled steps, in the order of the sequence (issue 6, steps 5 to 8)."""
+
+
+def default_path(group_id: str, target: str | None, directory: str = DEFAULT_DIR) -> str:
+    """``.ngupgrade/upgrade-<group id>-<target>.json`` (``latest-revision`` without a version)."""
+    label = target or "latest-revision"
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", f"upgrade-{group_id}-{label}")
+    return os.path.join(directory, f"{safe}.json")
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def policy_json(policy: DeployPolicy | None) -> dict[str, int] | None:
+    """``{"max_expansion", "max_unavailable"}`` or None."""
+    if policy is None:
+        return None
+    return {"max_expansion": policy.max_expansion, "max_unavailable": policy.max_unavailable}
+
+
+def policy_from(raw: Any) -> DeployPolicy | None:
+    """The inverse of :func:`policy_json`."""
+    if raw is None:
+        return None
+    return DeployPolicy(int(raw["max_expansion"]), int(raw["max_unavailable"]))
+
+
+@dataclass
+class StepRecord:
+    """One step: ``started`` before its Update, ``done`` once verified."""
+
+    status: str = "started"
+    operation_id: str | None = None
+    known_operations: list[str] = field(default_factory=list)
+    started_at: str = ""
+    finished_at: str | None = None
+
+
+@dataclass
+class Journal:
+    """The record of one group's upgrade. ``save`` writes it (atomically) when a path is set."""
+
+    group_id: str
+    address: str
+    name: str
+    target: str | None
+    latest_revision: bool
+    start_version: str
+    start_nodes: int
+    start_node_ids: list[str]
+    start_policy: DeployPolicy | None
+    terraform_policy: DeployPolicy | None
+    override: DeployPolicy | None
+    restore_policy: bool
+    steps: dict[str, StepRecord] = field(default_factory=dict)
+    outcome: str | None = None
+    path: str | None = None
+    writer: Callable[[str, str], None] | None = None
+
+    # -- steps ------------------------------------------------------------------------------
+
+    def step(self, name: str) -> StepRecord | None:
+        """The record of ``name``, or None when the step has not started."""
+        return self.steps.get(name)
+
+    def is_done(self, name: str) -> bool:
+        """True when step ``name`` finished."""
+        rec = self.steps.get(name)
+        return rec is not None and rec.status == "done"
+
+    def start_step(self, name: str, known_operations: list[str]) -> StepRecord:
+        """Record that ``name`` is about to send its Update (saved before the call)."""
+        rec = StepRecord(known_operations=list(known_operations), started_at=_now_iso())
+        self.steps[name] = rec
+        self.save()
+        return rec
+
+    def set_operation(self, name: str, operation_id: str) -> None:
+        """Record the operation id of step ``name`` (saved at once)."""
+        rec = self.steps.setdefault(name, StepRecord(started_at=_now_iso()))
+        rec.operation_id = operation_id
+        self.save()
+
+    def finish_step(self, name: str) -> None:
+        """Mark ``name`` done (saved)."""
+        rec = self.steps.setdefault(name, StepRecord(started_at=_now_iso()))
+        rec.status = "done"
+        rec.finished_at = _now_iso()
+        self.save()
+
+    def finish(self, outcome: str) -> None:
+        """Record the end of the upgrade: ``done`` or ``failed``."""
+        self.outcome = outcome
+        self.save()
+
+    # -- file -------------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """The journal as the documented JSON shape."""
+        return {
+            "format": FORMAT,
+            "group_id": self.group_id,
+            "address": self.address,
+            "name": self.name,
+            "target": self.target,
+            "latest_revision": self.latest_revision,
+            "start": {
+                "version": self.start_version,
+                "nodes": self.start_nodes,
+                "node_ids": list(self.start_node_ids),
+                "policy": policy_json(self.start_policy),
+                "terraform_policy": policy_json(self.terraform_policy),
+            },
+            "override": policy_json(self.override),
+            "restore_policy": self.restore_policy,
+            "steps": {
+                name: {
+                    "status": rec.status,
+                    "operation_id": rec.operation_id,
+                    "known_operations": rec.known_operations,
+                    "started_at": rec.started_at,
+                    "finished_at": rec.finished_at,
+                }
+                for name, rec in self.steps.items()
+            },
+            "outcome": self.outcome,
+            "updated_at": _now_iso(),
+        }
+
+    @classmethod
+    def from_json(cls, raw: Any, path: str | None = None) -> Journal:
+        """Read the documented shape. Raises BadInput naming the file."""
+        try:
+            if raw.get("format") != FORMAT:
+                raise BadInput(f"unknown journal format {raw.get('format')!r}", source=path)
+            start = raw["start"]
+            return cls(
+                group_id=str(raw["group_id"]), address=str(raw.get("address", "")),
+                name=str(raw.get("name", "")), target=raw.get("target"),
+                latest_revision=bool(raw.get("latest_revision", False)),
+                start_version=str(start["version"]), start_nodes=int(start["nodes"]),
+                start_node_ids=[str(i) for i in start.get("node_ids") or ()],
+                start_policy=policy_from(start.get("policy")),
+                terraform_policy=policy_from(start.get("terraform_policy")),
+                override=policy_from(raw.get("override")),
+                restore_policy=bool(raw.get("restore_policy", False)),
+                steps={
+                    str(name): StepRecord(
+                        status=str(rec.get("status", "started")),
+                        operation_id=rec.get("operation_id"),
+                        known_operations=[str(i) for i in rec.get("known_operations") or ()],
+                        started_at=str(rec.get("started_at", "")),
+                        finished_at=rec.get("finished_at"),
+                    )
+                    for name, rec in (raw.get("steps") or {}).items()
+                },
+                outcome=raw.get("outcome"),
+                path=path,
+            )
+        except BadInput:
+            raise
+        except (AttributeError, KeyError, TypeError, ValueError) as err:
+            raise BadInput(f"journal not understood: {err}", source=path,
+                           hint="delete it to start over; resume then uses the cloud's own "
+                                "record of operations") from err
+
+    def save(self) -> None:
+        """Write the journal to :attr:`path` atomically with mode 0600 (no-op without a path)."""
+        if self.path is None:
+            return
+        text = json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
+        (self.writer or write_atomic)(self.path, text)
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a 0600 temporary file and ``os.replace``.
+
+    Raises BadInput when the directory cannot be created or written.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".journal-", suffix=".tmp", dir=directory)
+    except OSError as err:
+        raise BadInput(f"cannot write the journal: {err.strerror}", source=path) from err
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            os.fchmod(fh.fileno(), 0o600)
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise BadInput(f"cannot write the journal: {err.strerror}", source=path) from err
+
+
+def load(path: str) -> Journal | None:
+    """The journal at ``path``, or None when there is none. Raises BadInput when unreadable."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            raw = json.load(fh)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise BadInput(f"cannot read the journal: {err.strerror}", source=path) from err
+    except json.JSONDecodeError as err:
+        raise BadInput(f"journal is not JSON: {err.msg} (line {err.lineno})", source=path,
+                       hint="delete it to start over; resume then uses the cloud's own record "
+                            "of operations") from err
+    return Journal.from_json(raw, path)
