@@ -39,6 +39,7 @@ from ngupgrade.cloud.types import LiveCluster, LiveNode, LiveNodeGroup, Operatio
 from ngupgrade.cloud.waiter import PollPolicy, wait_operation, wait_reconciled
 from ngupgrade.errors import (
     CheckFailed,
+    CloudApiError,
     OperationFailed,
     OperationTimeout,
     Stalled,
@@ -493,7 +494,7 @@ class Runbook:
             final = self._verify(prep, result)
             if self.options.restore_policy:
                 self._restore(prep, result)
-        except (OperationFailed, CheckFailed):
+        except (OperationFailed, CheckFailed, CloudApiError):
             j.finish("failed")
             raise
         j.finish("done")
@@ -556,8 +557,23 @@ class Runbook:
         known = [op.id for op in self.api.list_operations(prep.group.id)]
         j.start_step(step, known)
         current = self.api.get_node_group(prep.group.id) if policy is not None else None
-        ref = self.api.update_node_group(prep.group.id, policy=policy, version=version,
-                                         latest_revision=latest_revision, current=current)
+        try:
+            ref = self.api.update_node_group(prep.group.id, policy=policy, version=version,
+                                             latest_revision=latest_revision, current=current)
+        except CloudApiError as err:
+            # The gateway raises only when no operation was started (it attaches otherwise):
+            # the step never began, and a rerun starts it again.
+            del j.steps[step]
+            j.save()
+            if err.code == "FAILED_PRECONDITION" and err.hint is None:
+                again = CloudApiError(
+                    f"{prep.address}: {err.message}; nothing was changed by this step",
+                    hint="another operation holds the cluster or the group (its id is in the "
+                         "message): wait for it (`ngupgrade wait --operation ID`), then run "
+                         "the same command again")
+                again.code, again.request_id = err.code, err.request_id
+                raise again from err
+            raise
         j.set_operation(step, ref.id)
         self.emit("operation", prep.address, step=step, operation_id=ref.id,
                   attached=ref.attached, update_calls=ref.update_calls)

@@ -32,6 +32,7 @@ from ngupgrade.errors import (
     NgUpgradeError,
     UsageError,
 )
+from ngupgrade.model import NodeGroup
 from ngupgrade.policy import check_overrides
 from ngupgrade.runbook import (
     Emit,
@@ -112,20 +113,23 @@ def run_upgrade(
     emit: Emit | None = None,
     poll: PollPolicy | None = None,
     journal_writer: Callable[[str, str], None] | None = None,
+    groups: Sequence[NodeGroup] | None = None,
 ) -> UpgradeReport:
     """Plan, gate and (with ``apply``) run the upgrade of the selected groups.
 
     ``api`` None opens the cloud gateway for ``settings`` (with this ``clock`` and ``sleep``).
+    ``groups`` given: select from these instead of reading ``settings.state``.
 
     Raises:
         UsageError (2), PolicyInvalid / CheckFailed (1: a check, the preflight gate, a policy
         that did not take, a verdict), BadInput (3), CloudApiError (4), OperationFailed (5),
         OperationTimeout / Stalled (6), UpgradeInterrupted (130).
     """
-    from ngupgrade.app.load import load_groups
+    from ngupgrade.app.load import load_groups, select_groups
 
     check_request(request)
-    groups = load_groups(settings, request.selectors)
+    selected = (select_groups(groups, request.selectors) if groups is not None
+                else load_groups(settings, request.selectors))
     owned = api is None
     if api is None:
         from ngupgrade.cloud.gateway import open_gateway
@@ -136,7 +140,7 @@ def run_upgrade(
                       journal_writer=journal_writer)
     report = UpgradeReport(applied=request.apply)
     try:
-        _prepare_and_run(settings, request, groups, api, runbook, report, sink)
+        _prepare_and_run(settings, request, selected, api, runbook, report, sink)
     finally:
         report.seconds = clock() - runbook.t0
         if owned:
