@@ -26,11 +26,14 @@ PICTURE_MAX_CELLS = 48
 RUN_ELIDE_MIN = 3
 """A run of this many identical waves or more is shown as first, "...", last."""
 
+FULL_TIMELINE_MAX_STEPS = 30
+"""Timelines of up to this many steps are drawn in full; longer ones elide repeated waves."""
+
 NODES_SOURCE_TEXT = {
     "fixed": "fixed size",
     "live": "live node count",
     "override": "--nodes",
-    "max": "autoscaler max, the worst case (no live size: give --nodes or --endpoint)",
+    "max": "autoscaler max, the worst case; live size unknown, --nodes N plans another",
 }
 
 POLICY_SOURCE_TEXT = {
@@ -177,6 +180,8 @@ def _visible_rows(steps: Sequence[Step]) -> list[int | tuple[int, int, int]]:
     Consecutive waves doing the same steps (same actions and node counts) collapse: the first
     and the last wave of a run of :data:`RUN_ELIDE_MIN` or more are shown, the rest is one line.
     """
+    if len(steps) <= FULL_TIMELINE_MAX_STEPS:
+        return list(range(len(steps)))
     waves = _waves(steps)
 
     def signature(wave: list[int]) -> tuple[tuple[str, int], ...]:
@@ -205,7 +210,7 @@ def _visible_rows(steps: Sequence[Step]) -> list[int | tuple[int, int, int]]:
 def timeline_lines(plan: GroupPlan, *, max_cells: int = PICTURE_MAX_CELLS) -> list[str]:
     """The timeline table with a picture per step (``start`` row first), as printed."""
     per_cell = picture_scale(plan.peak_nodes, max_cells)
-    legend = f"x draining  o old  # new  | {plan.nodes} nodes"
+    legend = f"x draining  o old  # new  | {plan.nodes} {_nodes_word(plan.nodes)}"
     if per_cell > 1:
         legend += f"  (1 cell = {per_cell} nodes)"
     lines = [f"{'wave':>4}  {'step':<20} {'size':>4} {'new':>4}  {legend}"]
@@ -259,7 +264,8 @@ def group_plan_lines(plan: GroupPlan) -> list[str]:
         policy += "; the other knob is the assumed default"
     if (eff.max_expansion, eff.max_unavailable) != (configured.max_expansion,
                                                     configured.max_unavailable):
-        policy += f"; effective {eff.max_expansion}/{eff.max_unavailable} at {plan.nodes} nodes"
+        policy += (f"; effective {eff.max_expansion}/{eff.max_unavailable} at {plan.nodes} "
+                   f"{_nodes_word(plan.nodes)}")
     cycles = (str(plan.cycles.min) if plan.cycles.min == plan.cycles.max
               else f"{plan.cycles.min}..{plan.cycles.max}")
     d = plan.duration

@@ -124,11 +124,23 @@ def test_long_timelines_elide_identical_waves_and_scale_the_picture() -> None:
     assert lines[-1].endswith("#" * 25 + "|")
 
 
-def test_short_runs_are_not_elided() -> None:
-    lines = timeline_lines(plan_group(fixed(6, 2, 0)))  # 3 identical waves -> elided
-    assert any("wave 2: the same 3 steps" in line for line in lines)
-    lines = timeline_lines(plan_group(fixed(4, 2, 0)))  # 2 waves: all drawn
-    assert len(lines) == 2 + 6
+def test_short_timelines_are_drawn_in_full() -> None:
+    lines = timeline_lines(plan_group(fixed(10, 1, 0)))  # 30 steps: all drawn
+    assert len(lines) == 2 + 30
+    assert not any("not drawn" in line for line in lines)
+    lines = timeline_lines(plan_group(fixed(11, 1, 0)))  # 33 steps: waves 2..10 elided
+    assert any("waves 2..10: the same 27 steps" in line for line in lines)
+
+
+def test_elision_keeps_the_waves_that_differ() -> None:
+    # 40 nodes, 5/1: create 5; waves 1..35 drain+update in place; 36..40 drain+delete.
+    lines = timeline_lines(plan_group(fixed(40, 5, 1)))
+    text = "\n".join(lines)
+    assert "waves 3..34: the same 64 steps" in text
+    assert "waves 37..39: the same 6 steps" in text
+    labels = [line[6:26].strip() for line in lines[2:]]
+    assert labels[:3] == ["create 5", "drain 1", "update in place 1"]
+    assert labels[-2:] == ["drain 1", "delete 1"]
 
 
 def test_text_report_of_a_warned_group() -> None:
