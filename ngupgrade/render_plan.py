@@ -118,15 +118,19 @@ def picture_scale(peak: int, max_cells: int = PICTURE_MAX_CELLS) -> int:
     return max(1, math.ceil(peak / max_cells))
 
 
-def _cells(counts: Sequence[int], per_cell: int) -> list[int]:
-    """Cells per segment: ``ceil(sum / per_cell)`` in all, shared by largest remainder, and
-    at least one cell for every non-empty segment (taken from the widest one)."""
-    total = math.ceil(sum(counts) / per_cell)
-    exact = [c / per_cell for c in counts]
-    out = [math.floor(x) for x in exact]
-    by_remainder = sorted(range(len(counts)), key=lambda i: exact[i] - out[i], reverse=True)
-    for i in by_remainder[: total - sum(out)]:
-        out[i] += 1
+def _cells(counts: Sequence[int], total: int) -> list[int]:
+    """Share ``total`` cells among segments of ``counts`` nodes: cumulative boundaries
+    rounded half up (the same node count ends at the same column), and at least one cell for
+    every non-empty segment (taken from the widest one)."""
+    out: list[int] = []
+    nodes = sum(counts)
+    done = 0
+    edge = 0
+    for count in counts:
+        edge += count
+        column = (2 * edge * total + nodes) // (2 * nodes) if nodes else 0
+        out.append(column - done)
+        done = column
     for i, count in enumerate(counts):
         if count and not out[i]:
             widest = max(range(len(out)), key=lambda j: out[j])
@@ -136,18 +140,29 @@ def _cells(counts: Sequence[int], per_cell: int) -> list[int]:
     return out
 
 
+def _width(count: int, per_cell: int) -> int:
+    """Cells for ``count`` nodes, rounded half up."""
+    return (2 * count + per_cell) // (2 * per_cell)
+
+
 def picture(
     *, nodes: int, group_size: int, new_nodes: int, draining: int, peak: int, per_cell: int = 1,
 ) -> str:
     """One bar: ``x`` draining, ``o`` old Ready, ``#`` new, ``|`` after the first N cells.
 
-    ``per_cell`` nodes make one cell; every non-empty kind keeps at least one cell. The bar is
-    padded to the peak so the marker column lines up.
+    ``per_cell`` nodes make one cell. A group above ``N`` always shows at least one cell past
+    the marker, and every non-empty kind keeps at least one cell. The bar is padded to the
+    peak so the marker column lines up.
     """
+    mark = _width(nodes, per_cell)
+    if group_size > nodes:
+        total = mark + max(1, _width(group_size - nodes, per_cell))
+    else:
+        total = min(mark, _width(group_size, per_cell))
     old_ready = group_size - new_nodes - draining
-    x, o, n = _cells([draining, old_ready, new_nodes], per_cell)
-    bar = ("x" * x + "o" * o + "#" * n).ljust(math.ceil(peak / per_cell))
-    mark = math.ceil(nodes / per_cell)
+    x, o, n = _cells([draining, old_ready, new_nodes], total)
+    width = mark + max(1, _width(peak - nodes, per_cell)) if peak > nodes else mark
+    bar = ("x" * x + "o" * o + "#" * n).ljust(width)
     return (bar[:mark] + "|" + bar[mark:]).rstrip()
 
 

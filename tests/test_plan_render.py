@@ -9,9 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ngupgrade.render_plan import (
+    PICTURE_MAX_CELLS,
     _cells,
     group_plan_json,
     picture,
+    picture_scale,
     plan_json,
     plan_text,
     timeline_lines,
@@ -169,10 +171,22 @@ def test_picture_marks_the_start_size_and_pads_to_the_peak() -> None:
 
 
 @given(st.lists(st.integers(0, 500), min_size=3, max_size=3).filter(lambda c: sum(c) > 0),
-       st.integers(1, 20))
-def test_cells_keep_every_kind_visible(counts: list[int], per_cell: int) -> None:
-    cells = _cells(counts, per_cell)
+       st.integers(1, 60))
+def test_cells_keep_every_kind_visible(counts: list[int], total: int) -> None:
+    cells = _cells(counts, total)
     for count, n in zip(counts, cells, strict=True):
         assert (count > 0) == (n > 0)
-    total = -(-sum(counts) // per_cell)
     assert sum(cells) <= max(total, sum(1 for c in counts if c))
+
+
+@given(st.integers(1, 300), st.integers(0, 100), st.data())
+def test_scaled_pictures_show_surge_past_the_marker(n: int, e: int, data: st.DataObject) -> None:
+    peak = n + min(e, n)
+    per_cell = picture_scale(peak)
+    size = data.draw(st.integers(n, peak))
+    new = data.draw(st.integers(0, size))
+    bar = picture(nodes=n, group_size=size, new_nodes=new, draining=0, peak=peak,
+                  per_cell=per_cell)
+    left, _, right = bar.partition("|")
+    assert len(left) <= PICTURE_MAX_CELLS and len(left) + len(right) <= PICTURE_MAX_CELLS + 2
+    assert bool(right) == (size > n)
