@@ -121,3 +121,22 @@ def test_plan_is_listed_in_help(run_cli) -> None:
     assert "plan" in result.stdout
     result = run_cli("plan", "--help")
     assert "--max-expansion" in result.stdout and "--cycle-minutes" in result.stdout
+
+
+def test_plan_imports_no_cloud_sdk() -> None:
+    """`plan` is offline: no yandexcloud, grpc or boto3 at start-up (DESIGN.md section 7)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    code = ("import sys; from ngupgrade.cli import main\n"
+            "try:\n    main(['plan', '--state', sys.argv[1], '-o', 'json'])\n"
+            "except SystemExit:\n    pass\n"
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('yandexcloud', 'yandex', 'grpc', 'boto3', 'botocore'))\n"
+            "print(heavy, file=sys.stderr)")
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", code, str(EXAMPLE_STATE)],
+                          capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
