@@ -93,6 +93,11 @@ class ResolvedPolicy:
     assumed: bool = False
 
 
+def _nodes(count: int) -> str:
+    """``node is`` / ``nodes are`` for a count."""
+    return "node is" if count == 1 else "nodes are"
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -237,13 +242,13 @@ def policy_warnings(
         out.append(PlanWarning(
             MAX_EXPANSION_CLAMPED,
             f"max_expansion {configured.max_expansion} is above the group size {nodes}: "
-            f"at most {effective.max_expansion} surge nodes are created",
+            f"at most {effective.max_expansion} surge {_nodes(effective.max_expansion)} created",
         ))
     if configured.max_unavailable > effective.max_unavailable:
         out.append(PlanWarning(
             MAX_UNAVAILABLE_CLAMPED,
             f"max_unavailable {configured.max_unavailable} is above the group size {nodes}: "
-            f"at most {effective.max_unavailable} nodes are down at once",
+            f"at most {effective.max_unavailable} {_nodes(effective.max_unavailable)} down at once",
         ))
     if effective.max_unavailable >= nodes:
         surge_note = (

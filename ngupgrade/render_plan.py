@@ -26,11 +26,14 @@ PICTURE_MAX_CELLS = 48
 RUN_ELIDE_MIN = 3
 """A run of this many identical waves or more is shown as first, "...", last."""
 
+FULL_TIMELINE_MAX_STEPS = 30
+"""Timelines of up to this many steps are drawn in full; longer ones elide repeated waves."""
+
 NODES_SOURCE_TEXT = {
     "fixed": "fixed size",
     "live": "live node count",
     "override": "--nodes",
-    "max": "autoscaler max, the worst case (no live size: give --nodes or --endpoint)",
+    "max": "autoscaler max, the worst case; live size unknown, --nodes N plans another",
 }
 
 POLICY_SOURCE_TEXT = {
@@ -115,15 +118,19 @@ def picture_scale(peak: int, max_cells: int = PICTURE_MAX_CELLS) -> int:
     return max(1, math.ceil(peak / max_cells))
 
 
-def _cells(counts: Sequence[int], per_cell: int) -> list[int]:
-    """Cells per segment: ``ceil(sum / per_cell)`` in all, shared by largest remainder, and
-    at least one cell for every non-empty segment (taken from the widest one)."""
-    total = math.ceil(sum(counts) / per_cell)
-    exact = [c / per_cell for c in counts]
-    out = [math.floor(x) for x in exact]
-    by_remainder = sorted(range(len(counts)), key=lambda i: exact[i] - out[i], reverse=True)
-    for i in by_remainder[: total - sum(out)]:
-        out[i] += 1
+def _cells(counts: Sequence[int], total: int) -> list[int]:
+    """Share ``total`` cells among segments of ``counts`` nodes: cumulative boundaries
+    rounded half up (the same node count ends at the same column), and at least one cell for
+    every non-empty segment (taken from the widest one)."""
+    out: list[int] = []
+    nodes = sum(counts)
+    done = 0
+    edge = 0
+    for count in counts:
+        edge += count
+        column = (2 * edge * total + nodes) // (2 * nodes) if nodes else 0
+        out.append(column - done)
+        done = column
     for i, count in enumerate(counts):
         if count and not out[i]:
             widest = max(range(len(out)), key=lambda j: out[j])
@@ -133,18 +140,29 @@ def _cells(counts: Sequence[int], per_cell: int) -> list[int]:
     return out
 
 
+def _width(count: int, per_cell: int) -> int:
+    """Cells for ``count`` nodes, rounded half up."""
+    return (2 * count + per_cell) // (2 * per_cell)
+
+
 def picture(
     *, nodes: int, group_size: int, new_nodes: int, draining: int, peak: int, per_cell: int = 1,
 ) -> str:
     """One bar: ``x`` draining, ``o`` old Ready, ``#`` new, ``|`` after the first N cells.
 
-    ``per_cell`` nodes make one cell; every non-empty kind keeps at least one cell. The bar is
-    padded to the peak so the marker column lines up.
+    ``per_cell`` nodes make one cell. A group above ``N`` always shows at least one cell past
+    the marker, and every non-empty kind keeps at least one cell. The bar is padded to the
+    peak so the marker column lines up.
     """
+    mark = _width(nodes, per_cell)
+    if group_size > nodes:
+        total = mark + max(1, _width(group_size - nodes, per_cell))
+    else:
+        total = min(mark, _width(group_size, per_cell))
     old_ready = group_size - new_nodes - draining
-    x, o, n = _cells([draining, old_ready, new_nodes], per_cell)
-    bar = ("x" * x + "o" * o + "#" * n).ljust(math.ceil(peak / per_cell))
-    mark = math.ceil(nodes / per_cell)
+    x, o, n = _cells([draining, old_ready, new_nodes], total)
+    width = mark + max(1, _width(peak - nodes, per_cell)) if peak > nodes else mark
+    bar = ("x" * x + "o" * o + "#" * n).ljust(width)
     return (bar[:mark] + "|" + bar[mark:]).rstrip()
 
 
@@ -177,6 +195,8 @@ def _visible_rows(steps: Sequence[Step]) -> list[int | tuple[int, int, int]]:
     Consecutive waves doing the same steps (same actions and node counts) collapse: the first
     and the last wave of a run of :data:`RUN_ELIDE_MIN` or more are shown, the rest is one line.
     """
+    if len(steps) <= FULL_TIMELINE_MAX_STEPS:
+        return list(range(len(steps)))
     waves = _waves(steps)
 
     def signature(wave: list[int]) -> tuple[tuple[str, int], ...]:
@@ -205,7 +225,7 @@ def _visible_rows(steps: Sequence[Step]) -> list[int | tuple[int, int, int]]:
 def timeline_lines(plan: GroupPlan, *, max_cells: int = PICTURE_MAX_CELLS) -> list[str]:
     """The timeline table with a picture per step (``start`` row first), as printed."""
     per_cell = picture_scale(plan.peak_nodes, max_cells)
-    legend = f"x draining  o old  # new  | {plan.nodes} nodes"
+    legend = f"x draining  o old  # new  | {plan.nodes} {_nodes_word(plan.nodes)}"
     if per_cell > 1:
         legend += f"  (1 cell = {per_cell} nodes)"
     lines = [f"{'wave':>4}  {'step':<20} {'size':>4} {'new':>4}  {legend}"]
@@ -259,7 +279,8 @@ def group_plan_lines(plan: GroupPlan) -> list[str]:
         policy += "; the other knob is the assumed default"
     if (eff.max_expansion, eff.max_unavailable) != (configured.max_expansion,
                                                     configured.max_unavailable):
-        policy += f"; effective {eff.max_expansion}/{eff.max_unavailable} at {plan.nodes} nodes"
+        policy += (f"; effective {eff.max_expansion}/{eff.max_unavailable} at {plan.nodes} "
+                   f"{_nodes_word(plan.nodes)}")
     cycles = (str(plan.cycles.min) if plan.cycles.min == plan.cycles.max
               else f"{plan.cycles.min}..{plan.cycles.max}")
     d = plan.duration

@@ -9,9 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ngupgrade.render_plan import (
+    PICTURE_MAX_CELLS,
     _cells,
     group_plan_json,
     picture,
+    picture_scale,
     plan_json,
     plan_text,
     timeline_lines,
@@ -124,11 +126,23 @@ def test_long_timelines_elide_identical_waves_and_scale_the_picture() -> None:
     assert lines[-1].endswith("#" * 25 + "|")
 
 
-def test_short_runs_are_not_elided() -> None:
-    lines = timeline_lines(plan_group(fixed(6, 2, 0)))  # 3 identical waves -> elided
-    assert any("wave 2: the same 3 steps" in line for line in lines)
-    lines = timeline_lines(plan_group(fixed(4, 2, 0)))  # 2 waves: all drawn
-    assert len(lines) == 2 + 6
+def test_short_timelines_are_drawn_in_full() -> None:
+    lines = timeline_lines(plan_group(fixed(10, 1, 0)))  # 30 steps: all drawn
+    assert len(lines) == 2 + 30
+    assert not any("not drawn" in line for line in lines)
+    lines = timeline_lines(plan_group(fixed(11, 1, 0)))  # 33 steps: waves 2..10 elided
+    assert any("waves 2..10: the same 27 steps" in line for line in lines)
+
+
+def test_elision_keeps_the_waves_that_differ() -> None:
+    # 40 nodes, 5/1: create 5; waves 1..35 drain+update in place; 36..40 drain+delete.
+    lines = timeline_lines(plan_group(fixed(40, 5, 1)))
+    text = "\n".join(lines)
+    assert "waves 3..34: the same 64 steps" in text
+    assert "waves 37..39: the same 6 steps" in text
+    labels = [line[6:26].strip() for line in lines[2:]]
+    assert labels[:3] == ["create 5", "drain 1", "update in place 1"]
+    assert labels[-2:] == ["drain 1", "delete 1"]
 
 
 def test_text_report_of_a_warned_group() -> None:
@@ -157,10 +171,22 @@ def test_picture_marks_the_start_size_and_pads_to_the_peak() -> None:
 
 
 @given(st.lists(st.integers(0, 500), min_size=3, max_size=3).filter(lambda c: sum(c) > 0),
-       st.integers(1, 20))
-def test_cells_keep_every_kind_visible(counts: list[int], per_cell: int) -> None:
-    cells = _cells(counts, per_cell)
+       st.integers(1, 60))
+def test_cells_keep_every_kind_visible(counts: list[int], total: int) -> None:
+    cells = _cells(counts, total)
     for count, n in zip(counts, cells, strict=True):
         assert (count > 0) == (n > 0)
-    total = -(-sum(counts) // per_cell)
     assert sum(cells) <= max(total, sum(1 for c in counts if c))
+
+
+@given(st.integers(1, 300), st.integers(0, 100), st.data())
+def test_scaled_pictures_show_surge_past_the_marker(n: int, e: int, data: st.DataObject) -> None:
+    peak = n + min(e, n)
+    per_cell = picture_scale(peak)
+    size = data.draw(st.integers(n, peak))
+    new = data.draw(st.integers(0, size))
+    bar = picture(nodes=n, group_size=size, new_nodes=new, draining=0, peak=peak,
+                  per_cell=per_cell)
+    left, _, right = bar.partition("|")
+    assert len(left) <= PICTURE_MAX_CELLS and len(left) + len(right) <= PICTURE_MAX_CELLS + 2
+    assert bool(right) == (size > n)

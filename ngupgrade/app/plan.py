@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ngupgrade.app.load import load_groups
 from ngupgrade.app.settings import Settings
 from ngupgrade.model import DeployPolicy, NodeGroup
 from ngupgrade.policy import (
@@ -100,8 +101,6 @@ def plan(
         BadInput: the state cannot be read or understood (exit 3).
         UsageError: a selector names no group (exit 2).
     """
-    from ngupgrade.app.load import load_groups
-
     check_overrides(request.max_expansion, request.max_unavailable)
     groups = load_groups(settings, request.selectors)
     return plan_node_groups(groups, request, live_sizes=live_sizes,

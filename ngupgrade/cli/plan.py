@@ -37,8 +37,11 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
           --nodes 5 --output json
 
     An unset deploy_policy is planned as the Yandex default 3/0, reported as assumed.
-    Exit codes: 0 plan made (warnings allowed); 1 a deploy policy is invalid; 2 usage error;
-    3 bad state.
+    The math, with pictures: docs/upgrade-math.md.
+
+    \b
+    Exit codes: 0 plan made (warnings allowed); 1 a deploy policy is invalid;
+    2 usage error; 3 bad state.
     """
     settings = settings_of(click.get_current_context())
     request = PlanRequest(selectors=groups, max_expansion=max_expansion,
