@@ -43,7 +43,7 @@ class UsageError(NgUpgradeError):
 
 
 class CheckFailed(NgUpgradeError):
-    """A check said no: an invalid deploy policy, a short quota, a policy that did not take (exit 1)."""
+    """A check said no: invalid deploy policy, short quota, policy that did not take (exit 1)."""
 
     exit_code = EXIT_CHECK_FAILED
 

@@ -93,6 +93,11 @@ class ResolvedPolicy:
     assumed: bool = False
 
 
+def _nodes(count: int) -> str:
+    """``node is`` / ``nodes are`` for a count."""
+    return "node is" if count == 1 else "nodes are"
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -127,6 +132,32 @@ def validate(policy: DeployPolicy, *, subject: str | None = None) -> None:
             prefix + "; ".join(problems),
             hint="max_expansion and max_unavailable are integers 0..100, at least one > 0 "
                  "(Yandex default: max_expansion=3, max_unavailable=0)",
+        )
+
+
+def check_overrides(max_expansion: int | None, max_unavailable: int | None) -> None:
+    """Check ``--max-expansion`` / ``--max-unavailable`` before any state or API is read.
+
+    Each given value must be an integer 0..100; both given as 0 is the 0/0 policy (C05 A).
+    A single override is checked again with the other knob once a group resolves it.
+
+    Raises:
+        PolicyInvalid: naming the flag value that breaks the rule.
+    """
+    problems: list[str] = []
+    for knob, value in (("max_expansion", max_expansion), ("max_unavailable", max_unavailable)):
+        if value is None:
+            continue
+        if not _is_int(value):
+            problems.append(f"{knob} must be an integer, got {value!r}")
+        elif not POLICY_MIN <= value <= POLICY_MAX:
+            problems.append(f"{knob} {value} is out of range {POLICY_MIN}..{POLICY_MAX}")
+    if not problems and max_expansion == 0 and max_unavailable == 0:
+        problems.append(BOTH_ZERO_MESSAGE)
+    if problems:
+        raise PolicyInvalid(
+            "command-line deploy policy: " + "; ".join(problems),
+            hint="--max-expansion and --max-unavailable take integers 0..100, at least one > 0",
         )
 
 
@@ -211,13 +242,13 @@ def policy_warnings(
         out.append(PlanWarning(
             MAX_EXPANSION_CLAMPED,
             f"max_expansion {configured.max_expansion} is above the group size {nodes}: "
-            f"at most {effective.max_expansion} surge nodes are created",
+            f"at most {effective.max_expansion} surge {_nodes(effective.max_expansion)} created",
         ))
     if configured.max_unavailable > effective.max_unavailable:
         out.append(PlanWarning(
             MAX_UNAVAILABLE_CLAMPED,
             f"max_unavailable {configured.max_unavailable} is above the group size {nodes}: "
-            f"at most {effective.max_unavailable} nodes are down at once",
+            f"at most {effective.max_unavailable} {_nodes(effective.max_unavailable)} down at once",
         ))
     if effective.max_unavailable >= nodes:
         surge_note = (

@@ -173,7 +173,7 @@ def test_c04_c_whole_group_unavailable() -> None:
     warnings = pol.policy_warnings(resolved, DeployPolicy(0, 1), 1, FixedScale(1))
     assert _codes(warnings) == [pol.MAX_UNAVAILABLE_CLAMPED, pol.WHOLE_GROUP_UNAVAILABLE]
     assert "max_unavailable 2 is above the group size 1" in warnings[0].message
-    assert "at most 1 nodes are down" in warnings[0].message
+    assert "at most 1 node is down at once" in warnings[0].message
     assert "whole group" in warnings[1].message
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+
 import click
 
 from ngupgrade.cli._common import common_options
@@ -23,6 +24,7 @@ EXIT_BUG = 70
 # name -> "module:attribute"; the order is the order of `ngupgrade --help`.
 COMMANDS: dict[str, str] = {
     "groups": "ngupgrade.cli.groups:groups",
+    "plan": "ngupgrade.cli.plan:plan",
     "preflight": "ngupgrade.cli.preflight:preflight",
 }
 

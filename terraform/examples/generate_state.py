@@ -101,7 +101,8 @@ def build_state() -> dict:
         "health": "healthy", "id": CLUSTER_ID, "kms_provider": [], "labels": {},
         "log_group_id": "",
         "master": [{
-            "cluster_ca_certificate": "-----BEGIN CERTIFICATE-----\nMIIC...\n-----END CERTIFICATE-----\n",
+            "cluster_ca_certificate":
+                "-----BEGIN CERTIFICATE-----\nMIIC...\n-----END CERTIFICATE-----\n",
             "etcd_cluster_size": 1, "external_v4_address": "158.160.0.10",
             "external_v4_endpoint": "https://158.160.0.10", "external_v6_endpoint": "",
             "internal_v4_address": "10.1.0.5", "internal_v4_endpoint": "https://10.1.0.5",
