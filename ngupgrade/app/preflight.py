@@ -194,19 +194,21 @@ def limits_by_cloud(listed: Mapping[tuple[str, str], Iterable[QuotaLimit]]
 
 
 def open_cloud(settings: Settings) -> Any:
-    """The cloud gateway (``open_gateway(settings)`` of ``ngupgrade.cloud``), opened lazily.
+    """The cloud gateway of this invocation (the cloud helper's ``open_cloud``/``open_gateway``).
 
-    The gateway is a QuotaSource, a CloudDirectory and a NodeLister at once.
+    The gateway is a QuotaSource, a CloudDirectory and a NodeLister at once. Looked up lazily,
+    so the offline path never imports the SDK.
 
     Raises:
         UsageError: this build has no cloud gateway (use ``--quotas FILE``).
     """
-    for name in ("ngupgrade.cloud.gateway", "ngupgrade.cloud"):
+    for name, attr in (("ngupgrade.app.cloud", "open_cloud"),
+                       ("ngupgrade.cloud.gateway", "open_gateway")):
         try:
             module = importlib.import_module(name)
         except ImportError:
             continue
-        opener = getattr(module, "open_gateway", None)
+        opener = getattr(module, attr, None)
         if opener is not None:
             return opener(settings)
     raise UsageError("reading quotas from the cloud needs the cloud gateway, which this build "

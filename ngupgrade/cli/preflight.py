@@ -67,7 +67,12 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
         result = run_preflight(found, source, request)
     else:
         gateway = open_cloud(settings)
-        result = run_preflight(found, gateway, request, directory=gateway, nodes=gateway)
+        try:
+            result = run_preflight(found, gateway, request, directory=gateway, nodes=gateway)
+        finally:
+            close = getattr(gateway, "close", None)
+            if close is not None:
+                close()
 
     from ngupgrade.render_quota import failure_summary, preflight_json, preflight_table
 
