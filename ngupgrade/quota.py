@@ -427,11 +427,12 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
             at_current_size: bool = False) -> list[Suggestion]:
     """Smaller deploy policies that make ``cloud``'s short quotas fit.
 
-    Greedy, in group order: each group that draws on a short quota gets the largest
-    ``max_expansion`` below its effective one that makes the cloud fit with the other groups
-    as they stand (demand grows with E, so the first fit from the top is the largest); when
-    none does, ``max_expansion=0`` with ``max_unavailable = max(U, 1)``, and the next group is
-    tried. Stops as soon as the cloud fits.
+    Greedy, in group order: each group that draws on a short quota (with ``sequential``: each
+    group that does not fit alone) gets the largest ``max_expansion`` below its effective one
+    that makes the cloud fit with the other groups as they stand (demand grows with E, so the
+    first fit from the top is the largest); when none does, ``max_expansion=0`` with
+    ``max_unavailable = max(U, 1)``, and the next group is tried. Stops as soon as the cloud
+    fits.
     """
     short_ids = tuple(q.quota_id for q in cloud.short)
     if not short_ids:
@@ -446,6 +447,8 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
     out: list[Suggestion] = []
     for gd in mine:
         used = tuple(q for q in short_ids if current[gd.address].get(q, 0) > 0)
+        if sequential:  # one group at a time: only a group that does not fit alone must change
+            used = tuple(q for q in used if not fits(current[gd.address], limits, (q,)))
         if not used:
             continue
         base = gd.extra.policy

@@ -300,6 +300,14 @@ def test_suggestions_across_groups_make_the_cloud_fit():
     assert (sb.max_expansion, sb.fits) == (2, True)  # 0 + 2 == headroom 2
 
 
+def test_sequential_suggestions_leave_groups_that_fit_alone_untouched():
+    a = group("a", size=3, policy=(1, 0))
+    b = group("b", size=5, policy=(3, 0))
+    result = run([a, b], [ql(INSTANCES, 10, 8)], sequential=True)  # b needs 3, headroom 2
+    (s,) = result.suggestions
+    assert s.address.endswith(".b") and (s.max_expansion, s.fits) == (2, True)
+
+
 def test_autoscaled_worst_case_may_not_fit_even_without_surge():
     g = group("batch", auto=(1, 7), policy=(7, 0))
     result = run([g], [ql(INSTANCES, 10, 5)])  # worst case 13 extra, headroom 5
