@@ -427,12 +427,16 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
             at_current_size: bool = False) -> list[Suggestion]:
     """Smaller deploy policies that make ``cloud``'s short quotas fit.
 
-    Greedy, in group order: each group that draws on a short quota (with ``sequential``: each
-    group that does not fit alone) gets the largest ``max_expansion`` below its effective one
-    that makes the cloud fit with the other groups as they stand (demand grows with E, so the
-    first fit from the top is the largest); when none does, ``max_expansion=0`` with
-    ``max_unavailable = max(U, 1)``, and the next group is tried. Stops as soon as the cloud
-    fits.
+    For one group, "reduce" means the largest ``max_expansion`` below its effective one that
+    makes the cloud fit with the other groups as they stand (demand grows with E, so the first
+    fit from the top is the largest), else ``max_expansion=0`` with
+    ``max_unavailable = max(U, 1)`` (never 0/0).
+
+    1. Groups upgraded together: when reducing one group alone is enough, the one suggestion
+       that keeps the largest ``max_expansion`` (the first group on a tie).
+    2. Otherwise greedy, in group order: each group that draws on a short quota (with
+       ``sequential``: each group that does not fit alone) is reduced, until the cloud fits.
+       A suggestion with ``fits=False`` means that even all of them are not enough.
     """
     short_ids = tuple(q.quota_id for q in cloud.short)
     if not short_ids:
@@ -444,30 +448,52 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
     def cloud_fits() -> bool:
         return fits(combine(current.values(), sequential), limits, short_ids)
 
-    out: list[Suggestion] = []
-    for gd in mine:
+    def drawing(gd: GroupDemand) -> tuple[str, ...]:
         used = tuple(q for q in short_ids if current[gd.address].get(q, 0) > 0)
         if sequential:  # one group at a time: only a group that does not fit alone must change
             used = tuple(q for q in used if not fits(current[gd.address], limits, (q,)))
-        if not used:
-            continue
+        return used
+
+    def reduce(gd: GroupDemand) -> DeployPolicy | None:
+        """Lower ``gd``'s E step by step (updating ``current``) until the cloud fits or E=0."""
         base = gd.extra.policy
         n = gd.extra.current if at_current_size else gd.extra.nodes
-        top = clamp(base, n).max_expansion
+        live = gd.extra.current if gd.extra.current_source == "api" else None
         chosen: DeployPolicy | None = None
-        for e in range(top - 1, -1, -1):
-            u = base.max_unavailable if e > 0 else max(base.max_unavailable, 1)
-            candidate = DeployPolicy(e, u)
-            extra = extra_nodes(gd.group, gd.extra.current if gd.extra.current_source == "api"
-                                else None, policy=candidate)
-            current[gd.address] = demand_of(gd.per_node, extra, at_current_size)
-            chosen = candidate
+        for e in range(clamp(base, n).max_expansion - 1, -1, -1):
+            chosen = DeployPolicy(e, base.max_unavailable if e > 0
+                                  else max(base.max_unavailable, 1))
+            current[gd.address] = demand_of(
+                gd.per_node, extra_nodes(gd.group, live, policy=chosen), at_current_size)
             if cloud_fits():
                 break
-        if chosen is None:  # E' was already 0: nothing to give up in this group
+        return chosen  # None when E' was already 0: nothing to give up in this group
+
+    if not sequential:
+        best: tuple[GroupDemand, DeployPolicy, tuple[str, ...]] | None = None
+        for gd in mine:
+            used = drawing(gd)
+            if not used:
+                continue
+            saved = current[gd.address]
+            policy = reduce(gd)
+            if policy is not None and cloud_fits() and (
+                    best is None or policy.max_expansion > best[1].max_expansion):
+                best = (gd, policy, used)
+            current[gd.address] = saved
+        if best is not None:
+            return [_suggestion(best[0], best[1], best[2], at_current_size, True)]
+
+    out: list[Suggestion] = []
+    for gd in mine:
+        used = drawing(gd)
+        if not used:
+            continue
+        policy = reduce(gd)
+        if policy is None:
             continue
         ok = cloud_fits()
-        out.append(_suggestion(gd, chosen, used, at_current_size, ok))
+        out.append(_suggestion(gd, policy, used, at_current_size, ok))
         if ok:
             break
     return out
