@@ -33,10 +33,13 @@ from ngupgrade.state.parse import parse_state
 PROVIDER = 'provider["registry.terraform.io/yandex-cloud/yandex"]'
 
 
-def generate_state(groups: int, clouds: int) -> bytes:
-    """A raw v4 state: ``clouds`` clusters (folder ``fold<i>``), ``groups`` node groups."""
+def generate_state(groups: int, clouds: int, with_clusters: bool = True) -> bytes:
+    """A raw v4 state: ``clouds`` clusters (folder ``fold<i>``), ``groups`` node groups.
+
+    Without ``with_clusters`` the cluster resources are left out (clusters managed in another
+    state), so every cluster's folder must come from ``ClusterService.Get``."""
     resources: list[dict] = []
-    for c in range(clouds):
+    for c in range(clouds if with_clusters else 0):
         resources.append({"mode": "managed", "type": "yandex_kubernetes_cluster",
                           "name": f"k{c}", "provider": PROVIDER, "instances": [{
                               "schema_version": 0, "attributes": {
@@ -85,8 +88,9 @@ class SlowCloud:
         big = 10**6 * GIB
         return [QuotaLimit(q, big, 0) for q in ALL_QUOTAS if q.startswith(service + ".")]
 
-    def get_cluster(self, cluster_id: str) -> object:  # the state names every folder
-        raise AssertionError("not expected")
+    def get_cluster(self, cluster_id: str) -> object:
+        self._call("ClusterService.Get")
+        return argparse.Namespace(folder_id="fold" + cluster_id[7:])
 
     def get_folder_cloud_id(self, folder_id: str) -> str:
         self._call("FolderService.Get")
@@ -152,6 +156,10 @@ def main() -> None:
                                   lambda c: run_preflight(groups, c, directory=c))
     wall_nodes, _, _ = measure("ngupgrade (+ live node counts)",
                                lambda c: run_preflight(groups, c, directory=c, nodes=c))
+    bare = parse_state(generate_state(args.groups, args.clouds, with_clusters=False),
+                       "bench").groups
+    wall_bare, _, _ = measure("ngupgrade (no clusters in state)",
+                              lambda c: run_preflight(bare, c, directory=c))
     services = sum(len(s) for s in quota.required_services(result.groups).values())
     print(f"QuotaLimitService.List calls: {calls['QuotaLimitService.List']} "
           f"(target clouds x services = {services}) -> "
@@ -159,8 +167,9 @@ def main() -> None:
     budget = 3 * rtt + local
     print(f"wall {wall * 1000:.1f} ms vs budget 3 x {args.latency_ms:g} ms + local "
           f"{local * 1000:.1f} ms = {budget * 1000:.1f} ms -> "
-          f"{'OK' if wall <= budget * 1.2 else 'MISSED'} (with live node counts "
-          f"{wall_nodes * 1000:.1f} ms)")
+          f"{'OK' if wall <= budget else 'MISSED'}; with live node counts "
+          f"{wall_nodes * 1000:.1f} ms, without clusters in the state {wall_bare * 1000:.1f} ms "
+          f"-> {'OK' if max(wall_nodes, wall_bare) <= budget else 'MISSED'}")
     if not args.skip_naive:
         naive_wall, naive_result, _ = measure("naive per-group sequential",
                                               lambda c: naive(groups, c))

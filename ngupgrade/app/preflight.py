@@ -117,7 +117,12 @@ def run_preflight(
     calls = _Calls()
     with ThreadPoolExecutor(max_workers=max(1, max_workers),
                             thread_name_prefix="ngupgrade-preflight") as pool:
-        # Off the critical path: live sizes of autoscaled groups, in flight from the start.
+        # Critical path first: [cluster -> folder] -> folder -> cloud -> quota lists.
+        lookups = None
+        if request.cloud_id is None:
+            assert directory is not None
+            lookups = _CloudLookups(groups, directory, pool, calls)
+        # Off the critical path, queued behind it: live sizes of autoscaled groups.
         size_futures: dict[str, Future[Sequence[Any]]] = {}
         if nodes is not None:
             list_nodes = calls.wrap("NodeGroupService.ListNodes", nodes.list_nodes)
@@ -125,13 +130,10 @@ def run_preflight(
                 i: pool.submit(list_nodes, i)
                 for i in dict.fromkeys(g.id for g in groups
                                        if isinstance(g.scale, AutoScale) and g.id)}
-
-        # Critical path: [cluster -> folder] -> folder -> cloud -> quota lists.
-        if request.cloud_id is not None:
-            cloud_of = {str(g.address): request.cloud_id for g in groups}
+        if lookups is None:
+            cloud_of = {str(g.address): str(request.cloud_id) for g in groups}
         else:
-            assert directory is not None
-            cloud_of = _resolve_clouds(groups, directory, pool, calls)
+            cloud_of = lookups.clouds()
         services: dict[str, set[str]] = {}
         for address, cloud in cloud_of.items():
             services.setdefault(cloud, set()).update(
@@ -154,25 +156,35 @@ def run_preflight(
     return replace(result, api_calls=dict(calls.counts))
 
 
-def _resolve_clouds(groups: Sequence[NodeGroup], directory: CloudDirectory,
-                    pool: ThreadPoolExecutor, calls: _Calls) -> dict[str, str]:
+class _CloudLookups:
     """Group address -> cloud id: one ClusterService.Get per cluster the state does not place,
-    one FolderService.Get per folder; folders known from the state are asked at once."""
-    get_cluster = calls.wrap("ClusterService.Get", directory.get_cluster)
-    get_folder = calls.wrap("FolderService.Get", directory.get_folder_cloud_id)
-    folder_futures = {f: pool.submit(get_folder, f)
-                      for f in dict.fromkeys(g.folder_id for g in groups if g.folder_id)}
-    cluster_futures = {c: pool.submit(get_cluster, c)
-                       for c in dict.fromkeys(g.cluster_id for g in groups if not g.folder_id)}
-    cluster_folder: dict[str, str] = {}
-    for cluster_id, future in cluster_futures.items():
-        folder = future.result().folder_id
-        cluster_folder[cluster_id] = folder
-        if folder not in folder_futures:
-            folder_futures[folder] = pool.submit(get_folder, folder)
-    folder_cloud = {f: future.result() for f, future in folder_futures.items()}
-    return {str(g.address): folder_cloud[g.folder_id or cluster_folder[g.cluster_id]]
-            for g in groups}
+    one FolderService.Get per folder. Folders known from the state are asked at construction,
+    the others as soon as their cluster answers."""
+
+    def __init__(self, groups: Sequence[NodeGroup], directory: CloudDirectory,
+                 pool: ThreadPoolExecutor, calls: _Calls) -> None:
+        self.groups = groups
+        self.pool = pool
+        self.get_folder = calls.wrap("FolderService.Get", directory.get_folder_cloud_id)
+        get_cluster = calls.wrap("ClusterService.Get", directory.get_cluster)
+        self.cluster_futures = {
+            c: pool.submit(get_cluster, c)
+            for c in dict.fromkeys(g.cluster_id for g in groups if not g.folder_id)}
+        self.folder_futures = {
+            f: pool.submit(self.get_folder, f)
+            for f in dict.fromkeys(g.folder_id for g in groups if g.folder_id)}
+
+    def clouds(self) -> dict[str, str]:
+        """Wait for the lookups; raises what a call raised (CloudApiError)."""
+        cluster_folder: dict[str, str] = {}
+        for cluster_id, future in self.cluster_futures.items():
+            folder = future.result().folder_id
+            cluster_folder[cluster_id] = folder
+            if folder not in self.folder_futures:
+                self.folder_futures[folder] = self.pool.submit(self.get_folder, folder)
+        folder_cloud = {f: future.result() for f, future in self.folder_futures.items()}
+        return {str(g.address): folder_cloud[g.folder_id or cluster_folder[g.cluster_id]]
+                for g in self.groups}
 
 
 def _list_of(quotas: QuotaSource) -> Callable[[tuple[str, str]], list[QuotaLimit]]:
