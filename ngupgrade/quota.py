@@ -162,6 +162,7 @@ def node_consumption(group: NodeGroup) -> dict[str, int]:
 
 
 CurrentSource = Literal["fixed", "api", "assumed_min"]
+PolicySource = Literal["state", "live", "assumed_default"]
 
 
 @dataclass(frozen=True)
@@ -173,8 +174,9 @@ class ExtraNodes:
     ``current`` is the node count the figures start from; ``current_source`` says where it came
     from: ``fixed`` (the fixed size), ``api`` (live count) or ``assumed_min`` (offline, the
     autoscaler ``min``: the most conservative). ``nodes`` is N for the worst case (``size`` or
-    the autoscaler ``max``). ``policy`` is the configured deploy policy (the provider default
-    3/0 when ``policy_assumed``).
+    the autoscaler ``max``). ``policy`` is the deploy policy in force; ``policy_source`` says
+    where it came from: the state, the live group (``NodeGroupService.Get``, used when the state
+    leaves it unset), or the provider default 3/0 (``policy_assumed``).
     """
 
     worst_case: int
@@ -186,6 +188,7 @@ class ExtraNodes:
     current_source: CurrentSource
     policy: DeployPolicy
     policy_assumed: bool
+    policy_source: PolicySource = "state"
 
 
 def configured_policy(group: NodeGroup) -> tuple[DeployPolicy, bool]:
@@ -196,20 +199,23 @@ def configured_policy(group: NodeGroup) -> tuple[DeployPolicy, bool]:
 
 
 def extra_nodes(group: NodeGroup, current: int | None = None,
-                policy: DeployPolicy | None = None) -> ExtraNodes:
+                policy: DeployPolicy | None = None,
+                policy_source: PolicySource | None = None) -> ExtraNodes:
     """The extra nodes of one group's upgrade (DESIGN.md section 4).
 
     ``current`` is the live node count of an autoscaled group (ignored for a fixed group); None
     means offline, and the autoscaler ``min`` is assumed. ``policy`` overrides the group's own
-    (used to try suggestions). Raises PolicyInvalid for a policy outside 0..100 or 0/0.
+    (the live one, or a suggestion being tried; ``policy_source`` says which, default
+    ``live``). Raises PolicyInvalid for a policy outside 0..100 or 0/0.
     """
     configured, assumed = configured_policy(group)
+    source: PolicySource = "assumed_default" if assumed else "state"
     if policy is not None:
-        configured, assumed = policy, False
+        configured, assumed, source = policy, False, policy_source or "live"
     validate(configured)
     scale = group.scale
     if isinstance(scale, AutoScale):
-        source: CurrentSource = "api" if current is not None else "assumed_min"
+        size_source: CurrentSource = "api" if current is not None else "assumed_min"
         now = current if current is not None else scale.min
         now = max(now, 0)  # clamp() refuses a negative count; a live count never is one
         e_max = clamp(configured, scale.max).max_expansion
@@ -218,13 +224,13 @@ def extra_nodes(group: NodeGroup, current: int | None = None,
         worst = max(scale.max + e_max - now, at_current)
         return ExtraNodes(worst_case=worst, at_current_size=at_current,
                           managed_kubernetes=e_max, managed_kubernetes_at_current_size=e_now,
-                          nodes=scale.max, current=now, current_source=source,
-                          policy=configured, policy_assumed=assumed)
+                          nodes=scale.max, current=now, current_source=size_source,
+                          policy=configured, policy_assumed=assumed, policy_source=source)
     e = clamp(configured, scale.size).max_expansion
     return ExtraNodes(worst_case=e, at_current_size=e, managed_kubernetes=e,
                       managed_kubernetes_at_current_size=e, nodes=scale.size,
                       current=scale.size, current_source="fixed",
-                      policy=configured, policy_assumed=assumed)
+                      policy=configured, policy_assumed=assumed, policy_source=source)
 
 
 def demand_of(per_node: Mapping[str, int], extra: ExtraNodes,
@@ -284,10 +290,16 @@ def check_groups(groups: Sequence[NodeGroup]) -> dict[str, dict[str, int]]:
 
 
 def group_demand(group: NodeGroup, cloud_id: str, current: int | None = None,
-                 per_node: Mapping[str, int] | None = None) -> GroupDemand:
-    """Build one group's :class:`GroupDemand` (see :func:`extra_nodes` for ``current``)."""
+                 per_node: Mapping[str, int] | None = None,
+                 live_policy: DeployPolicy | None = None) -> GroupDemand:
+    """Build one group's :class:`GroupDemand` (see :func:`extra_nodes` for ``current``).
+
+    ``live_policy`` (from ``NodeGroupService.Get``) replaces a policy the state leaves unset
+    (C06: never 0/0, the provider default 3/0 only when nothing better is known).
+    """
     consumption = dict(per_node) if per_node is not None else node_consumption(group)
-    extra = extra_nodes(group, current)
+    use_live = live_policy if group.policy is None else None
+    extra = extra_nodes(group, current, policy=use_live)
     return GroupDemand(group=group, cloud_id=cloud_id, per_node=consumption, extra=extra,
                        worst_case=demand_of(consumption, extra),
                        at_current_size=demand_of(consumption, extra, at_current_size=True))

@@ -9,7 +9,7 @@ import pytest
 
 from ngupgrade.app.preflight import PreflightRequest, run_preflight
 from ngupgrade.errors import CloudApiError, PolicyInvalid, UsageError
-from ngupgrade.model import QuotaLimit
+from ngupgrade.model import DeployPolicy, QuotaLimit
 from ngupgrade.quota import INSTANCE_CORES, INSTANCE_MEMORY, QuotaMappingUnknown
 from tests.quota_builders import group, node
 
@@ -20,6 +20,11 @@ class Cluster:
 
 
 @dataclass
+class LiveGroup:
+    policy: DeployPolicy | None
+
+
+@dataclass
 class FakeGateway:
     """Records every call; quotas: cloud -> quota id -> (limit, usage)."""
 
@@ -27,6 +32,7 @@ class FakeGateway:
     folders: dict[str, str] = field(default_factory=dict)  # folder -> cloud
     clusters: dict[str, str] = field(default_factory=dict)  # cluster -> folder
     node_counts: dict[str, int] = field(default_factory=dict)
+    live_policies: dict[str, DeployPolicy | None] = field(default_factory=dict)
     barrier: threading.Barrier | None = None
     fail_on: str | None = None
     calls: list[tuple[str, str]] = field(default_factory=list)
@@ -56,6 +62,10 @@ class FakeGateway:
     def list_nodes(self, node_group_id: str) -> list[object]:
         self._record("list_nodes", node_group_id)
         return [object()] * self.node_counts[node_group_id]
+
+    def get_node_group(self, node_group_id: str) -> LiveGroup:
+        self._record("get_node_group", node_group_id)
+        return LiveGroup(self.live_policies.get(node_group_id))
 
     def update_node_group(self, *args: object, **kwargs: object) -> None:  # pragma: no cover
         self._record("update_node_group", "")
@@ -157,3 +167,32 @@ def test_no_cloud_and_no_directory_is_a_usage_error():
         run_preflight(groups, gw)
     with pytest.raises(UsageError, match="no node groups"):
         run_preflight([], gw, PreflightRequest(cloud_id="x"))
+
+
+def test_c06_unset_policy_in_state_takes_the_live_policy():
+    g = group("ng", size=4, policy=None, gid="ngc06", res=node(cores=2, memory_gb=4, nat=True))
+    gw = FakeGateway(quotas={}, folders={"b1gfolder0000000000a": "cloudA"},
+                     live_policies={"ngc06": DeployPolicy(1, 0)})
+    result = run_preflight([g], gw, directory=gw, live_groups=gw)
+    (gd,) = result.groups
+    assert (gd.extra.policy_source, gd.extra.policy_assumed, gd.extra.worst_case) == (
+        "live", False, 1)
+    assert not any(w.code == "policy_assumed" for w in result.warnings)
+    assert gw.names().count("get_node_group") == 1
+
+
+def test_c06_no_live_policy_either_assumes_3_0_and_says_so():
+    g = group("ng", size=4, policy=None, gid="ngc06", res=node(cores=2, memory_gb=4, nat=True))
+    gw = FakeGateway(quotas={}, folders={"b1gfolder0000000000a": "cloudA"})
+    result = run_preflight([g], gw, directory=gw, live_groups=gw)
+    (gd,) = result.groups
+    assert (gd.extra.policy_source, gd.extra.worst_case) == ("assumed_default", 3)
+    assert gd.worst_case["compute.instanceCores.count"] == 6
+    assert gd.worst_case["vpc.externalAddresses.count"] == 3
+    assert any(w.code == "policy_assumed" for w in result.warnings)
+
+
+def test_state_policy_is_used_without_asking_the_cloud():
+    groups, gw = c01_setup()
+    run_preflight(groups, gw, directory=gw, live_groups=gw)
+    assert "get_node_group" not in gw.names()

@@ -9,7 +9,8 @@ The order of work keeps API calls few and concurrent (DESIGN.md section 7):
    cluster answers) -> cloud id; skipped with ``--cloud-id`` or offline;
 2. ``QuotaLimitService.List`` once per service per cloud, never per group, all at once.
 
-The live node counts of autoscaled groups (``ListNodes``) run alongside from the start. So the
+The live node counts of autoscaled groups (``ListNodes``) and the live deploy policy of groups
+whose state leaves it unset (``NodeGroupService.Get``) run alongside. So the
 wall time is at most three round trips (cluster, folder, list), two when the state names
 the folders.
 
@@ -62,6 +63,12 @@ class NodeLister(Protocol):
     def list_nodes(self, node_group_id: str) -> Sequence[Any]: ...
 
 
+class GroupReader(Protocol):
+    """Reads a live node group (``NodeGroupService.Get``); only ``.policy`` is used."""
+
+    def get_node_group(self, node_group_id: str) -> Any: ...
+
+
 @dataclass(frozen=True)
 class PreflightRequest:
     """What was asked: ``cloud_id`` overrides the folder lookup for every group."""
@@ -94,13 +101,15 @@ def run_preflight(
     *,
     directory: CloudDirectory | None = None,
     nodes: NodeLister | None = None,
+    live_groups: GroupReader | None = None,
     max_workers: int = DEFAULT_MAX_WORKERS,
 ) -> quota.Preflight:
     """Run the quota preflight for ``groups`` (already selected) and return the verdict.
 
     ``directory`` resolves clouds when ``request.cloud_id`` is None (live mode); ``nodes``
     gives live node counts of autoscaled groups (else the autoscaler ``min`` is assumed and
-    flagged). Makes no mutating call.
+    flagged); ``live_groups`` gives the live deploy policy of groups whose state leaves it
+    unset (else the provider default 3/0 is assumed and flagged). Makes no mutating call.
 
     Raises:
         UsageError: no groups, or no way to tell a group's cloud.
@@ -130,6 +139,12 @@ def run_preflight(
                 i: pool.submit(list_nodes, i)
                 for i in dict.fromkeys(g.id for g in groups
                                        if isinstance(g.scale, AutoScale) and g.id)}
+        policy_futures: dict[str, Future[Any]] = {}
+        if live_groups is not None:
+            get_group = calls.wrap("NodeGroupService.Get", live_groups.get_node_group)
+            policy_futures = {
+                i: pool.submit(get_group, i)
+                for i in dict.fromkeys(g.id for g in groups if g.policy is None and g.id)}
         if lookups is None:
             cloud_of = {str(g.address): str(request.cloud_id) for g in groups}
         else:
@@ -144,9 +159,10 @@ def run_preflight(
         list_futures = {key: pool.submit(list_limits, key) for key in wanted}
 
         sizes = {i: len(f.result()) for i, f in size_futures.items()}
+        live_policy = {i: f.result().policy for i, f in policy_futures.items()}
         demands = [
             quota.group_demand(g, cloud_of[str(g.address)], sizes.get(g.id),
-                               per_node[str(g.address)])
+                               per_node[str(g.address)], live_policy.get(g.id))
             for g in groups
         ]
         listed = {key: f.result() for key, f in list_futures.items()}

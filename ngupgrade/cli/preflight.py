@@ -73,7 +73,8 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
     else:
         gateway = open_cloud(settings)
         try:
-            result = run_preflight(found, gateway, request, directory=gateway, nodes=gateway)
+            result = run_preflight(found, gateway, request, directory=gateway, nodes=gateway,
+                                   live_groups=gateway)
         finally:
             close = getattr(gateway, "close", None)
             if close is not None:
