@@ -162,6 +162,7 @@ def node_consumption(group: NodeGroup) -> dict[str, int]:
 
 
 CurrentSource = Literal["fixed", "api", "assumed_min"]
+PolicySource = Literal["state", "live", "assumed_default"]
 
 
 @dataclass(frozen=True)
@@ -173,8 +174,9 @@ class ExtraNodes:
     ``current`` is the node count the figures start from; ``current_source`` says where it came
     from: ``fixed`` (the fixed size), ``api`` (live count) or ``assumed_min`` (offline, the
     autoscaler ``min``: the most conservative). ``nodes`` is N for the worst case (``size`` or
-    the autoscaler ``max``). ``policy`` is the configured deploy policy (the provider default
-    3/0 when ``policy_assumed``).
+    the autoscaler ``max``). ``policy`` is the deploy policy in force; ``policy_source`` says
+    where it came from: the state, the live group (``NodeGroupService.Get``, used when the state
+    leaves it unset), or the provider default 3/0 (``policy_assumed``).
     """
 
     worst_case: int
@@ -186,6 +188,7 @@ class ExtraNodes:
     current_source: CurrentSource
     policy: DeployPolicy
     policy_assumed: bool
+    policy_source: PolicySource = "state"
 
 
 def configured_policy(group: NodeGroup) -> tuple[DeployPolicy, bool]:
@@ -196,20 +199,23 @@ def configured_policy(group: NodeGroup) -> tuple[DeployPolicy, bool]:
 
 
 def extra_nodes(group: NodeGroup, current: int | None = None,
-                policy: DeployPolicy | None = None) -> ExtraNodes:
+                policy: DeployPolicy | None = None,
+                policy_source: PolicySource | None = None) -> ExtraNodes:
     """The extra nodes of one group's upgrade (DESIGN.md section 4).
 
     ``current`` is the live node count of an autoscaled group (ignored for a fixed group); None
     means offline, and the autoscaler ``min`` is assumed. ``policy`` overrides the group's own
-    (used to try suggestions). Raises PolicyInvalid for a policy outside 0..100 or 0/0.
+    (the live one, or a suggestion being tried; ``policy_source`` says which, default
+    ``live``). Raises PolicyInvalid for a policy outside 0..100 or 0/0.
     """
     configured, assumed = configured_policy(group)
+    source: PolicySource = "assumed_default" if assumed else "state"
     if policy is not None:
-        configured, assumed = policy, False
+        configured, assumed, source = policy, False, policy_source or "live"
     validate(configured)
     scale = group.scale
     if isinstance(scale, AutoScale):
-        source: CurrentSource = "api" if current is not None else "assumed_min"
+        size_source: CurrentSource = "api" if current is not None else "assumed_min"
         now = current if current is not None else scale.min
         now = max(now, 0)  # clamp() refuses a negative count; a live count never is one
         e_max = clamp(configured, scale.max).max_expansion
@@ -218,13 +224,13 @@ def extra_nodes(group: NodeGroup, current: int | None = None,
         worst = max(scale.max + e_max - now, at_current)
         return ExtraNodes(worst_case=worst, at_current_size=at_current,
                           managed_kubernetes=e_max, managed_kubernetes_at_current_size=e_now,
-                          nodes=scale.max, current=now, current_source=source,
-                          policy=configured, policy_assumed=assumed)
+                          nodes=scale.max, current=now, current_source=size_source,
+                          policy=configured, policy_assumed=assumed, policy_source=source)
     e = clamp(configured, scale.size).max_expansion
     return ExtraNodes(worst_case=e, at_current_size=e, managed_kubernetes=e,
                       managed_kubernetes_at_current_size=e, nodes=scale.size,
                       current=scale.size, current_source="fixed",
-                      policy=configured, policy_assumed=assumed)
+                      policy=configured, policy_assumed=assumed, policy_source=source)
 
 
 def demand_of(per_node: Mapping[str, int], extra: ExtraNodes,
@@ -284,10 +290,16 @@ def check_groups(groups: Sequence[NodeGroup]) -> dict[str, dict[str, int]]:
 
 
 def group_demand(group: NodeGroup, cloud_id: str, current: int | None = None,
-                 per_node: Mapping[str, int] | None = None) -> GroupDemand:
-    """Build one group's :class:`GroupDemand` (see :func:`extra_nodes` for ``current``)."""
+                 per_node: Mapping[str, int] | None = None,
+                 live_policy: DeployPolicy | None = None) -> GroupDemand:
+    """Build one group's :class:`GroupDemand` (see :func:`extra_nodes` for ``current``).
+
+    ``live_policy`` (from ``NodeGroupService.Get``) replaces a policy the state leaves unset
+    (C06: never 0/0, the provider default 3/0 only when nothing better is known).
+    """
     consumption = dict(per_node) if per_node is not None else node_consumption(group)
-    extra = extra_nodes(group, current)
+    use_live = live_policy if group.policy is None else None
+    extra = extra_nodes(group, current, policy=use_live)
     return GroupDemand(group=group, cloud_id=cloud_id, per_node=consumption, extra=extra,
                        worst_case=demand_of(consumption, extra),
                        at_current_size=demand_of(consumption, extra, at_current_size=True))
@@ -427,11 +439,16 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
             at_current_size: bool = False) -> list[Suggestion]:
     """Smaller deploy policies that make ``cloud``'s short quotas fit.
 
-    Greedy, in group order: each group that draws on a short quota gets the largest
-    ``max_expansion`` below its effective one that makes the cloud fit with the other groups
-    as they stand (demand grows with E, so the first fit from the top is the largest); when
-    none does, ``max_expansion=0`` with ``max_unavailable = max(U, 1)``, and the next group is
-    tried. Stops as soon as the cloud fits.
+    For one group, "reduce" means the largest ``max_expansion`` below its effective one that
+    makes the cloud fit with the other groups as they stand (demand grows with E, so the first
+    fit from the top is the largest), else ``max_expansion=0`` with
+    ``max_unavailable = max(U, 1)`` (never 0/0).
+
+    1. Groups upgraded together: when reducing one group alone is enough, the one suggestion
+       that keeps the largest ``max_expansion`` (the first group on a tie).
+    2. Otherwise greedy, in group order: each group that draws on a short quota (with
+       ``sequential``: each group that does not fit alone) is reduced, until the cloud fits.
+       A suggestion with ``fits=False`` means that even all of them are not enough.
     """
     short_ids = tuple(q.quota_id for q in cloud.short)
     if not short_ids:
@@ -443,28 +460,52 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
     def cloud_fits() -> bool:
         return fits(combine(current.values(), sequential), limits, short_ids)
 
-    out: list[Suggestion] = []
-    for gd in mine:
+    def drawing(gd: GroupDemand) -> tuple[str, ...]:
         used = tuple(q for q in short_ids if current[gd.address].get(q, 0) > 0)
-        if not used:
-            continue
+        if sequential:  # one group at a time: only a group that does not fit alone must change
+            used = tuple(q for q in used if not fits(current[gd.address], limits, (q,)))
+        return used
+
+    def reduce(gd: GroupDemand) -> DeployPolicy | None:
+        """Lower ``gd``'s E step by step (updating ``current``) until the cloud fits or E=0."""
         base = gd.extra.policy
         n = gd.extra.current if at_current_size else gd.extra.nodes
-        top = clamp(base, n).max_expansion
+        live = gd.extra.current if gd.extra.current_source == "api" else None
         chosen: DeployPolicy | None = None
-        for e in range(top - 1, -1, -1):
-            u = base.max_unavailable if e > 0 else max(base.max_unavailable, 1)
-            candidate = DeployPolicy(e, u)
-            extra = extra_nodes(gd.group, gd.extra.current if gd.extra.current_source == "api"
-                                else None, policy=candidate)
-            current[gd.address] = demand_of(gd.per_node, extra, at_current_size)
-            chosen = candidate
+        for e in range(clamp(base, n).max_expansion - 1, -1, -1):
+            chosen = DeployPolicy(e, base.max_unavailable if e > 0
+                                  else max(base.max_unavailable, 1))
+            current[gd.address] = demand_of(
+                gd.per_node, extra_nodes(gd.group, live, policy=chosen), at_current_size)
             if cloud_fits():
                 break
-        if chosen is None:  # E' was already 0: nothing to give up in this group
+        return chosen  # None when E' was already 0: nothing to give up in this group
+
+    if not sequential:
+        best: tuple[GroupDemand, DeployPolicy, tuple[str, ...]] | None = None
+        for gd in mine:
+            used = drawing(gd)
+            if not used:
+                continue
+            saved = current[gd.address]
+            policy = reduce(gd)
+            if policy is not None and cloud_fits() and (
+                    best is None or policy.max_expansion > best[1].max_expansion):
+                best = (gd, policy, used)
+            current[gd.address] = saved
+        if best is not None:
+            return [_suggestion(best[0], best[1], best[2], at_current_size, True)]
+
+    out: list[Suggestion] = []
+    for gd in mine:
+        used = drawing(gd)
+        if not used:
+            continue
+        policy = reduce(gd)
+        if policy is None:
             continue
         ok = cloud_fits()
-        out.append(_suggestion(gd, chosen, used, at_current_size, ok))
+        out.append(_suggestion(gd, policy, used, at_current_size, ok))
         if ok:
             break
     return out

@@ -11,7 +11,8 @@ JSON (DESIGN.md section 5; stable keys, new keys may be added, none renamed)::
                  "extra_nodes": {"worst_case", "at_current_size", "managed_kubernetes",
                                  "managed_kubernetes_at_current_size", "nodes", "current",
                                  "current_source": "fixed"|"api"|"assumed_min"},
-                 "policy": {"max_expansion", "max_unavailable", "source"},
+                 "policy": {"max_expansion", "max_unavailable",
+                            "source": "state"|"live"|"assumed_default"},
                  "per_node": {...}, "demand": {...}, "demand_at_current_size": {...}}],
      "suggestions": [{"address", "cloud_id", "quota_ids", "kind", "max_expansion",
                       "max_unavailable", "nodes", "peak_nodes", "min_ready_nodes",
@@ -107,7 +108,7 @@ def preflight_json(result: Preflight) -> dict[str, Any]:
             },
             "policy": {"max_expansion": ex.policy.max_expansion,
                        "max_unavailable": ex.policy.max_unavailable,
-                       "source": "assumed_default" if ex.policy_assumed else "state"},
+                       "source": ex.policy_source},
             "per_node": dict(gd.per_node),
             "demand": dict(gd.demand(result.at_current_size)),
             "demand_at_current_size": dict(gd.at_current_size),
@@ -193,7 +194,7 @@ def preflight_table(result: Preflight) -> str:
         for gd in result.groups:
             ex = gd.extra
             policy = f"{ex.policy.max_expansion}/{ex.policy.max_unavailable}" + (
-                " (assumed)" if ex.policy_assumed else "")
+                {"state": "", "live": " (live)"}.get(ex.policy_source, " (assumed)"))
             if ex.current_source == "fixed":
                 nodes = f"{ex.current} fixed"
             else:

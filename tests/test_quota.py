@@ -290,14 +290,30 @@ def test_groups_of_one_cloud_add_up_or_take_the_largest_when_sequential():
     assert (sequential.demand, sequential.status) == (3, "ok")
 
 
-def test_suggestions_across_groups_make_the_cloud_fit():
+def test_one_group_change_is_preferred_when_it_is_enough():
     a = group("a", size=3, policy=(2, 0))
     b = group("b", size=5, policy=(3, 0))
-    result = run([a, b], [ql(INSTANCES, 10, 8)])  # need 5, headroom 2
+    result = run([a, b], [ql(INSTANCES, 10, 6)])  # need 5, headroom 4
+    (s,) = result.suggestions
+    assert s.address.endswith(".b") and (s.max_expansion, s.fits) == (2, True)  # 2 + 2
+
+
+def test_suggestions_across_groups_when_no_single_change_is_enough():
+    a = group("a", size=3, policy=(2, 0))
+    b = group("b", size=5, policy=(3, 0))
+    result = run([a, b], [ql(INSTANCES, 10, 9)])  # need 5, headroom 1
     assert [s.address.rsplit(".", 1)[1] for s in result.suggestions] == ["a", "b"]
     sa, sb = result.suggestions
-    assert (sa.max_expansion, sa.fits) == (0, False)  # 3 of b still too many
-    assert (sb.max_expansion, sb.fits) == (2, True)  # 0 + 2 == headroom 2
+    assert (sa.max_expansion, sa.max_unavailable, sa.fits) == (0, 1, False)
+    assert (sb.max_expansion, sb.fits) == (1, True)  # 0 + 1 == headroom 1
+
+
+def test_sequential_suggestions_leave_groups_that_fit_alone_untouched():
+    a = group("a", size=3, policy=(1, 0))
+    b = group("b", size=5, policy=(3, 0))
+    result = run([a, b], [ql(INSTANCES, 10, 8)], sequential=True)  # b needs 3, headroom 2
+    (s,) = result.suggestions
+    assert s.address.endswith(".b") and (s.max_expansion, s.fits) == (2, True)
 
 
 def test_autoscaled_worst_case_may_not_fit_even_without_surge():

@@ -4,11 +4,15 @@ The order of work keeps API calls few and concurrent (DESIGN.md section 7):
 
 0. every group is checked locally first (deploy policy valid, resources placeable on quota ids):
    a bad group fails before any API call;
-1. round 1, concurrently: ``ClusterService.Get`` once per cluster whose folder the state does
-   not name, and the live node count of each autoscaled group (when a node lister is given);
-2. round 2, concurrently: ``FolderService.Get`` once per folder -> cloud id (skipped with
-   ``--cloud-id`` or offline);
-3. round 3, concurrently: ``QuotaLimitService.List`` once per service per cloud, never per group.
+1. ``ClusterService.Get`` once per cluster whose folder the state does not name, and
+   ``FolderService.Get`` once per folder (folders from the state at once, the others as their
+   cluster answers) -> cloud id; skipped with ``--cloud-id`` or offline;
+2. ``QuotaLimitService.List`` once per service per cloud, never per group, all at once.
+
+The live node counts of autoscaled groups (``ListNodes``) and the live deploy policy of groups
+whose state leaves it unset (``NodeGroupService.Get``) run alongside. So the
+wall time is at most three round trips (cluster, folder, list), two when the state names
+the folders.
 
 The sources are small protocols, so the cloud gateway (``ngupgrade.cloud``), the offline
 :class:`~ngupgrade.cloud.quota_file.QuotaFile` and test fakes all plug in.
@@ -19,7 +23,7 @@ from __future__ import annotations
 import importlib
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from threading import Lock
 from typing import Any, Protocol, TypeVar
@@ -59,6 +63,12 @@ class NodeLister(Protocol):
     def list_nodes(self, node_group_id: str) -> Sequence[Any]: ...
 
 
+class GroupReader(Protocol):
+    """Reads a live node group (``NodeGroupService.Get``); only ``.policy`` is used."""
+
+    def get_node_group(self, node_group_id: str) -> Any: ...
+
+
 @dataclass(frozen=True)
 class PreflightRequest:
     """What was asked: ``cloud_id`` overrides the folder lookup for every group."""
@@ -84,13 +94,6 @@ class _Calls:
         return call
 
 
-def _map_concurrently(pool: ThreadPoolExecutor, fn: Callable[[K], V],
-                      keys: Iterable[K]) -> dict[K, V]:
-    """``{key: fn(key)}`` with every call in flight at once; the first error is re-raised."""
-    futures = {key: pool.submit(fn, key) for key in dict.fromkeys(keys)}
-    return {key: future.result() for key, future in futures.items()}
-
-
 def run_preflight(
     groups: Sequence[NodeGroup],
     quotas: QuotaSource,
@@ -98,13 +101,15 @@ def run_preflight(
     *,
     directory: CloudDirectory | None = None,
     nodes: NodeLister | None = None,
+    live_groups: GroupReader | None = None,
     max_workers: int = DEFAULT_MAX_WORKERS,
 ) -> quota.Preflight:
     """Run the quota preflight for ``groups`` (already selected) and return the verdict.
 
     ``directory`` resolves clouds when ``request.cloud_id`` is None (live mode); ``nodes``
     gives live node counts of autoscaled groups (else the autoscaler ``min`` is assumed and
-    flagged). Makes no mutating call.
+    flagged); ``live_groups`` gives the live deploy policy of groups whose state leaves it
+    unset (else the provider default 3/0 is assumed and flagged). Makes no mutating call.
 
     Raises:
         UsageError: no groups, or no way to tell a group's cloud.
@@ -121,49 +126,81 @@ def run_preflight(
     calls = _Calls()
     with ThreadPoolExecutor(max_workers=max(1, max_workers),
                             thread_name_prefix="ngupgrade-preflight") as pool:
-        # Round 1: folders of clusters the state does not place, live sizes of auto groups.
-        need_cluster = [] if request.cloud_id is not None or directory is None else [
-            g.cluster_id for g in groups if not g.folder_id]
-        auto_ids = [g.id for g in groups if isinstance(g.scale, AutoScale) and g.id] \
-            if nodes is not None else []
-        cluster_futures = {}
-        if directory is not None and need_cluster:
-            get_cluster = calls.wrap("ClusterService.Get", directory.get_cluster)
-            cluster_futures = {c: pool.submit(get_cluster, c) for c in dict.fromkeys(need_cluster)}
-        size_futures = {}
-        if nodes is not None and auto_ids:
-            list_nodes = calls.wrap("NodeGroupService.ListNodes", nodes.list_nodes)
-            size_futures = {i: pool.submit(list_nodes, i) for i in dict.fromkeys(auto_ids)}
-        cluster_folder = {c: f.result().folder_id for c, f in cluster_futures.items()}
-        sizes = {i: len(f.result()) for i, f in size_futures.items()}
-
-        # Round 2: folder -> cloud.
-        cloud_of: dict[str, str] = {}
-        if request.cloud_id is not None:
-            cloud_of = {str(g.address): request.cloud_id for g in groups}
-        else:
+        # Critical path first: [cluster -> folder] -> folder -> cloud -> quota lists.
+        lookups = None
+        if request.cloud_id is None:
             assert directory is not None
-            folder_of = {str(g.address): g.folder_id or cluster_folder[g.cluster_id]
-                         for g in groups}
-            get_folder = calls.wrap("FolderService.Get", directory.get_folder_cloud_id)
-            folder_cloud = _map_concurrently(pool, get_folder, folder_of.values())
-            cloud_of = {addr: folder_cloud[folder] for addr, folder in folder_of.items()}
+            lookups = _CloudLookups(groups, directory, pool, calls)
+        # Off the critical path, queued behind it: live sizes of autoscaled groups.
+        size_futures: dict[str, Future[Sequence[Any]]] = {}
+        if nodes is not None:
+            list_nodes = calls.wrap("NodeGroupService.ListNodes", nodes.list_nodes)
+            size_futures = {
+                i: pool.submit(list_nodes, i)
+                for i in dict.fromkeys(g.id for g in groups
+                                       if isinstance(g.scale, AutoScale) and g.id)}
+        policy_futures: dict[str, Future[Any]] = {}
+        if live_groups is not None:
+            get_group = calls.wrap("NodeGroupService.Get", live_groups.get_node_group)
+            policy_futures = {
+                i: pool.submit(get_group, i)
+                for i in dict.fromkeys(g.id for g in groups if g.policy is None and g.id)}
+        if lookups is None:
+            cloud_of = {str(g.address): str(request.cloud_id) for g in groups}
+        else:
+            cloud_of = lookups.clouds()
+        services: dict[str, set[str]] = {}
+        for address, cloud in cloud_of.items():
+            services.setdefault(cloud, set()).update(
+                quota.service_of(q) for q in per_node[address])
+        list_limits = calls.wrap("QuotaLimitService.List", _list_of(quotas))
+        wanted = [(cloud, service) for cloud, names in services.items()
+                  for service in sorted(names)]
+        list_futures = {key: pool.submit(list_limits, key) for key in wanted}
 
+        sizes = {i: len(f.result()) for i, f in size_futures.items()}
+        live_policy = {i: f.result().policy for i, f in policy_futures.items()}
         demands = [
             quota.group_demand(g, cloud_of[str(g.address)], sizes.get(g.id),
-                               per_node[str(g.address)])
+                               per_node[str(g.address)], live_policy.get(g.id))
             for g in groups
         ]
-
-        # Round 3: one List per service per cloud.
-        list_limits = calls.wrap("QuotaLimitService.List", _list_of(quotas))
-        wanted = [(cloud, service) for cloud, services in quota.required_services(demands).items()
-                  for service in services]
-        listed = _map_concurrently(pool, list_limits, wanted)
+        listed = {key: f.result() for key, f in list_futures.items()}
 
     result = quota.evaluate(demands, limits_by_cloud(listed), sequential=request.sequential,
                             strict=request.strict, at_current_size=request.at_current_size)
     return replace(result, api_calls=dict(calls.counts))
+
+
+class _CloudLookups:
+    """Group address -> cloud id: one ClusterService.Get per cluster the state does not place,
+    one FolderService.Get per folder. Folders known from the state are asked at construction,
+    the others as soon as their cluster answers."""
+
+    def __init__(self, groups: Sequence[NodeGroup], directory: CloudDirectory,
+                 pool: ThreadPoolExecutor, calls: _Calls) -> None:
+        self.groups = groups
+        self.pool = pool
+        self.get_folder = calls.wrap("FolderService.Get", directory.get_folder_cloud_id)
+        get_cluster = calls.wrap("ClusterService.Get", directory.get_cluster)
+        self.cluster_futures = {
+            c: pool.submit(get_cluster, c)
+            for c in dict.fromkeys(g.cluster_id for g in groups if not g.folder_id)}
+        self.folder_futures = {
+            f: pool.submit(self.get_folder, f)
+            for f in dict.fromkeys(g.folder_id for g in groups if g.folder_id)}
+
+    def clouds(self) -> dict[str, str]:
+        """Wait for the lookups; raises what a call raised (CloudApiError)."""
+        cluster_folder: dict[str, str] = {}
+        for cluster_id, future in self.cluster_futures.items():
+            folder = future.result().folder_id
+            cluster_folder[cluster_id] = folder
+            if folder not in self.folder_futures:
+                self.folder_futures[folder] = self.pool.submit(self.get_folder, folder)
+        folder_cloud = {f: future.result() for f, future in self.folder_futures.items()}
+        return {str(g.address): folder_cloud[g.folder_id or cluster_folder[g.cluster_id]]
+                for g in self.groups}
 
 
 def _list_of(quotas: QuotaSource) -> Callable[[tuple[str, str]], list[QuotaLimit]]:
@@ -185,19 +222,21 @@ def limits_by_cloud(listed: Mapping[tuple[str, str], Iterable[QuotaLimit]]
 
 
 def open_cloud(settings: Settings) -> Any:
-    """The cloud gateway (``open_gateway(settings)`` of ``ngupgrade.cloud``), opened lazily.
+    """The cloud gateway of this invocation (the cloud helper's ``open_cloud``/``open_gateway``).
 
-    The gateway is a QuotaSource, a CloudDirectory and a NodeLister at once.
+    The gateway is a QuotaSource, a CloudDirectory and a NodeLister at once. Looked up lazily,
+    so the offline path never imports the SDK.
 
     Raises:
         UsageError: this build has no cloud gateway (use ``--quotas FILE``).
     """
-    for name in ("ngupgrade.cloud.gateway", "ngupgrade.cloud"):
+    for name, attr in (("ngupgrade.app.cloud", "open_cloud"),
+                       ("ngupgrade.cloud.gateway", "open_gateway")):
         try:
             module = importlib.import_module(name)
         except ImportError:
             continue
-        opener = getattr(module, "open_gateway", None)
+        opener = getattr(module, attr, None)
         if opener is not None:
             return opener(settings)
     raise UsageError("reading quotas from the cloud needs the cloud gateway, which this build "

@@ -44,9 +44,14 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
       ngupgrade preflight -g workers --cloud-id b1g... --strict --sequential
 
     \b
-    Exit codes: 0 every quota holds; 1 a quota is short (or unknown with --strict), or a node
-    group's resources cannot be placed on quota ids; 3 bad state or quota file;
-    4 cloud API error. Nothing in the cloud is changed.
+    Exit codes:
+      0  every quota holds (unknown quotas are warnings)
+      1  a quota is short, or unknown with --strict; or a group's resources
+         cannot be placed on quota ids; or an invalid deploy policy
+      2  usage error (e.g. a quota file with several clouds and no --cloud-id)
+      3  bad state or quota file
+      4  cloud API error
+    Nothing in the cloud is changed. See docs/quota-preflight.md.
     """
     settings = settings_of(click.get_current_context())
     found = load_groups(settings, groups)
@@ -67,7 +72,13 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
         result = run_preflight(found, source, request)
     else:
         gateway = open_cloud(settings)
-        result = run_preflight(found, gateway, request, directory=gateway, nodes=gateway)
+        try:
+            result = run_preflight(found, gateway, request, directory=gateway, nodes=gateway,
+                                   live_groups=gateway)
+        finally:
+            close = getattr(gateway, "close", None)
+            if close is not None:
+                close()
 
     from ngupgrade.render_quota import failure_summary, preflight_json, preflight_table
 

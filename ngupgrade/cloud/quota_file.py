@@ -10,7 +10,9 @@ Two forms are accepted (DESIGN.md section 5), in JSON or YAML:
 
   with snake_case keys (``quota_limits``, ``quota_id``) as well. ``limit``/``usage`` are
   ``DoubleValue`` wrappers: a number, a numeric string, or absent (unknown, never unlimited).
-* the short form ``{"<cloud_id>": {"<quota_id>": {"limit": L, "usage": U}}}``.
+* the short form ``{"<cloud_id>": {"<quota_id>": {"limit": L, "usage": U}}}``;
+* also a bare list of ``QuotaLimit`` objects (``[{"quota_id", "limit", "usage"}]``), which names
+  no cloud.
 
 A response without ``resource.id`` belongs to no named cloud; it is accepted only when it is
 the only cloud of the file, and then answers for whichever cloud is asked.
@@ -108,7 +110,11 @@ def parse_quota_document(data: Any, source: str) -> QuotaFile:
         BadInput: naming ``source`` and the JSON path of the first fault.
     """
     clouds: dict[str | None, dict[str, QuotaLimit]] = {}
-    if isinstance(data, list):
+    if isinstance(data, list) and data and all(
+            isinstance(x, dict) and ("quotaId" in x or "quota_id" in x) for x in data):
+        # A bare list of QuotaLimit objects (one service's quota_limits, no resource).
+        _read_limits(data, "$", source, clouds.setdefault(None, {}))
+    elif isinstance(data, list):
         if not data:
             raise BadInput("an empty list holds no quotas", source=source, path="$")
         for i, item in enumerate(data):
@@ -168,9 +174,13 @@ def _read_response(item: Any, path: str, source: str,
     if not isinstance(limits, list):
         raise BadInput(f"expected a list, found {_kind(limits)}", source=source,
                        path=f"{path}.{key}")
-    bucket = clouds.setdefault(cloud_id, {})
+    _read_limits(limits, f"{path}.{key}", source, clouds.setdefault(cloud_id, {}))
+
+
+def _read_limits(limits: list[Any], path: str, source: str,
+                 bucket: dict[str, QuotaLimit]) -> None:
     for i, entry in enumerate(limits):
-        where = f"{path}.{key}[{i}]"
+        where = f"{path}[{i}]"
         if not isinstance(entry, dict):
             raise BadInput(f"expected an object, found {_kind(entry)}", source=source, path=where)
         qid = entry.get("quotaId", entry.get("quota_id"))
