@@ -27,7 +27,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ngupgrade.cloud.retry import RetryPolicy, call_with_retry, rpc_code_name
 from ngupgrade.cloud.types import (
@@ -41,10 +41,17 @@ from ngupgrade.errors import CloudApiError, OperationFailed, OperationTimeout, U
 from ngupgrade.model import AutoScale, DeployPolicy, FixedScale, QuotaLimit, ScalePolicy
 
 if TYPE_CHECKING:
-    from ngupgrade.app.settings import Settings
     from ngupgrade.cloud.waiter import PollPolicy
 
 log = logging.getLogger("ngupgrade.cloud")
+
+class EndpointSettings(Protocol):
+    """The part of ``ngupgrade.app.settings.Settings`` the gateway reads (no import upward)."""
+
+    endpoint: str | None
+    insecure: bool
+    ca_file: str | None
+
 
 StubFactory = Callable[[Any], Any]
 """Gives a ready stub for a ``yandex.cloud.*_pb2_grpc.*Stub`` class (wraps ``sdk.client``)."""
@@ -480,7 +487,7 @@ def operation_state(op: Any) -> OperationState:
     )
 
 
-def open_gateway(settings: Settings, *, environ: Mapping[str, str] | None = None,
+def open_gateway(settings: EndpointSettings, *, environ: Mapping[str, str] | None = None,
                  **kwargs: Any) -> CloudGateway:
     """A gateway for the endpoint and credentials of this invocation (imports the SDK).
 
