@@ -24,6 +24,7 @@ EXIT_BUG = 70
 # name -> "module:attribute"; the order is the order of `ngupgrade --help`.
 COMMANDS: dict[str, str] = {
     "groups": "ngupgrade.cli.groups:groups",
+    "plan": "ngupgrade.cli.plan:plan",
     "set-policy": "ngupgrade.cli.set_policy:set_policy",
     "wait": "ngupgrade.cli.wait:wait",
     "fake-cloud": "ngupgrade.cli.fake_cloud:fake_cloud",

@@ -1,0 +1,107 @@
+"""Use case ``plan``: what will an upgrade do to each selected node group?
+
+Reads the state (through :func:`ngupgrade.app.load.load_groups`), validates every deploy
+policy before anything else, and plans each group with the pure core
+(:func:`ngupgrade.simulate.plan_group`). No cloud call yet: live sizes and live policies come
+in through ``live_sizes`` / ``live_policies`` (keyed by node-group id), the seam where the cloud
+gateway plugs in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ngupgrade.app.load import load_groups
+from ngupgrade.app.settings import Settings
+from ngupgrade.model import DeployPolicy, NodeGroup
+from ngupgrade.policy import (
+    GROUP_NODE_LIMIT,
+    TERRAFORM_UPDATE_TIMEOUT_MINUTES,
+    check_overrides,
+)
+from ngupgrade.simulate import (
+    DEFAULT_MINUTES_PER_CYCLE,
+    GroupPlan,
+    plan_group,
+    resolve_group_policy,
+)
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """What the user asked ``plan`` for.
+
+    ``selectors``: Terraform addresses, names or ids (empty: every group).
+    ``max_expansion`` / ``max_unavailable``: overrides, to compare policies without editing
+    Terraform. ``nodes``: ``N`` for autoscaled groups whose live size is unknown.
+    ``minutes_per_cycle``: the time one cycle takes (default 6, field report C12).
+    """
+
+    selectors: tuple[str, ...] = ()
+    max_expansion: int | None = None
+    max_unavailable: int | None = None
+    nodes: int | None = None
+    minutes_per_cycle: float = DEFAULT_MINUTES_PER_CYCLE
+    group_node_limit: int = GROUP_NODE_LIMIT
+    update_timeout_minutes: int = TERRAFORM_UPDATE_TIMEOUT_MINUTES
+
+
+def plan_node_groups(
+    groups: Sequence[NodeGroup],
+    request: PlanRequest,
+    *,
+    live_sizes: Mapping[str, int] | None = None,
+    live_policies: Mapping[str, DeployPolicy] | None = None,
+) -> list[GroupPlan]:
+    """Plan each group, in order.
+
+    Every group's resolved policy is validated first, so one invalid policy fails the whole
+    command before any plan is made (and, once live data is fetched, before any API call).
+
+    Raises:
+        PolicyInvalid: an override or a group's policy is invalid (exit 1).
+    """
+    check_overrides(request.max_expansion, request.max_unavailable)
+    sizes = live_sizes or {}
+    policies = live_policies or {}
+    for group in groups:
+        resolve_group_policy(group, live_policy=policies.get(group.id),
+                             max_expansion=request.max_expansion,
+                             max_unavailable=request.max_unavailable)
+    return [
+        plan_group(
+            group,
+            live_size=sizes.get(group.id),
+            live_policy=policies.get(group.id),
+            nodes_override=request.nodes,
+            max_expansion=request.max_expansion,
+            max_unavailable=request.max_unavailable,
+            minutes_per_cycle=request.minutes_per_cycle,
+            group_node_limit=request.group_node_limit,
+            update_timeout_minutes=request.update_timeout_minutes,
+        )
+        for group in groups
+    ]
+
+
+def plan(
+    settings: Settings,
+    request: PlanRequest,
+    *,
+    live_sizes: Mapping[str, int] | None = None,
+    live_policies: Mapping[str, DeployPolicy] | None = None,
+) -> list[GroupPlan]:
+    """Load the selected node groups from the state and plan them.
+
+    Overrides are checked before the state is read.
+
+    Raises:
+        PolicyInvalid: an invalid override or policy in the state (exit 1).
+        BadInput: the state cannot be read or understood (exit 3).
+        UsageError: a selector names no group (exit 2).
+    """
+    check_overrides(request.max_expansion, request.max_unavailable)
+    groups = load_groups(settings, request.selectors)
+    return plan_node_groups(groups, request, live_sizes=live_sizes,
+                            live_policies=live_policies)

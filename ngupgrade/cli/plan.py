@@ -1,0 +1,54 @@
+"""``ngupgrade plan``: what an upgrade will do to each node group, before anything changes."""
+
+from __future__ import annotations
+
+import click
+
+from ngupgrade.app.plan import PlanRequest
+from ngupgrade.app.plan import plan as plan_use_case
+from ngupgrade.cli._common import common_options, emit_json, group_option, settings_of
+from ngupgrade.render_plan import plan_json, plan_text
+from ngupgrade.simulate import DEFAULT_MINUTES_PER_CYCLE
+
+
+@click.command()
+@group_option
+@click.option("--max-expansion", "max_expansion", type=int, metavar="E",
+              help="Plan with this max_expansion instead of the state's (0..100).")
+@click.option("--max-unavailable", "max_unavailable", type=int, metavar="U",
+              help="Plan with this max_unavailable instead of the state's (0..100).")
+@click.option("--nodes", "nodes", type=click.IntRange(min=0), metavar="N",
+              help="Node count of an autoscaled group when its live size is unknown. "
+                   "Default: the autoscaler max (worst case).")
+@click.option("--cycle-minutes", "cycle_minutes",
+              type=click.FloatRange(min=0, min_open=True), metavar="M",
+              default=DEFAULT_MINUTES_PER_CYCLE, show_default=True,
+              help="Minutes one upgrade cycle takes (create, drain, delete or reboot).")
+@common_options
+def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: int | None,
+         nodes: int | None, cycle_minutes: float) -> None:
+    """Show what an upgrade will do: surge, peak, nodes down, cycles, duration, warnings.
+
+    \b
+    Examples:
+      ngupgrade plan --state terraform.tfstate
+      ngupgrade plan -g workers --max-expansion 2 --max-unavailable 2
+      ngupgrade plan -g 'module.pools["prod"].yandex_kubernetes_node_group.this["batch"]' \\
+          --nodes 5 --output json
+
+    An unset deploy_policy is planned as the Yandex default 3/0, reported as assumed.
+    The math, with pictures: docs/upgrade-math.md.
+
+    \b
+    Exit codes: 0 plan made (warnings allowed); 1 a deploy policy is invalid;
+    2 usage error; 3 bad state.
+    """
+    settings = settings_of(click.get_current_context())
+    request = PlanRequest(selectors=groups, max_expansion=max_expansion,
+                          max_unavailable=max_unavailable, nodes=nodes,
+                          minutes_per_cycle=cycle_minutes)
+    plans = plan_use_case(settings, request)
+    if settings.output == "json":
+        emit_json(plan_json(plans))
+        return
+    click.echo(plan_text(plans))
