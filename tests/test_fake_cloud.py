@@ -14,8 +14,8 @@ from ngupgrade.app.settings import Settings
 from ngupgrade.cloud.waiter import wait_operation, wait_reconciled
 from ngupgrade.errors import BadInput, CloudApiError, OperationFailed
 from ngupgrade.model import GIB, DeployPolicy
+from ngupgrade.simulate import timeline as planned_timeline
 from ngupgrade.testing import FakeCloud, Fault, Scenario, node_group
-from ngupgrade.testing.fake_cloud import fallback_timeline
 from ngupgrade.testing.pytest_plugin import fake_cloud  # noqa: F401  (the plugin's fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +51,9 @@ def test_version_update_follows_the_timeline_n5_e2_u2():
     with FakeCloud([node_group(GID, size=5, policy=DeployPolicy(2, 2))]) as fake:
         sizes = _sizes_during_update(fake, GID, "1.30")
         assert sizes == [5, 7, 7, 7, 7, 7, 6, 6, 5]
-        assert [s.action for s in fallback_timeline(5, DeployPolicy(2, 2))] == [
+        op = fake.operation("op-1")
+        assert op.steps == planned_timeline(5, DeployPolicy(2, 2))  # exactly the plan's steps
+        assert [s.action for s in op.steps] == [
             "create", "drain", "update_in_place", "drain", "update_in_place", "delete",
             "drain", "delete"]
 
@@ -61,11 +63,17 @@ def test_the_timeline_is_one_injected_function():
 
     def timeline(nodes, policy):
         calls.append((nodes, policy))
-        return fallback_timeline(nodes, policy)
+        return planned_timeline(nodes, policy)
 
     with FakeCloud([node_group(GID, size=4, policy=None)], timeline=timeline) as fake:
         fake.gateway().update_node_group(GID, version="1.30")
     assert calls == [(4, DeployPolicy(3, 0))]  # unset policy: the server default 3/0
+
+
+def test_default_timeline_clamps_the_policy_to_the_group_size():
+    with FakeCloud([node_group(GID, size=2, policy=DeployPolicy(5, 0))]) as fake:
+        sizes = _sizes_during_update(fake, GID, "1.30")
+        assert sizes == [2, 4, 4, 2]  # E'=min(5, 2)=2: one wave
 
 
 def test_quota_usage_moves_with_nodes_and_a_surge_beyond_headroom_fails_the_operation():

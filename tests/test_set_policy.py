@@ -87,8 +87,9 @@ def test_already_set_is_a_no_op(cloud, run_cli):
 
 
 @pytest.mark.parametrize("e, u, message", [
-    ("0", "0", "cannot both be 0"), ("101", "0", "max_expansion must be in 0..100, not 101"),
-    ("1", "-1", "max_unavailable must be in 0..100, not -1")])
+    ("0", "0", "at least one of max_expansion / max_unavailable must be > 0"),
+    ("101", "0", "max_expansion 101 is out of range 0..100"),
+    ("1", "-1", "max_unavailable -1 is out of range 0..100")])
 def test_invalid_policy_is_refused_before_any_update(cloud, run_cli, e, u, message):
     fake = cloud()
     res = run_cli(*_args(fake, "--max-expansion", e, "--max-unavailable", u, "--apply"))

@@ -16,26 +16,12 @@ from ngupgrade.app.cloud import GroupTarget
 from ngupgrade.cloud.gateway import CloudGateway, mask_paths
 from ngupgrade.cloud.types import LiveNodeGroup
 from ngupgrade.cloud.waiter import OnPoll, wait_reconciled
-from ngupgrade.errors import CheckFailed, PolicyInvalid
+from ngupgrade.errors import CheckFailed
 from ngupgrade.model import PROVIDER_DEFAULT_POLICY, DeployPolicy
+from ngupgrade.policy import check_overrides, validate
 
 OnStarted = Callable[[str], None]
 """Called with the operation id as soon as the Update is accepted (to print how to resume)."""
-
-
-def validate_policy(policy: DeployPolicy) -> None:
-    """Seed 000 / reference 1.2: each value an integer in 0..100, not both 0.
-
-    Raises:
-        PolicyInvalid: naming the value and the rule (exit 1), before any API call.
-    """
-    for name, value in (("max_expansion", policy.max_expansion),
-                        ("max_unavailable", policy.max_unavailable)):
-        if not 0 <= value <= 100:
-            raise PolicyInvalid(f"{name} must be in 0..100, not {value}")
-    if policy.max_expansion == 0 and policy.max_unavailable == 0:
-        raise PolicyInvalid("max_expansion and max_unavailable cannot both be 0",
-                            hint="set max_expansion >= 1 (surge) or max_unavailable >= 1")
 
 
 @dataclass(frozen=True)
@@ -64,12 +50,13 @@ def plan_change(gw: CloudGateway, target: GroupTarget, max_expansion: int | None
 
     Raises PolicyInvalid (before any Update) and CloudApiError.
     """
+    check_overrides(max_expansion, max_unavailable)
     live = gw.get_node_group(target.id)
     current = live.policy or PROVIDER_DEFAULT_POLICY
     after = DeployPolicy(
         current.max_expansion if max_expansion is None else max_expansion,
         current.max_unavailable if max_unavailable is None else max_unavailable)
-    validate_policy(after)
+    validate(after, subject=target.address or target.id)
     paths = tuple(mask_paths(live.policy, after, None, False))
     return PolicyChange(target, live, live.policy, after, paths)
 

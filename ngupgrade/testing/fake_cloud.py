@@ -122,63 +122,13 @@ class RealClock:
 
 # -- the default timeline -------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Step:
-    action: str
-    nodes: int
-    group_size: int
-    new_nodes: int
-    wave: int
-
-
-def fallback_timeline(nodes: int, policy: DeployPolicy) -> tuple[_Step, ...]:
-    """DESIGN.md section 3 timeline, used only when ``ngupgrade.simulate`` is not available."""
-    e, u = min(policy.max_expansion, nodes), min(policy.max_unavailable, nodes)
-    steps: list[_Step] = []
-    old, new, size, wave = nodes, 0, nodes, 0
-    if nodes == 0 or (e == 0 and u == 0):
-        return ()
-    if u == 0:
-        while old:
-            wave += 1
-            k = min(e, old)
-            size, new = size + k, new + k
-            steps += [_Step("create", k, size, new, wave), _Step("drain", k, size, new, wave)]
-            old, size = old - k, size - k
-            steps.append(_Step("delete", k, size, new, wave))
-    elif e == 0:
-        while old:
-            wave += 1
-            k = min(u, old)
-            steps.append(_Step("drain", k, size, new, wave))
-            old, new = old - k, new + k
-            steps.append(_Step("update_in_place", k, size, new, wave))
-    else:
-        size, new = size + e, e
-        steps.append(_Step("create", e, size, new, 1))
-        while old:
-            wave += 1
-            k = min(u, old)
-            steps.append(_Step("drain", k, size, new, wave))
-            old -= k
-            in_place = min(k, nodes - new)
-            if in_place:
-                new += in_place
-                steps.append(_Step("update_in_place", in_place, size, new, wave))
-            if k - in_place:
-                size -= k - in_place
-                steps.append(_Step("delete", k - in_place, size, new, wave))
-    return tuple(steps)
-
-
 def default_timeline(nodes: int, policy: DeployPolicy) -> Sequence[StepLike]:
-    """``ngupgrade.simulate.timeline`` when present, else :func:`fallback_timeline`."""
-    try:
-        from ngupgrade.simulate import timeline  # type: ignore[attr-defined]
-    except ImportError:
-        return fallback_timeline(nodes, policy)
-    clamped = DeployPolicy(min(policy.max_expansion, nodes), min(policy.max_unavailable, nodes))
-    return tuple(timeline(nodes, clamped))
+    """The planner's timeline (:func:`ngupgrade.simulate.timeline`) of the clamped policy, so
+    the fake upgrades exactly as ``ngupgrade plan`` says."""
+    from ngupgrade.policy import clamp
+    from ngupgrade.simulate import timeline
+
+    return timeline(nodes, clamp(policy, nodes))
 
 
 # -- state ----------------------------------------------------------------------------------
