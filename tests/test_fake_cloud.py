@@ -222,3 +222,19 @@ def test_pytest_plugin_gives_users_a_fake_cloud_fixture(pytester):
         "-p", "no:ngupgrade_fake_cloud", "-p", "ngupgrade.testing.pytest_plugin", "-q",
         "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
+
+
+def test_the_scenario_example_in_the_docs_parses():
+    text = (ROOT / "docs" / "cloud.md").read_text()
+    block = text.split("### Scenario file format", 1)[1].split("```yaml\n", 1)[1].split("```")[0]
+    import yaml
+
+    sc = Scenario.from_mapping(yaml.safe_load(block), source="docs/cloud.md")
+    assert [f.kind for f in sc.faults] == [
+        "rpc_error", "permission_denied", "deadline_after_apply", "operation_error",
+        "operation_in_progress", "stall", "running_after_update", "reconciling_after_done",
+        "policy_ignored"]
+    assert sc.quotas["b1gexamplecloud000001"]["compute.instanceCores.count"] == (96.0, 40.0)
+    assert sc.node_groups["workers"].policy == DeployPolicy(2, 0)
+    with FakeCloud.from_state(str(EXAMPLE_STATE), sc) as fake:
+        assert fake.group("workers").nodes == 4
