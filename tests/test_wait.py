@@ -171,3 +171,20 @@ def test_fake_cloud_command_prints_endpoint_first_and_serves_until_interrupted(t
         _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
     assert "fake cloud stopped" in err
+
+
+def test_plan_uses_the_live_size_and_policy_when_an_endpoint_is_given(run_cli, monkeypatch):
+    monkeypatch.delenv("YC_IAM_TOKEN", raising=False)
+    sc = {"node_groups": {"batch": {"nodes": 5, "policy": {"max_expansion": 1,
+                                                            "max_unavailable": 0}}}}
+    with FakeCloud.from_state(str(STATE), sc) as fake:
+        res = run_cli("--endpoint", fake.endpoint, "--insecure", "--state", str(STATE),
+                      "--output", "json", "plan", "--group", "batch")
+        assert res.exit_code == 0, res.stderr
+        (group,) = json.loads(res.stdout)["groups"]
+        assert (group["nodes"], group["nodes_source"]) == (5, "live")
+        assert group["effective_policy"] == {"max_expansion": 1, "max_unavailable": 0}
+        assert [c.method for c in fake.calls] == ["NodeGroupService.Get",
+                                                  "NodeGroupService.ListNodes"]
+    res = run_cli("--state", str(STATE), "--output", "json", "plan", "--group", "batch")
+    assert json.loads(res.stdout)["groups"][0]["nodes_source"] == "max"  # offline: worst case

@@ -8,6 +8,7 @@ known); without one, a node-group id (20 lowercase letters and digits) is used a
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ngupgrade.app import timing
@@ -58,3 +59,32 @@ def resolve_group(settings: Settings, selector: str) -> GroupTarget:
                          hint="name one by its Terraform address or id")
     g = groups[0]
     return GroupTarget(g.id, g.name, str(g.address), g.policy, in_state=True)
+
+
+@dataclass(frozen=True)
+class LiveFacts:
+    """What the cloud says now about some node groups, keyed by node-group id.
+
+    ``sizes``: the live node count (``ListNodes``); ``policies``: the live deploy policy
+    (``NodeGroupService.Get``; a group whose API answer has no policy is left out, so the
+    state's value or the assumed default 3/0 stays in force).
+    """
+
+    sizes: dict[str, int]
+    policies: dict[str, DeployPolicy]
+
+
+def live_facts(settings: Settings, group_ids: Sequence[str]) -> LiveFacts:
+    """Read the live size and deploy policy of each group (2 calls per group).
+
+    Raises CloudApiError (exit 4): a plan from stale numbers is worse than none.
+    """
+    sizes: dict[str, int] = {}
+    policies: dict[str, DeployPolicy] = {}
+    with open_cloud(settings) as gw:
+        for gid in group_ids:
+            live = gw.get_node_group(gid)
+            if live.policy is not None:
+                policies[gid] = live.policy
+            sizes[gid] = len(gw.list_nodes(gid))
+    return LiveFacts(sizes, policies)
