@@ -271,3 +271,30 @@ def test_iam_token_goes_as_metadata_on_the_plain_loopback_channel(fake):
     assert fake.calls[-1].authorization
     fake.gateway().get_node_group(GID)  # no credentials in the environment: none sent
     assert not fake.calls[-1].authorization
+
+
+def test_retry_time_cap_counts_the_backoff_slept(fake):
+    fake.add_fault({"kind": "rpc_error", "method": "NodeGroupService.Get", "code": "UNAVAILABLE",
+                    "times": 1000})
+    slept: list[float] = []
+    gw = fake.gateway(sleep=slept.append,
+                      retry=RetryPolicy(attempts=1000, max_seconds=20, initial=2, max_backoff=8))
+    with pytest.raises(CloudApiError, match="UNAVAILABLE"):
+        gw.get_node_group(GID)
+    assert sum(slept[:-1]) < 20 <= sum(slept)
+    assert len(fake.calls_to("NodeGroupService.Get")) == len(slept) + 1
+
+
+def test_rpc_fault_limited_to_one_group():
+    other = "catgroup000000000002"
+    groups = [node_group(GID), node_group(other, name="other")]
+    with FakeCloud(groups, {"faults": [{"kind": "permission_denied", "group": "other"}]}) as f:
+        gw = f.gateway()
+        assert gw.get_node_group(GID).id == GID
+        with pytest.raises(CloudApiError, match="PERMISSION_DENIED"):
+            gw.get_node_group(other)
+
+
+def test_fake_refuses_a_port_in_use():
+    with FakeCloud([node_group()]) as first, pytest.raises(UsageError, match="cannot listen"):
+        FakeCloud([node_group()]).start(first.port)

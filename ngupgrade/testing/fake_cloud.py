@@ -48,6 +48,7 @@ from yandex.cloud.quotamanager.v1 import quota_limit_service_pb2_grpc as quota_g
 from yandex.cloud.resourcemanager.v1 import folder_pb2
 from yandex.cloud.resourcemanager.v1 import folder_service_pb2_grpc as folder_grpc
 
+from ngupgrade.errors import UsageError
 from ngupgrade.model import (
     PROVIDER_DEFAULT_POLICY,
     AutoScale,
@@ -323,7 +324,8 @@ class FakeCloud:
 
     def start(self, port: int = 0) -> FakeCloud:
         """Serve on 127.0.0.1:``port`` (0 picks a free port; see :attr:`endpoint`)."""
-        server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=8),
+                             options=[("grpc.so_reuseport", 0)])
         handlers: list[tuple[Any, Callable[[Any, grpc.Server], None], dict[str, Callable]]] = [
             (ng_grpc.NodeGroupServiceServicer, ng_grpc.add_NodeGroupServiceServicer_to_server,
              {"Get": self._ng_get, "Update": self._ng_update, "ListNodes": self._ng_list_nodes,
@@ -343,7 +345,17 @@ class FakeCloud:
             service = base.__name__.removesuffix("Servicer")
             attrs = {name: self._wrap(f"{service}.{name}", fn) for name, fn in methods.items()}
             add(type(f"Fake{base.__name__}", (base,), attrs)(), server)
-        self.port = server.add_insecure_port(f"127.0.0.1:{port}")
+        try:
+            self.port = server.add_insecure_port(f"127.0.0.1:{port}")
+        except RuntimeError as err:
+            self.port = 0
+            cause: Exception | None = err
+        else:
+            cause = None
+        if not self.port:
+            server.stop(None)
+            raise UsageError(f"fake cloud cannot listen on 127.0.0.1:{port} (port in use?)",
+                             hint="use --port 0 to pick a free port") from cause
         server.start()
         self._server = server
         return self
@@ -548,7 +560,7 @@ class FakeCloud:
             with self._lock:
                 self.calls.append(call)
                 try:
-                    self._rpc_fault(method)
+                    self._rpc_fault(method, request)
                     self._tick()
                     result = fn(request)
                     self._tick()
@@ -559,12 +571,16 @@ class FakeCloud:
                     context.abort(err.code, err.message)
         return handler
 
-    def _rpc_fault(self, method: str) -> None:
+    def _rpc_fault(self, method: str, request: Any) -> None:
         for f in self.faults:
             if f.kind not in ("rpc_error", "permission_denied"):
                 continue
             if f.method not in ("*", method):
                 continue
+            if f.group is not None:
+                target = self._find_group(getattr(request, "node_group_id", None))
+                if target is None or f.group not in (target.id, target.name):
+                    continue
             if f.times is not None:
                 if f.times <= 0:
                     continue
