@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ngupgrade.model import AutoScale, ScalePolicy
+from ngupgrade.render_groups import scale_json
 from ngupgrade.simulate import GroupPlan, Step
 
 PICTURE_MAX_CELLS = 48
@@ -56,13 +57,6 @@ def _number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
 
-def plan_scale_json(scale: ScalePolicy) -> dict[str, Any]:
-    """``{"type": "fixed", "size": N}`` or ``{"type": "auto", "min", "max", "initial"}``."""
-    if isinstance(scale, AutoScale):
-        return {"type": "auto", "min": scale.min, "max": scale.max, "initial": scale.initial}
-    return {"type": "fixed", "size": scale.size}
-
-
 def step_json(step: Step) -> dict[str, Any]:
     """One timeline step: ``wave``, ``action``, ``nodes``, ``group_size``, ``new_nodes``."""
     return {"wave": step.wave, "action": step.action, "nodes": step.nodes,
@@ -78,7 +72,7 @@ def group_plan_json(plan: GroupPlan) -> dict[str, Any]:
         "id": group.id,
         "name": group.name,
         "cluster_id": group.cluster_id,
-        "scale": plan_scale_json(group.scale),
+        "scale": scale_json(group.scale),
         "policy": {
             "max_expansion": plan.policy.policy.max_expansion,
             "max_unavailable": plan.policy.policy.max_unavailable,
