@@ -238,3 +238,21 @@ def test_the_scenario_example_in_the_docs_parses():
     assert sc.node_groups["workers"].policy == DeployPolicy(2, 0)
     with FakeCloud.from_state(str(EXAMPLE_STATE), sc) as fake:
         assert fake.group("workers").nodes == 4
+
+
+def test_nodes_are_created_cordoned_and_deleted_step_by_step():
+    """The live node list changes at every step: a stall watchdog can see progress."""
+    with FakeCloud([node_group(GID, size=2, policy=DeployPolicy(1, 0))]) as fake:
+        gw = fake.gateway()
+        before = {n.instance_id for n in gw.list_nodes(GID)}
+        gw.update_node_group(GID, version="1.30")
+        seen = []
+        for _ in range(6):
+            fake.sleep(60)
+            nodes = gw.list_nodes(GID)
+            seen.append((len(nodes), sum(n.unschedulable for n in nodes)))
+        assert seen == [(3, 0), (3, 1), (2, 0), (3, 0), (3, 1), (2, 0)]
+        after = {n.instance_id for n in gw.list_nodes(GID)}
+        assert not before & after  # every old node replaced by a new instance
+        group = fake.group(GID)
+        assert group.version == "1.30" and {n.version for n in group.members} == {"1.30"}

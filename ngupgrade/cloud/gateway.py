@@ -206,6 +206,8 @@ class CloudGateway:
                     instance_id=node.cloud_status.id,
                     status=type(node).Status.Name(node.status),
                     kubernetes_node_id=node.kubernetes_status.id,
+                    unschedulable=any(t.key == "node.kubernetes.io/unschedulable"
+                                      for t in node.kubernetes_status.taints),
                 ))
         return nodes
 

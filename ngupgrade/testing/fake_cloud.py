@@ -145,6 +145,18 @@ class Call:
     code: str = "OK"
 
 
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+
+
+@dataclass
+class FakeNode:
+    """One node of a fake group: a new instance id per created node; ``drained`` = cordoned."""
+
+    instance_id: str
+    version: str
+    drained: bool = False
+
+
 @dataclass
 class FakeGroup:
     """The fake's live node group (read it in assertions through :meth:`FakeCloud.group`)."""
@@ -162,6 +174,32 @@ class FakeGroup:
     new_nodes: int = 0
     reconciling_until: float = -1.0
     address: str = ""
+    members: list[FakeNode] = field(default_factory=list)
+    created_nodes: int = 0
+
+    def add_node(self, version: str) -> FakeNode:
+        node = FakeNode(f"{self.id[:12]}n{self.created_nodes:04d}", version)
+        self.created_nodes += 1
+        self.members.append(node)
+        return node
+
+    def apply(self, action: str, count: int, target: str) -> None:
+        """Apply one timeline step to the nodes: create, drain, update_in_place or delete."""
+        old = [n for n in self.members if n.version != target]
+        if action == "create":
+            for _ in range(count):
+                self.add_node(target)
+        elif action == "drain":
+            for n in [n for n in old if not n.drained][:count]:
+                n.drained = True
+        elif action == "update_in_place":
+            for n in [n for n in old if n.drained][:count]:
+                n.version, n.drained = target, False
+        elif action == "delete":
+            gone = {id(n) for n in [n for n in old if n.drained][:count]}
+            self.members = [n for n in self.members if id(n) not in gone]
+        self.nodes = len(self.members)
+        self.new_nodes = sum(1 for n in self.members if n.version == target)
 
 
 @dataclass
@@ -294,6 +332,8 @@ class FakeCloud:
         fg = FakeGroup(id=g.id, name=g.name, cluster_id=g.cluster_id, folder_id=folder,
                        version=version, status=status, policy=policy, scale=g.scale,
                        node=g.node, nodes=nodes, address=str(g.address))
+        for _ in range(nodes):
+            fg.add_node(version)
         with self._lock:
             self.groups[g.id] = fg
             cl = self.clusters.setdefault(g.cluster_id, {})
@@ -481,12 +521,12 @@ class FakeCloud:
                 self._finish(op, op.created + number * step_s)
                 return
             step = op.steps[op.applied]
-            grow = step.group_size - g.nodes
+            grow = {"create": step.nodes, "delete": -step.nodes}.get(step.action, 0)
             if grow > 0 and not self._take_quota(g, grow, op, op.created + number * step_s):
                 return
             if grow < 0:
                 self._move_quota(g, grow)
-            g.nodes, g.new_nodes = step.group_size, step.new_nodes
+            g.apply(step.action, step.nodes, op.target_version)
             op.history.append(f"{step.action} {step.nodes} -> {step.group_size} nodes")
             op.applied += 1
         if op.applied == len(op.steps) and due >= max(1, len(op.steps)) and not op.done:
@@ -696,11 +736,14 @@ class FakeCloud:
     def _ng_list_nodes(self, req: Any) -> Any:
         g = self._group_or_404(req.node_group_id)
         nodes = []
-        for i in range(g.nodes):
+        for n in g.members:
+            taints = [node_pb2.Taint(key=UNSCHEDULABLE_TAINT,
+                                     effect=node_pb2.Taint.Effect.NO_SCHEDULE)] if n.drained else []
             nodes.append(node_pb2.Node(
                 status=node_pb2.Node.Status.READY,
-                cloud_status=node_pb2.Node.CloudStatus(id=f"{g.id}-i{i}", status="RUNNING"),
-                kubernetes_status=node_pb2.Node.KubernetesStatus(id=f"{g.name}-{i}"),
+                cloud_status=node_pb2.Node.CloudStatus(id=n.instance_id, status="RUNNING"),
+                kubernetes_status=node_pb2.Node.KubernetesStatus(
+                    id=f"{g.name}-{n.instance_id[-4:]}", taints=taints),
             ))
         page, token = _page(nodes, req.page_size, req.page_token)
         return ng_svc.ListNodeGroupNodesResponse(nodes=page, next_page_token=token)
