@@ -298,3 +298,16 @@ def test_rpc_fault_limited_to_one_group():
 def test_fake_refuses_a_port_in_use():
     with FakeCloud([node_group()]) as first, pytest.raises(UsageError, match="cannot listen"):
         FakeCloud([node_group()]).start(first.port)
+
+
+def test_c13_blocker_on_the_cluster_is_found_through_cluster_operations(fake):
+    """A master upgrade is listed by ClusterService.ListOperations, not by the node group's."""
+    fake.add_fault({"kind": "operation_in_progress", "operation_id": "op-9",
+                    "description": "master upgrade", "polls": 2, "scope": "cluster"})
+    gw = fake.gateway()
+    assert gw.running_operation(GID) is None
+    ref = gw.update_node_group(GID, version="1.30")
+    assert ref.update_calls == 2
+    (listed,) = fake.calls_to("ClusterService.ListOperations")
+    assert listed.request.cluster_id == "catq0n7i0h9ka1b2c3d4"
+    assert [c.request.operation_id for c in fake.calls_to("OperationService.Get")] == ["op-9"] * 3

@@ -281,6 +281,20 @@ class CloudGateway:
             out.extend(operation_state(op) for op in page.operations)
         return out
 
+    def list_cluster_operations(self, cluster_id: str) -> list[OperationState]:
+        """``ClusterService.ListOperations``, all pages (master upgrades and the like)."""
+        from yandex.cloud.k8s.v1 import cluster_service_pb2 as svc
+        from yandex.cloud.k8s.v1 import cluster_service_pb2_grpc as grpc_svc
+
+        out: list[OperationState] = []
+        for page in self._pages(lambda token: self._call(
+                grpc_svc.ClusterServiceStub, "ListOperations",
+                svc.ListClusterOperationsRequest(cluster_id=cluster_id, page_size=1000,
+                                                 page_token=token),
+                what=f"ClusterService.ListOperations({cluster_id})")):
+            out.extend(operation_state(op) for op in page.operations)
+        return out
+
     def running_operation(self, node_group_id: str) -> OperationState | None:
         """The newest unfinished operation on the group, or None (resume by group, C11)."""
         running = [op for op in self.list_operations(node_group_id) if not op.done]
@@ -365,7 +379,7 @@ class CloudGateway:
                         "was sent twice", code=code, request_id=rid,
                         hint="run the command again") from err
                 if code == "FAILED_PRECONDITION":
-                    found_blocker = self.running_operation(node_group_id)
+                    found_blocker = self._find_blocker(node_group_id, current)
                     blocker = found_blocker or blocker
                     if found_blocker is None and blocker is None:
                         raise translate(err, what, rid) from err
@@ -388,6 +402,16 @@ class CloudGateway:
             return OperationRef(state.id, node_group_id, state.description,
                                 update_calls=attempt)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _find_blocker(self, node_group_id: str, current: LiveNodeGroup | None
+                      ) -> OperationState | None:
+        """The unfinished operation in the way: on the group, else on its cluster (C13)."""
+        found = self.running_operation(node_group_id)
+        if found is not None:
+            return found
+        cluster_id = (current or self.get_node_group(node_group_id)).cluster_id
+        running = [op for op in self.list_cluster_operations(cluster_id) if not op.done]
+        return max(running, key=lambda op: (op.created_at, op.id)) if running else None
 
     def _conflict_backoff(self) -> float:
         return self.poll.initial if self.poll is not None else 5.0

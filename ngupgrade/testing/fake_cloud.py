@@ -38,6 +38,7 @@ from yandex.cloud.k8s.v1 import (
     node_pb2,
     version_pb2,
 )
+from yandex.cloud.k8s.v1 import cluster_service_pb2 as cluster_svc
 from yandex.cloud.k8s.v1 import cluster_service_pb2_grpc as cluster_grpc
 from yandex.cloud.k8s.v1 import node_group_service_pb2 as ng_svc
 from yandex.cloud.k8s.v1 import node_group_service_pb2_grpc as ng_grpc
@@ -355,7 +356,7 @@ class FakeCloud:
         group = self._find_group(f.group) if f.group else next(iter(self.groups.values()), None)
         op = FakeOperation(
             id=f.operation_id, kind="blocker", description=f.description,
-            group_id=group.id if group else None,
+            group_id=group.id if group and f.scope == "node_group" else None,
             cluster_id=group.cluster_id if group else "", created=self.clock.now(),
             duration=f.seconds or math.inf, polls_left=f.polls)
         self.operations[op.id] = op
@@ -371,7 +372,7 @@ class FakeCloud:
              {"Get": self._ng_get, "Update": self._ng_update, "ListNodes": self._ng_list_nodes,
               "ListOperations": self._ng_list_operations}),
             (cluster_grpc.ClusterServiceServicer, cluster_grpc.add_ClusterServiceServicer_to_server,
-             {"Get": self._cluster_get}),
+             {"Get": self._cluster_get, "ListOperations": self._cluster_list_operations}),
             (operation_grpc.OperationServiceServicer,
              operation_grpc.add_OperationServiceServicer_to_server, {"Get": self._op_get}),
             (folder_grpc.FolderServiceServicer, folder_grpc.add_FolderServiceServicer_to_server,
@@ -755,6 +756,16 @@ class FakeCloud:
         page, token = _page([self._op_message(op, count_poll=False) for op in ops],
                             req.page_size, req.page_token)
         return ng_svc.ListNodeGroupOperationsResponse(operations=page, next_page_token=token)
+
+    def _cluster_list_operations(self, req: Any) -> Any:
+        if req.cluster_id not in self.clusters:
+            raise _Abort(grpc.StatusCode.NOT_FOUND, f"Cluster {req.cluster_id} not found")
+        ops = [op for op in self.operations.values() if op.cluster_id == req.cluster_id
+               and (op.kind == "blocker" or op.group_id is None)]
+        ops.sort(key=lambda op: op.created, reverse=True)
+        page, token = _page([self._op_message(op, count_poll=False) for op in ops],
+                            req.page_size, req.page_token)
+        return cluster_svc.ListClusterOperationsResponse(operations=page, next_page_token=token)
 
     def _op_get(self, req: Any) -> Any:
         op = self.operations.get(req.operation_id)
