@@ -12,7 +12,6 @@ from ngupgrade.cli._common import common_options, settings_of
 
 
 @click.command("fake-cloud")
-@common_options
 @click.option("--scenario", metavar="FILE",
               help="YAML scenario: clouds, quotas, live sizes, versions, faults "
                    "(docs/cloud.md).")
@@ -20,6 +19,7 @@ from ngupgrade.cli._common import common_options, settings_of
               help="Port on 127.0.0.1; 0 picks a free one.")
 @click.option("--speed", type=click.FloatRange(min=0, min_open=True), default=1.0,
               show_default=True, help="Virtual seconds per real second (60: a minute a second).")
+@common_options
 def fake_cloud(scenario: str | None, port: int, speed: float) -> None:
     """Serve a fake Yandex Cloud on 127.0.0.1 until interrupted (Ctrl-C).
 

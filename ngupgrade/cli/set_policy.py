@@ -15,7 +15,6 @@ from ngupgrade.model import PROVIDER_DEFAULT_POLICY
 
 
 @click.command("set-policy")
-@common_options
 @click.option("--group", "-g", "group", required=True, metavar="ADDRESS|NAME|ID",
               help="The node group, by Terraform address, name or id.")
 @click.option("--max-expansion", type=int, metavar="E",
@@ -27,9 +26,16 @@ from ngupgrade.model import PROVIDER_DEFAULT_POLICY
 @click.option("--timeout", type=Duration(), default="30m", show_default=True,
               help="How long to wait for the operation and the reconcile; 0 = send and "
                    "don't wait (exit 6 with the command to attach later).")
+@common_options
 def set_policy(group: str, max_expansion: int | None, max_unavailable: int | None,
                apply_: bool, timeout: float) -> None:
     """Show, and with --apply make, a deploy-policy change of one node group.
+
+    \b
+    Examples:
+      ngupgrade set-policy -g workers --max-expansion 3                 # dry run: the diff
+      ngupgrade set-policy -g workers --max-expansion 3 --apply         # change, wait, verify
+      ngupgrade set-policy -g cat1ng0fixed0000abcd --max-unavailable 1 --apply --timeout 0
 
     \b
     The update carries an update_mask with only the changed paths. After --apply the tool
@@ -37,6 +43,11 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
     fails (exit 1) if the new values did not take. Then keep Terraform in step: put the
     printed deploy_policy block into the configuration, or the next `terraform apply`
     reverts the change.
+
+    \b
+    Exit codes: 0 done (or already set); 1 invalid policy, or the values did not take;
+    2 usage; 4 API error (also: another operation still in the way); 5 the operation failed;
+    6 still running at --timeout (attach with `ngupgrade wait`); 130 interrupted.
     """
     if max_expansion is None and max_unavailable is None:
         raise UsageError("give --max-expansion and/or --max-unavailable")

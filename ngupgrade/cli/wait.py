@@ -13,14 +13,22 @@ from ngupgrade.cloud.waiter import resume_hint
 
 
 @click.command("wait")
-@common_options
 @click.option("--group", "-g", "group", metavar="ADDRESS|NAME|ID",
               help="Attach to the group's latest unfinished operation (then check RUNNING).")
 @click.option("--operation", "operation", metavar="ID", help="Attach to this operation.")
 @click.option("--timeout", type=Duration(), default="6h", show_default=True,
               help="How long to wait; 0 = look once and exit (6 while still running).")
+@common_options
 def wait(group: str | None, operation: str | None, timeout: float) -> None:
     """Wait for a cloud operation and the node group's reconcile; never cancels anything.
+
+    \b
+    Examples:
+      ngupgrade wait --group workers                 # its latest unfinished operation
+      ngupgrade wait --operation cat5op0example00001 --timeout 2h
+
+    Polls start 2 s apart and grow to every 30 s; the verdict needs the operation done
+    without error and the group RUNNING again.
 
     \b
     Exit codes: 0 done and RUNNING; 4 API error; 5 the operation failed;
