@@ -27,6 +27,9 @@ COMMANDS: dict[str, str] = {
     "plan": "ngupgrade.cli.plan:plan",
     "preflight": "ngupgrade.cli.preflight:preflight",
     "upgrade": "ngupgrade.cli.upgrade:upgrade",
+    "set-policy": "ngupgrade.cli.set_policy:set_policy",
+    "wait": "ngupgrade.cli.wait:wait",
+    "fake-cloud": "ngupgrade.cli.fake_cloud:fake_cloud",
 }
 
 

@@ -27,7 +27,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ngupgrade.cloud.retry import RetryPolicy, call_with_retry, rpc_code_name
 from ngupgrade.cloud.types import (
@@ -41,10 +41,17 @@ from ngupgrade.errors import CloudApiError, OperationFailed, OperationTimeout, U
 from ngupgrade.model import AutoScale, DeployPolicy, FixedScale, QuotaLimit, ScalePolicy
 
 if TYPE_CHECKING:
-    from ngupgrade.app.settings import Settings
     from ngupgrade.cloud.waiter import PollPolicy
 
 log = logging.getLogger("ngupgrade.cloud")
+
+class EndpointSettings(Protocol):
+    """The part of ``ngupgrade.app.settings.Settings`` the gateway reads (no import upward)."""
+
+    endpoint: str | None
+    insecure: bool
+    ca_file: str | None
+
 
 StubFactory = Callable[[Any], Any]
 """Gives a ready stub for a ``yandex.cloud.*_pb2_grpc.*Stub`` class (wraps ``sdk.client``)."""
@@ -199,6 +206,8 @@ class CloudGateway:
                     instance_id=node.cloud_status.id,
                     status=type(node).Status.Name(node.status),
                     kubernetes_node_id=node.kubernetes_status.id,
+                    unschedulable=any(t.key == "node.kubernetes.io/unschedulable"
+                                      for t in node.kubernetes_status.taints),
                 ))
         return nodes
 
@@ -269,6 +278,20 @@ class CloudGateway:
                 svc.ListNodeGroupOperationsRequest(node_group_id=node_group_id, page_size=1000,
                                                    page_token=token),
                 what=f"NodeGroupService.ListOperations({node_group_id})")):
+            out.extend(operation_state(op) for op in page.operations)
+        return out
+
+    def list_cluster_operations(self, cluster_id: str) -> list[OperationState]:
+        """``ClusterService.ListOperations``, all pages (master upgrades and the like)."""
+        from yandex.cloud.k8s.v1 import cluster_service_pb2 as svc
+        from yandex.cloud.k8s.v1 import cluster_service_pb2_grpc as grpc_svc
+
+        out: list[OperationState] = []
+        for page in self._pages(lambda token: self._call(
+                grpc_svc.ClusterServiceStub, "ListOperations",
+                svc.ListClusterOperationsRequest(cluster_id=cluster_id, page_size=1000,
+                                                 page_token=token),
+                what=f"ClusterService.ListOperations({cluster_id})")):
             out.extend(operation_state(op) for op in page.operations)
         return out
 
@@ -356,7 +379,7 @@ class CloudGateway:
                         "was sent twice", code=code, request_id=rid,
                         hint="run the command again") from err
                 if code == "FAILED_PRECONDITION":
-                    found_blocker = self.running_operation(node_group_id)
+                    found_blocker = self._find_blocker(node_group_id, current)
                     blocker = found_blocker or blocker
                     if found_blocker is None and blocker is None:
                         raise translate(err, what, rid) from err
@@ -379,6 +402,16 @@ class CloudGateway:
             return OperationRef(state.id, node_group_id, state.description,
                                 update_calls=attempt)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _find_blocker(self, node_group_id: str, current: LiveNodeGroup | None
+                      ) -> OperationState | None:
+        """The unfinished operation in the way: on the group, else on its cluster (C13)."""
+        found = self.running_operation(node_group_id)
+        if found is not None:
+            return found
+        cluster_id = (current or self.get_node_group(node_group_id)).cluster_id
+        running = [op for op in self.list_cluster_operations(cluster_id) if not op.done]
+        return max(running, key=lambda op: (op.created_at, op.id)) if running else None
 
     def _conflict_backoff(self) -> float:
         return self.poll.initial if self.poll is not None else 5.0
@@ -480,7 +513,7 @@ def operation_state(op: Any) -> OperationState:
     )
 
 
-def open_gateway(settings: Settings, *, environ: Mapping[str, str] | None = None,
+def open_gateway(settings: EndpointSettings, *, environ: Mapping[str, str] | None = None,
                  **kwargs: Any) -> CloudGateway:
     """A gateway for the endpoint and credentials of this invocation (imports the SDK).
 

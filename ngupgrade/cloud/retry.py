@@ -56,6 +56,16 @@ class RetryPolicy:
     max_backoff: float = 10.0
 
 
+class _StopAfterSlept(tenacity.stop.stop_base):
+    """Stop once the backoff slept so far reaches ``seconds`` (``RetryCallState.idle_for``)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __call__(self, retry_state: tenacity.RetryCallState) -> bool:
+        return retry_state.idle_for >= self.seconds
+
+
 def call_with_retry(fn: Callable[[], T], *, what: str, policy: RetryPolicy = RetryPolicy(),
                     sleep: Callable[[float], None] = time.sleep) -> T:
     """Call ``fn()``; retry transient gRPC failures per ``policy``; re-raise the last error.
@@ -72,8 +82,12 @@ def call_with_retry(fn: Callable[[], T], *, what: str, policy: RetryPolicy = Ret
 
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception(is_transient),
-        stop=tenacity.stop_after_attempt(policy.attempts)
-        | tenacity.stop_after_delay(policy.max_seconds),
+        # the time cap counts both the real time spent and the backoff slept (which is all
+        # there is when ``sleep`` is injected)
+        stop=tenacity.stop_any(
+            tenacity.stop_after_attempt(policy.attempts),
+            tenacity.stop_after_delay(policy.max_seconds),
+            _StopAfterSlept(policy.max_seconds)),
         wait=tenacity.wait_random_exponential(multiplier=policy.initial, max=policy.max_backoff),
         sleep=sleep,
         reraise=True,

@@ -43,11 +43,18 @@ class LiveNodeGroup:
 
 @dataclass(frozen=True)
 class LiveNode:
-    """One node of ``NodeGroupService.ListNodes``: its ``Node.Status`` name and instance id."""
+    """One node of ``NodeGroupService.ListNodes``: its ``Node.Status`` name and instance id.
+
+    ``unschedulable`` is True when the node carries the ``node.kubernetes.io/unschedulable``
+    taint (cordoned for a drain). During an upgrade the set of ``(instance_id, status,
+    unschedulable)`` changes at every step (nodes created, cordoned, deleted): a stall
+    watchdog can compare it between polls.
+    """
 
     instance_id: str
     status: str
     kubernetes_node_id: str = ""
+    unschedulable: bool = False
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from yandex.cloud.k8s.v1 import (
     node_pb2,
     version_pb2,
 )
+from yandex.cloud.k8s.v1 import cluster_service_pb2 as cluster_svc
 from yandex.cloud.k8s.v1 import cluster_service_pb2_grpc as cluster_grpc
 from yandex.cloud.k8s.v1 import node_group_service_pb2 as ng_svc
 from yandex.cloud.k8s.v1 import node_group_service_pb2_grpc as ng_grpc
@@ -48,6 +49,7 @@ from yandex.cloud.quotamanager.v1 import quota_limit_service_pb2_grpc as quota_g
 from yandex.cloud.resourcemanager.v1 import folder_pb2
 from yandex.cloud.resourcemanager.v1 import folder_service_pb2_grpc as folder_grpc
 
+from ngupgrade.errors import UsageError
 from ngupgrade.model import (
     PROVIDER_DEFAULT_POLICY,
     AutoScale,
@@ -122,63 +124,13 @@ class RealClock:
 
 # -- the default timeline -------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Step:
-    action: str
-    nodes: int
-    group_size: int
-    new_nodes: int
-    wave: int
-
-
-def fallback_timeline(nodes: int, policy: DeployPolicy) -> tuple[_Step, ...]:
-    """DESIGN.md section 3 timeline, used only when ``ngupgrade.simulate`` is not available."""
-    e, u = min(policy.max_expansion, nodes), min(policy.max_unavailable, nodes)
-    steps: list[_Step] = []
-    old, new, size, wave = nodes, 0, nodes, 0
-    if nodes == 0 or (e == 0 and u == 0):
-        return ()
-    if u == 0:
-        while old:
-            wave += 1
-            k = min(e, old)
-            size, new = size + k, new + k
-            steps += [_Step("create", k, size, new, wave), _Step("drain", k, size, new, wave)]
-            old, size = old - k, size - k
-            steps.append(_Step("delete", k, size, new, wave))
-    elif e == 0:
-        while old:
-            wave += 1
-            k = min(u, old)
-            steps.append(_Step("drain", k, size, new, wave))
-            old, new = old - k, new + k
-            steps.append(_Step("update_in_place", k, size, new, wave))
-    else:
-        size, new = size + e, e
-        steps.append(_Step("create", e, size, new, 1))
-        while old:
-            wave += 1
-            k = min(u, old)
-            steps.append(_Step("drain", k, size, new, wave))
-            old -= k
-            in_place = min(k, nodes - new)
-            if in_place:
-                new += in_place
-                steps.append(_Step("update_in_place", in_place, size, new, wave))
-            if k - in_place:
-                size -= k - in_place
-                steps.append(_Step("delete", k - in_place, size, new, wave))
-    return tuple(steps)
-
-
 def default_timeline(nodes: int, policy: DeployPolicy) -> Sequence[StepLike]:
-    """``ngupgrade.simulate.timeline`` when present, else :func:`fallback_timeline`."""
-    try:
-        from ngupgrade.simulate import timeline  # type: ignore[attr-defined]
-    except ImportError:
-        return fallback_timeline(nodes, policy)
-    clamped = DeployPolicy(min(policy.max_expansion, nodes), min(policy.max_unavailable, nodes))
-    return tuple(timeline(nodes, clamped))
+    """The planner's timeline (:func:`ngupgrade.simulate.timeline`) of the clamped policy, so
+    the fake upgrades exactly as ``ngupgrade plan`` says."""
+    from ngupgrade.policy import clamp
+    from ngupgrade.simulate import timeline
+
+    return timeline(nodes, clamp(policy, nodes))
 
 
 # -- state ----------------------------------------------------------------------------------
@@ -192,6 +144,18 @@ class Call:
     at: float
     authorization: bool
     code: str = "OK"
+
+
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+
+
+@dataclass
+class FakeNode:
+    """One node of a fake group: a new instance id per created node; ``drained`` = cordoned."""
+
+    instance_id: str
+    version: str
+    drained: bool = False
 
 
 @dataclass
@@ -211,6 +175,32 @@ class FakeGroup:
     new_nodes: int = 0
     reconciling_until: float = -1.0
     address: str = ""
+    members: list[FakeNode] = field(default_factory=list)
+    created_nodes: int = 0
+
+    def add_node(self, version: str) -> FakeNode:
+        node = FakeNode(f"{self.id[:12]}n{self.created_nodes:04d}", version)
+        self.created_nodes += 1
+        self.members.append(node)
+        return node
+
+    def apply(self, action: str, count: int, target: str) -> None:
+        """Apply one timeline step to the nodes: create, drain, update_in_place or delete."""
+        old = [n for n in self.members if n.version != target]
+        if action == "create":
+            for _ in range(count):
+                self.add_node(target)
+        elif action == "drain":
+            for n in [n for n in old if not n.drained][:count]:
+                n.drained = True
+        elif action == "update_in_place":
+            for n in [n for n in old if n.drained][:count]:
+                n.version, n.drained = target, False
+        elif action == "delete":
+            gone = {id(n) for n in [n for n in old if n.drained][:count]}
+            self.members = [n for n in self.members if id(n) not in gone]
+        self.nodes = len(self.members)
+        self.new_nodes = sum(1 for n in self.members if n.version == target)
 
 
 @dataclass
@@ -343,6 +333,8 @@ class FakeCloud:
         fg = FakeGroup(id=g.id, name=g.name, cluster_id=g.cluster_id, folder_id=folder,
                        version=version, status=status, policy=policy, scale=g.scale,
                        node=g.node, nodes=nodes, address=str(g.address))
+        for _ in range(nodes):
+            fg.add_node(version)
         with self._lock:
             self.groups[g.id] = fg
             cl = self.clusters.setdefault(g.cluster_id, {})
@@ -364,7 +356,7 @@ class FakeCloud:
         group = self._find_group(f.group) if f.group else next(iter(self.groups.values()), None)
         op = FakeOperation(
             id=f.operation_id, kind="blocker", description=f.description,
-            group_id=group.id if group else None,
+            group_id=group.id if group and f.scope == "node_group" else None,
             cluster_id=group.cluster_id if group else "", created=self.clock.now(),
             duration=f.seconds or math.inf, polls_left=f.polls)
         self.operations[op.id] = op
@@ -373,13 +365,14 @@ class FakeCloud:
 
     def start(self, port: int = 0) -> FakeCloud:
         """Serve on 127.0.0.1:``port`` (0 picks a free port; see :attr:`endpoint`)."""
-        server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=8),
+                             options=[("grpc.so_reuseport", 0)])
         handlers: list[tuple[Any, Callable[[Any, grpc.Server], None], dict[str, Callable]]] = [
             (ng_grpc.NodeGroupServiceServicer, ng_grpc.add_NodeGroupServiceServicer_to_server,
              {"Get": self._ng_get, "Update": self._ng_update, "ListNodes": self._ng_list_nodes,
               "ListOperations": self._ng_list_operations}),
             (cluster_grpc.ClusterServiceServicer, cluster_grpc.add_ClusterServiceServicer_to_server,
-             {"Get": self._cluster_get}),
+             {"Get": self._cluster_get, "ListOperations": self._cluster_list_operations}),
             (operation_grpc.OperationServiceServicer,
              operation_grpc.add_OperationServiceServicer_to_server, {"Get": self._op_get}),
             (folder_grpc.FolderServiceServicer, folder_grpc.add_FolderServiceServicer_to_server,
@@ -393,7 +386,17 @@ class FakeCloud:
             service = base.__name__.removesuffix("Servicer")
             attrs = {name: self._wrap(f"{service}.{name}", fn) for name, fn in methods.items()}
             add(type(f"Fake{base.__name__}", (base,), attrs)(), server)
-        self.port = server.add_insecure_port(f"127.0.0.1:{port}")
+        try:
+            self.port = server.add_insecure_port(f"127.0.0.1:{port}")
+        except RuntimeError as err:
+            self.port = 0
+            cause: Exception | None = err
+        else:
+            cause = None
+        if not self.port:
+            server.stop(None)
+            raise UsageError(f"fake cloud cannot listen on 127.0.0.1:{port} (port in use?)",
+                             hint="use --port 0 to pick a free port") from cause
         server.start()
         self._server = server
         return self
@@ -519,12 +522,12 @@ class FakeCloud:
                 self._finish(op, op.created + number * step_s)
                 return
             step = op.steps[op.applied]
-            grow = step.group_size - g.nodes
+            grow = {"create": step.nodes, "delete": -step.nodes}.get(step.action, 0)
             if grow > 0 and not self._take_quota(g, grow, op, op.created + number * step_s):
                 return
             if grow < 0:
                 self._move_quota(g, grow)
-            g.nodes, g.new_nodes = step.group_size, step.new_nodes
+            g.apply(step.action, step.nodes, op.target_version)
             op.history.append(f"{step.action} {step.nodes} -> {step.group_size} nodes")
             op.applied += 1
         if op.applied == len(op.steps) and due >= max(1, len(op.steps)) and not op.done:
@@ -598,7 +601,7 @@ class FakeCloud:
             with self._lock:
                 self.calls.append(call)
                 try:
-                    self._rpc_fault(method)
+                    self._rpc_fault(method, request)
                     self._tick()
                     result = fn(request)
                     self._tick()
@@ -609,12 +612,16 @@ class FakeCloud:
                     context.abort(err.code, err.message)
         return handler
 
-    def _rpc_fault(self, method: str) -> None:
+    def _rpc_fault(self, method: str, request: Any) -> None:
         for f in self.faults:
             if f.kind not in ("rpc_error", "permission_denied"):
                 continue
             if f.method not in ("*", method):
                 continue
+            if f.group is not None:
+                target = self._find_group(getattr(request, "node_group_id", None))
+                if target is None or f.group not in (target.id, target.name):
+                    continue
             if f.times is not None:
                 if f.times <= 0:
                     continue
@@ -729,19 +736,15 @@ class FakeCloud:
 
     def _ng_list_nodes(self, req: Any) -> Any:
         g = self._group_or_404(req.node_group_id)
-        # Nodes on the new version are new instances (their ids name the version), so a
-        # client can count upgrade progress against the instance ids it saw at the start.
-        target = next((op.target_version for op in self.operations.values()
-                       if op.group_id == g.id and op.kind == "version" and not op.done), "")
         nodes = []
-        for i in range(g.nodes):
-            new = bool(target) and i < g.new_nodes
-            ver, k = (target, i) if new else (g.version, i - (g.new_nodes if target else 0))
+        for n in g.members:
+            taints = [node_pb2.Taint(key=UNSCHEDULABLE_TAINT,
+                                     effect=node_pb2.Taint.Effect.NO_SCHEDULE)] if n.drained else []
             nodes.append(node_pb2.Node(
                 status=node_pb2.Node.Status.READY,
-                cloud_status=node_pb2.Node.CloudStatus(id=f"{g.id}-v{ver}-i{k}",
-                                                       status="RUNNING"),
-                kubernetes_status=node_pb2.Node.KubernetesStatus(id=f"{g.name}-v{ver}-{k}"),
+                cloud_status=node_pb2.Node.CloudStatus(id=n.instance_id, status="RUNNING"),
+                kubernetes_status=node_pb2.Node.KubernetesStatus(
+                    id=f"{g.name}-{n.instance_id[-4:]}", taints=taints),
             ))
         page, token = _page(nodes, req.page_size, req.page_token)
         return ng_svc.ListNodeGroupNodesResponse(nodes=page, next_page_token=token)
@@ -753,6 +756,16 @@ class FakeCloud:
         page, token = _page([self._op_message(op, count_poll=False) for op in ops],
                             req.page_size, req.page_token)
         return ng_svc.ListNodeGroupOperationsResponse(operations=page, next_page_token=token)
+
+    def _cluster_list_operations(self, req: Any) -> Any:
+        if req.cluster_id not in self.clusters:
+            raise _Abort(grpc.StatusCode.NOT_FOUND, f"Cluster {req.cluster_id} not found")
+        ops = [op for op in self.operations.values() if op.cluster_id == req.cluster_id
+               and (op.kind == "blocker" or op.group_id is None)]
+        ops.sort(key=lambda op: op.created, reverse=True)
+        page, token = _page([self._op_message(op, count_poll=False) for op in ops],
+                            req.page_size, req.page_token)
+        return cluster_svc.ListClusterOperationsResponse(operations=page, next_page_token=token)
 
     def _op_get(self, req: Any) -> Any:
         op = self.operations.get(req.operation_id)

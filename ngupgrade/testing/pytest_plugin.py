@@ -17,13 +17,12 @@ The marker takes ``state`` (a Terraform state path), ``groups`` (NodeGroup value
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ngupgrade.testing.builders import node_group
-from ngupgrade.testing.fake_cloud import FakeCloud
-from ngupgrade.testing.scenario import Scenario
+if TYPE_CHECKING:
+    from ngupgrade.testing.fake_cloud import FakeCloud
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -35,6 +34,11 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def fake_cloud(request: pytest.FixtureRequest) -> Iterator[FakeCloud]:
     """A started :class:`FakeCloud` on 127.0.0.1 (port 0), stopped after the test."""
+    # imported here: grpc and the SDK protos load only in tests that use the fixture
+    from ngupgrade.testing.builders import node_group
+    from ngupgrade.testing.fake_cloud import FakeCloud
+    from ngupgrade.testing.scenario import Scenario
+
     marker = request.node.get_closest_marker("fake_cloud")
     kwargs: dict[str, Any] = dict(marker.kwargs) if marker else {}
     scenario = kwargs.get("scenario")

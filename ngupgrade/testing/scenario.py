@@ -20,7 +20,7 @@ Format (every key optional; see docs/cloud.md for the worked example)::
       - {kind: deadline_after_apply}                  # Update applies, answers DEADLINE_EXCEEDED
       - {kind: operation_error, at_step: 3, code: 9, message: "drain failed"}
       - {kind: operation_in_progress, operation_id: op-9, description: master upgrade,
-         polls: 2, seconds: 600, times: 1}
+         polls: 2, seconds: 600, times: 1, scope: cluster}
       - {kind: stall, at_step: 1}                     # no progress after the first step
       - {kind: running_after_update, seconds: 30}     # group reads RUNNING for 30 s after Update
       - {kind: reconciling_after_done, seconds: 30}   # RECONCILING for 30 s after done
@@ -57,7 +57,9 @@ class Fault:
       when it reaches step ``at_step`` (1-based; the step is not applied);
     * ``operation_in_progress``: operation ``operation_id`` runs on the cluster from the start,
       done after ``polls`` Get calls or ``seconds`` (whichever first); Update answers
-      FAILED_PRECONDITION while it runs, and ``times`` more refusals when given (C13);
+      FAILED_PRECONDITION while it runs, and ``times`` more refusals when given (C13); it is
+      listed by the node group's ListOperations, or with ``scope: cluster`` only by the
+      cluster's (a master upgrade);
     * ``stall``: the version update stops after step ``at_step`` and never finishes;
     * ``running_after_update``: the group still reads RUNNING ``seconds`` after an Update;
     * ``reconciling_after_done``: the group reads RECONCILING ``seconds`` after its op is done;
@@ -75,6 +77,7 @@ class Fault:
     operation_id: str = "op-9"
     description: str = "master upgrade"
     group: str | None = None
+    scope: str = "node_group"
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], where: str = "faults") -> Fault:
@@ -87,6 +90,8 @@ class Fault:
             raise BadInput(f"unknown fault keys: {', '.join(sorted(extra))}", path=where)
         values = dict(raw)
         kind = values["kind"]
+        if values.get("scope", "node_group") not in ("node_group", "cluster"):
+            raise BadInput("fault scope must be node_group or cluster", path=where)
         if kind == "permission_denied":
             values.setdefault("code", "PERMISSION_DENIED")
             values.setdefault("times", None)

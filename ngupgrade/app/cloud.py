@@ -1,0 +1,90 @@
+"""Use-case helpers shared by the commands that talk to a cloud: open the gateway, find a group.
+
+A group is named by Terraform address, name or id (DESIGN.md section 5). With a state at hand
+the selector is resolved there (so the Terraform address and the declared deploy policy are
+known); without one, a node-group id (20 lowercase letters and digits) is used as is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ngupgrade.app import timing
+from ngupgrade.app.settings import Settings
+from ngupgrade.cloud.gateway import CloudGateway, open_gateway
+from ngupgrade.errors import UsageError
+from ngupgrade.model import DeployPolicy
+
+_YC_ID = re.compile(r"^[a-z][a-z0-9]{19}$")
+
+
+@dataclass(frozen=True)
+class GroupTarget:
+    """The node group a command acts on. ``address`` and ``state_policy`` are None without state;
+    ``in_state`` says whether the group was found in a Terraform state."""
+
+    id: str
+    name: str
+    address: str | None
+    state_policy: DeployPolicy | None
+    in_state: bool
+
+
+def open_cloud(settings: Settings) -> CloudGateway:
+    """The gateway for this invocation, on :data:`ngupgrade.app.timing.CURRENT`."""
+    t = timing.CURRENT
+    return open_gateway(settings, clock=t.clock, sleep=t.sleep, poll=t.poll)
+
+
+def resolve_group(settings: Settings, selector: str) -> GroupTarget:
+    """Find the one node group ``selector`` names.
+
+    Raises:
+        UsageError: nothing or several groups match (and the selector is no id).
+        BadInput: the state cannot be read.
+    """
+    from ngupgrade.app.load import load_groups
+
+    try:
+        groups = load_groups(settings, [selector])
+    except UsageError:
+        if _YC_ID.match(selector):
+            return GroupTarget(selector, selector, None, None, in_state=False)
+        raise
+    if len(groups) != 1:
+        listed = ", ".join(str(g.address) for g in groups)
+        raise UsageError(f"{selector!r} matches {len(groups)} node groups: {listed}",
+                         hint="name one by its Terraform address or id")
+    g = groups[0]
+    return GroupTarget(g.id, g.name, str(g.address), g.policy, in_state=True)
+
+
+@dataclass(frozen=True)
+class LiveFacts:
+    """What the cloud says now about some node groups, keyed by node-group id.
+
+    ``sizes``: the live node count (``ListNodes``); ``policies``: the live deploy policy
+    (``NodeGroupService.Get``; a group whose API answer has no policy is left out, so the
+    state's value or the assumed default 3/0 stays in force).
+    """
+
+    sizes: dict[str, int]
+    policies: dict[str, DeployPolicy]
+
+
+def live_facts(settings: Settings, group_ids: Sequence[str]) -> LiveFacts:
+    """Read the live size and deploy policy of each group (2 calls per group).
+
+    Raises CloudApiError (exit 4): a plan from stale numbers is worse than none.
+    """
+    sizes: dict[str, int] = {}
+    policies: dict[str, DeployPolicy] = {}
+    with open_cloud(settings) as gw:
+        for gid in group_ids:
+            live = gw.get_node_group(gid)
+            if live.policy is not None:
+                policies[gid] = live.policy
+            sizes[gid] = len(gw.list_nodes(gid))
+    return LiveFacts(sizes, policies)

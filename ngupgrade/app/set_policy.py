@@ -1,0 +1,96 @@
+"""Use case ``set-policy``: change a node group's deploy policy safely (field report C16).
+
+Order: read the live group; validate the wanted policy (seed 000: 0..100 each, not both 0);
+compute the masked change (only the paths that differ); with ``apply``, send ONE masked
+Update, wait for the operation and the reconcile verdict, then read the group again and
+confirm the values took. Nothing is sent when the values are already set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ngupgrade.app import timing
+from ngupgrade.app.cloud import GroupTarget
+from ngupgrade.cloud.gateway import CloudGateway, mask_paths
+from ngupgrade.cloud.types import LiveNodeGroup
+from ngupgrade.cloud.waiter import OnPoll, wait_reconciled
+from ngupgrade.errors import CheckFailed
+from ngupgrade.model import PROVIDER_DEFAULT_POLICY, DeployPolicy
+from ngupgrade.policy import check_overrides, validate
+
+OnStarted = Callable[[str], None]
+"""Called with the operation id as soon as the Update is accepted (to print how to resume)."""
+
+
+@dataclass(frozen=True)
+class PolicyChange:
+    """The change ``set-policy`` would make. ``before`` None: unset in the API (default 3/0)."""
+
+    target: GroupTarget
+    live: LiveNodeGroup
+    before: DeployPolicy | None
+    after: DeployPolicy
+    paths: tuple[str, ...]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.paths)
+
+    @property
+    def terraform_differs(self) -> bool:
+        """True when the Terraform state still declares another policy (C06, C16)."""
+        return self.target.in_state and self.target.state_policy != self.after
+
+
+def plan_change(gw: CloudGateway, target: GroupTarget, max_expansion: int | None,
+                max_unavailable: int | None) -> PolicyChange:
+    """Read the live group and compute the masked change; a value not given keeps the live one.
+
+    Raises PolicyInvalid (before any Update) and CloudApiError.
+    """
+    check_overrides(max_expansion, max_unavailable)
+    live = gw.get_node_group(target.id)
+    current = live.policy or PROVIDER_DEFAULT_POLICY
+    after = DeployPolicy(
+        current.max_expansion if max_expansion is None else max_expansion,
+        current.max_unavailable if max_unavailable is None else max_unavailable)
+    validate(after, subject=target.address or target.id)
+    paths = tuple(mask_paths(live.policy, after, None, False))
+    return PolicyChange(target, live, live.policy, after, paths)
+
+
+def apply_change(gw: CloudGateway, change: PolicyChange, *, timeout: float,
+                 on_poll: OnPoll | None = None, on_started: OnStarted | None = None,
+                 ) -> tuple[str, LiveNodeGroup]:
+    """Send the masked Update, wait for it and the reconcile, verify the values took (C16).
+
+    Returns the operation id and the group as re-read after the verdict.
+
+    Raises:
+        OperationFailed, OperationTimeout: from the waiter (C10, C11).
+        CheckFailed: the cloud says done but the policy read back differs (C16 variant A).
+    """
+    t = timing.CURRENT
+    ref = gw.update_node_group(change.target.id, policy=change.after, current=change.live)
+    if on_started is not None:
+        on_started(ref.id)
+    wait_reconciled(gw, change.target.id, ref.id, timeout=timeout, policy=t.poll,
+                    clock=t.clock, sleep=t.sleep, on_poll=on_poll)
+    reread = gw.get_node_group(change.target.id)
+    have = reread.policy or PROVIDER_DEFAULT_POLICY
+    if have != change.after:
+        raise CheckFailed(
+            f"deploy policy not applied (have {have.max_expansion}/{have.max_unavailable}, "
+            f"want {change.after.max_expansion}/{change.after.max_unavailable}) on node group "
+            f"{change.target.id}; operation {ref.id} reported success",
+            hint="do not start the upgrade with the old policy; check the group in the console")
+    return ref.id, reread
+
+
+
+def terraform_block(policy: DeployPolicy) -> str:
+    """The ``deploy_policy`` block to put in the node group's Terraform configuration."""
+    return (f"deploy_policy {{\n  max_expansion   = {policy.max_expansion}\n"
+            f"  max_unavailable = {policy.max_unavailable}\n}}")

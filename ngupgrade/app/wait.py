@@ -1,0 +1,63 @@
+"""Use case ``wait``: attach to a running operation (by id, or the group's latest unfinished one)
+and wait for the verdict. Never sends a mutation; never cancels anything (C11, C12)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ngupgrade.app import timing
+from ngupgrade.cloud.gateway import CloudGateway
+from ngupgrade.cloud.types import LiveNodeGroup, OperationState
+from ngupgrade.cloud.waiter import OnPoll, wait_operation, wait_reconciled
+from ngupgrade.errors import UsageError
+
+
+@dataclass(frozen=True)
+class WaitTarget:
+    """What to wait for: ``operation`` None means the group has nothing running."""
+
+    operation: OperationState | None
+    node_group_id: str | None
+
+
+@dataclass(frozen=True)
+class WaitVerdict:
+    """The end of a wait: the finished operation (None if nothing ran) and the group, if known."""
+
+    operation: OperationState | None
+    group: LiveNodeGroup | None
+
+
+def find_target(gw: CloudGateway, *, node_group_id: str | None, operation_id: str | None
+                ) -> WaitTarget:
+    """Resolve ``--operation`` or ``--group`` to an operation (ListOperations, done=false).
+
+    Raises UsageError when neither or both are given, CloudApiError on API failures.
+    """
+    if bool(node_group_id) == bool(operation_id):
+        raise UsageError("give exactly one of --group or --operation")
+    if operation_id:
+        op = gw.get_operation(operation_id)
+        return WaitTarget(op, op.node_group_id)
+    assert node_group_id is not None
+    return WaitTarget(gw.running_operation(node_group_id), node_group_id)
+
+
+def wait_for(gw: CloudGateway, target: WaitTarget, *, timeout: float,
+             on_poll: OnPoll | None = None) -> WaitVerdict:
+    """Wait for the operation and, when the group is known, for the reconcile verdict.
+
+    Raises OperationFailed (exit 5), OperationTimeout (exit 6), CloudApiError (exit 4).
+    """
+    t = timing.CURRENT
+    if target.operation is None:
+        group = gw.get_node_group(target.node_group_id) if target.node_group_id else None
+        return WaitVerdict(None, group)
+    op_id = target.operation.id
+    if target.node_group_id:
+        group = wait_reconciled(gw, target.node_group_id, op_id, timeout=timeout,
+                                policy=t.poll, clock=t.clock, sleep=t.sleep, on_poll=on_poll)
+        return WaitVerdict(gw.get_operation(op_id), group)
+    state = wait_operation(gw, op_id, timeout=timeout, policy=t.poll, clock=t.clock,
+                           sleep=t.sleep, on_poll=on_poll)
+    return WaitVerdict(state, None)

@@ -1,0 +1,41 @@
+"""``ngupgrade fake-cloud``: serve a fake Yandex Cloud seeded from a Terraform state."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+
+from ngupgrade.app.fake_cloud import start_fake_cloud
+from ngupgrade.cli._common import common_options, settings_of
+
+
+@click.command("fake-cloud")
+@click.option("--scenario", metavar="FILE",
+              help="YAML scenario: clouds, quotas, live sizes, versions, faults "
+                   "(docs/cloud.md).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port on 127.0.0.1; 0 picks a free one.")
+@click.option("--speed", type=click.FloatRange(min=0, min_open=True), default=1.0,
+              show_default=True, help="Virtual seconds per real second (60: a minute a second).")
+@common_options
+def fake_cloud(scenario: str | None, port: int, speed: float) -> None:
+    """Serve a fake Yandex Cloud on 127.0.0.1 until interrupted (Ctrl-C).
+
+    \b
+    The first line printed is `endpoint: 127.0.0.1:PORT`. Point the tool at it with
+      ngupgrade --endpoint 127.0.0.1:PORT --insecure ...
+    """
+    settings = settings_of(click.get_current_context())
+    fake = start_fake_cloud(settings, scenario, port, speed)
+    click.echo(f"endpoint: {fake.endpoint}")
+    sys.stdout.flush()
+    click.echo(f"serving {len(fake.groups)} node group(s) at speed x{speed:g}; use "
+               f"--endpoint {fake.endpoint} --insecure; Ctrl-C stops", err=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        fake.stop()
+        click.echo("fake cloud stopped", err=True)

@@ -1,0 +1,128 @@
+"""``ngupgrade set-policy``: change a node group's deploy policy (dry run unless --apply)."""
+
+from __future__ import annotations
+
+import click
+
+from ngupgrade.app.cloud import open_cloud, resolve_group
+from ngupgrade.app.set_policy import apply_change, plan_change, terraform_block
+from ngupgrade.cli._common import common_options, emit_json, settings_of
+from ngupgrade.cli._duration import Duration, human
+from ngupgrade.cli._progress import Progress
+from ngupgrade.cloud.waiter import resume_hint
+from ngupgrade.errors import UsageError
+from ngupgrade.model import PROVIDER_DEFAULT_POLICY
+
+
+@click.command("set-policy")
+@click.option("--group", "-g", "group", required=True, metavar="ADDRESS|NAME|ID",
+              help="The node group, by Terraform address, name or id.")
+@click.option("--max-expansion", type=int, metavar="E",
+              help="Nodes added above the group size during updates (0..100).")
+@click.option("--max-unavailable", type=int, metavar="U",
+              help="Nodes that may be down at once during updates (0..100).")
+@click.option("--apply", "apply_", is_flag=True,
+              help="Send the change. Without it nothing changes (dry run).")
+@click.option("--timeout", type=Duration(), default="30m", show_default=True,
+              help="How long to wait for the operation and the reconcile; 0 = send and "
+                   "don't wait (exit 6 with the command to attach later).")
+@common_options
+def set_policy(group: str, max_expansion: int | None, max_unavailable: int | None,
+               apply_: bool, timeout: float) -> None:
+    """Show, and with --apply make, a deploy-policy change of one node group.
+
+    \b
+    Examples:
+      ngupgrade set-policy -g workers --max-expansion 3                 # dry run: the diff
+      ngupgrade set-policy -g workers --max-expansion 3 --apply         # change, wait, verify
+      ngupgrade set-policy -g cat1ng0fixed0000abcd --max-unavailable 1 --apply --timeout 0
+
+    \b
+    The update carries an update_mask with only the changed paths. After --apply the tool
+    waits for the operation, checks the group is RUNNING again, reads the policy back and
+    fails (exit 1) if the new values did not take. Then keep Terraform in step: put the
+    printed deploy_policy block into the configuration, or the next `terraform apply`
+    reverts the change.
+
+    \b
+    Exit codes: 0 done (or already set); 1 invalid policy, or the values did not take;
+    2 usage; 4 API error (also: another operation still in the way); 5 the operation failed;
+    6 still running at --timeout (attach with `ngupgrade wait`); 130 interrupted.
+    """
+    if max_expansion is None and max_unavailable is None:
+        raise UsageError("give --max-expansion and/or --max-unavailable")
+    settings = settings_of(click.get_current_context())
+    target = resolve_group(settings, group)
+    with open_cloud(settings) as gw:
+        change = plan_change(gw, target, max_expansion, max_unavailable)
+        label = f"{target.address or target.name} ({target.id})"
+        before = change.before or PROVIDER_DEFAULT_POLICY
+        payload: dict[str, object] = {
+            "group": {"id": target.id, "name": change.live.name, "address": target.address},
+            "before": {"max_expansion": before.max_expansion,
+                       "max_unavailable": before.max_unavailable,
+                       "source": "api" if change.before else "default"},
+            "after": {"max_expansion": change.after.max_expansion,
+                      "max_unavailable": change.after.max_unavailable},
+            "update_mask": list(change.paths), "changed": change.changed, "applied": False,
+            "operation_id": None, "terraform": terraform_block(change.after),
+        }
+        text = settings.output != "json"
+        if text:
+            _show_diff(label, before, change)
+        if change.changed and apply_:
+            op_ids: list[str] = []
+            try:
+                with Progress(f"deploy policy update of {label}") as progress:
+                    op_id, _ = apply_change(gw, change, timeout=timeout,
+                                            on_poll=progress.on_poll, on_started=op_ids.append)
+            except KeyboardInterrupt:
+                if op_ids:
+                    click.echo(f"interrupted: {resume_hint(op_ids[0])}", err=True)
+                raise
+            payload.update(applied=True, operation_id=op_id)
+            if text:
+                click.echo(f"applied: operation {op_id} done, group RUNNING, policy read back "
+                           f"{change.after.max_expansion}/{change.after.max_unavailable}")
+        elif text:
+            click.echo("already set: nothing to do" if not change.changed else
+                       f"dry run: nothing changed; add --apply to send it "
+                       f"(update_mask: {', '.join(change.paths)}; wait up to {human(timeout)})")
+    if not text:
+        emit_json(payload)
+        return
+    _terraform_advice(target.address, change)
+
+
+def _show_diff(label: str, before: object, change: object) -> None:
+    from ngupgrade.app.set_policy import PolicyChange
+    from ngupgrade.model import DeployPolicy
+
+    assert isinstance(change, PolicyChange) and isinstance(before, DeployPolicy)
+    source = "" if change.before else "  (unset in the API: server default)"
+    click.echo(f"node group {label}: deploy_policy{source}")
+    for name in ("max_expansion", "max_unavailable"):
+        old, new = getattr(before, name), getattr(change.after, name)
+        if old == new:
+            click.echo(f"    {name} = {old}")
+        else:
+            click.echo(f"  - {name} = {old}")
+            click.echo(f"  + {name} = {new}")
+
+
+def _terraform_advice(address: str | None, change: object) -> None:
+    from ngupgrade.app.set_policy import PolicyChange
+
+    assert isinstance(change, PolicyChange)
+    where = address or "the yandex_kubernetes_node_group resource"
+    click.echo(f"\nkeep Terraform in step: in {where} set")
+    click.echo(terraform_block(change.after))
+    declared = change.target.state_policy
+    if declared is not None and declared != change.after:
+        click.echo(f"warning: the Terraform state declares {declared.max_expansion}/"
+                   f"{declared.max_unavailable}; the next `terraform apply` reverts the policy "
+                   f"unless the configuration says "
+                   f"{change.after.max_expansion}/{change.after.max_unavailable}", err=True)
+    elif declared is None:
+        click.echo("warning: unless the configuration declares this block, the next "
+                   "`terraform apply` may revert the change", err=True)

@@ -1,0 +1,69 @@
+"""``ngupgrade wait``: attach to a running operation and wait for its verdict."""
+
+from __future__ import annotations
+
+import click
+
+from ngupgrade.app.cloud import open_cloud, resolve_group
+from ngupgrade.app.wait import find_target, wait_for
+from ngupgrade.cli._common import common_options, emit_json, settings_of
+from ngupgrade.cli._duration import Duration
+from ngupgrade.cli._progress import Progress
+from ngupgrade.cloud.waiter import resume_hint
+
+
+@click.command("wait")
+@click.option("--group", "-g", "group", metavar="ADDRESS|NAME|ID",
+              help="Attach to the group's latest unfinished operation (then check RUNNING).")
+@click.option("--operation", "operation", metavar="ID", help="Attach to this operation.")
+@click.option("--timeout", type=Duration(), default="6h", show_default=True,
+              help="How long to wait; 0 = look once and exit (6 while still running).")
+@common_options
+def wait(group: str | None, operation: str | None, timeout: float) -> None:
+    """Wait for a cloud operation and the node group's reconcile; never cancels anything.
+
+    \b
+    Examples:
+      ngupgrade wait --group workers                 # its latest unfinished operation
+      ngupgrade wait --operation cat5op0example00001 --timeout 2h
+
+    Polls start 2 s apart and grow to every 30 s; the verdict needs the operation done
+    without error and the group RUNNING again.
+
+    \b
+    Exit codes: 0 done and RUNNING; 4 API error; 5 the operation failed;
+    6 still running at the timeout (run the same command again); 130 interrupted.
+    """
+    settings = settings_of(click.get_current_context())
+    group_id = resolve_group(settings, group).id if group else None
+    with open_cloud(settings) as gw:
+        target = find_target(gw, node_group_id=group_id, operation_id=operation)
+        if target.operation is None:
+            verdict = wait_for(gw, target, timeout=timeout)
+            status = verdict.group.status if verdict.group else "?"
+            _report(settings.output, None, verdict.group, f"no unfinished operation on node "
+                    f"group {group_id} (status {status})")
+            return
+        op_id = target.operation.id
+        try:
+            with Progress(f"operation {op_id}") as progress:
+                verdict = wait_for(gw, target, timeout=timeout, on_poll=progress.on_poll)
+        except KeyboardInterrupt:
+            click.echo(f"interrupted: {resume_hint(op_id)}", err=True)
+            raise
+        group_note = (f", node group {verdict.group.id} RUNNING on {verdict.group.version}"
+                      if verdict.group else "")
+        _report(settings.output, op_id, verdict.group,
+                f"operation {op_id} done without error{group_note}")
+
+
+def _report(output: str, op_id: str | None, group: object, line: str) -> None:
+    from ngupgrade.cloud.types import LiveNodeGroup
+
+    if output == "json":
+        g = group if isinstance(group, LiveNodeGroup) else None
+        emit_json({"operation_id": op_id, "done": True,
+                   "group": None if g is None else {"id": g.id, "status": g.status,
+                                                    "version": g.version}})
+    else:
+        click.echo(line)

@@ -1,0 +1,313 @@
+"""The cloud gateway over the real yandexcloud SDK, against the fake cloud on 127.0.0.1.
+
+No test patches the SDK: every call goes over gRPC. Waits run on the fake's virtual clock.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from ngupgrade.app.settings import Settings
+from ngupgrade.cloud.auth import is_loopback, resolve_credentials, resolve_transport
+from ngupgrade.cloud.gateway import ConflictPolicy, mask_paths, open_gateway
+from ngupgrade.cloud.retry import RetryPolicy
+from ngupgrade.errors import EXIT_API, BadInput, CloudApiError, UsageError
+from ngupgrade.model import DeployPolicy, FixedScale, QuotaLimit
+from ngupgrade.testing import FakeCloud, node_group
+
+GID = "catgroup000000000001"
+
+
+@pytest.fixture
+def fake():
+    sc = {"clouds": {"b1gcloud0000000000001": {
+        "folders": ["b1gexamplefolder00001"],
+        "quotas": {f"compute.q{i:04d}.count": {"limit": i, "usage": 0} for i in range(150)}
+        | {"compute.instanceCores.count": {"limit": 32, "usage": None},
+           "vpc.externalAddresses.count": {"limit": 8, "usage": 2}}}}}
+    with FakeCloud([node_group(GID, size=6, policy=DeployPolicy(1, 0))], sc) as f:
+        yield f
+
+
+def test_reads_go_over_grpc_and_come_back_as_plain_values(fake):
+    gw = fake.gateway()
+    g = gw.get_node_group(GID)
+    assert (g.name, g.status, g.version, g.policy, g.scale) == (
+        "workers", "RUNNING", "1.29", DeployPolicy(1, 0), FixedScale(6))
+    assert len(gw.list_nodes(GID)) == 6
+    cluster = gw.get_cluster("catq0n7i0h9ka1b2c3d4")
+    assert (cluster.folder_id, cluster.master_version) == ("b1gexamplefolder00001", "1.29")
+    assert gw.get_folder_cloud_id("b1gexamplefolder00001") == "b1gcloud0000000000001"
+    assert [c.method for c in fake.calls] == [
+        "NodeGroupService.Get", "NodeGroupService.ListNodes", "ClusterService.Get",
+        "FolderService.Get"]
+
+
+def test_quota_limits_are_paginated_and_unset_usage_stays_unknown(fake):
+    gw = fake.gateway()
+    quotas = gw.list_quota_limits("b1gcloud0000000000001", "compute")
+    assert len(quotas) == 151
+    assert QuotaLimit("compute.instanceCores.count", 32.0, None) in quotas
+    pages = fake.calls_to("QuotaLimitService.List")
+    assert len(pages) == 1  # page_size 1000: one page; the fake pages at 1000 too
+    assert pages[0].request.resource.type == "resource-manager.cloud"
+    assert gw.list_quota_limits("b1gcloud0000000000001", "vpc") == [
+        QuotaLimit("vpc.externalAddresses.count", 8.0, 2.0)]
+
+
+def test_quota_pagination_follows_next_page_token():
+    sc = {"clouds": {"c1": {"quotas": {f"compute.q{i:04d}.count": {"limit": 1}
+                                       for i in range(2500)}}}}
+    with FakeCloud([node_group()], sc) as fake:
+        quotas = fake.gateway().list_quota_limits("c1", "compute")
+        assert len(quotas) == 2500
+        assert [c.request.page_token for c in fake.calls_to("QuotaLimitService.List")] == [
+            "", "1000", "2000"]
+
+
+def test_transient_failure_is_retried_with_one_log_line_per_retry(fake, caplog):
+    fake.add_fault({"kind": "rpc_error", "method": "NodeGroupService.Get", "code": "UNAVAILABLE",
+                    "times": 2})
+    slept: list[float] = []
+    gw = fake.gateway(sleep=slept.append)
+    with caplog.at_level(logging.WARNING, logger="ngupgrade.cloud"):
+        assert gw.get_node_group(GID).id == GID
+    assert [c.code for c in fake.calls_to("NodeGroupService.Get")] == [
+        "UNAVAILABLE", "UNAVAILABLE", "OK"]
+    assert len(slept) == 2 and all(0 <= s <= 10 for s in slept)
+    retries = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
+    assert len(retries) == 2
+    assert "NodeGroupService.Get(catgroup000000000001): UNAVAILABLE (attempt 1 of 5" in retries[0]
+
+
+@pytest.mark.parametrize("code", ["DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED"])
+def test_other_transient_codes_are_retried_on_polls(fake, code):
+    gw = fake.gateway(sleep=lambda s: None)
+    ref = gw.update_node_group(GID, policy=DeployPolicy(3, 0))
+    fake.add_fault({"kind": "rpc_error", "method": "OperationService.Get", "code": code})
+    assert gw.get_operation(ref.id).id == ref.id
+    assert [c.code for c in fake.calls_to("OperationService.Get")] == [code, "OK"]
+
+
+def test_retry_is_capped_and_reraises_the_real_error_with_request_id(fake):
+    fake.add_fault({"kind": "rpc_error", "method": "NodeGroupService.Get", "code": "UNAVAILABLE",
+                    "times": 100, "message": "connection reset"})
+    gw = fake.gateway(sleep=lambda s: None, retry=RetryPolicy(attempts=3))
+    with pytest.raises(CloudApiError) as exc:
+        gw.get_node_group(GID)
+    assert len(fake.calls_to("NodeGroupService.Get")) == 3
+    err = exc.value
+    assert err.code == "UNAVAILABLE" and err.exit_code == EXIT_API
+    assert "NodeGroupService.Get(catgroup000000000001): connection reset" in err.message
+    assert err.request_id and err.request_id.startswith("fake-")
+    assert err.__cause__ is not None
+
+
+def test_permission_denied_is_not_retried_and_names_code_and_hint(fake):
+    fake.add_fault({"kind": "permission_denied", "method": "NodeGroupService.Get"})
+    gw = fake.gateway(sleep=lambda s: pytest.fail("must not retry"))
+    with pytest.raises(CloudApiError) as exc:
+        gw.get_node_group(GID)
+    assert exc.value.code == "PERMISSION_DENIED"
+    assert "[PERMISSION_DENIED]" in str(exc.value) and "request id fake-" in str(exc.value)
+    assert "k8s.editor" in (exc.value.hint or "")
+    assert len(fake.calls_to("NodeGroupService.Get")) == 1
+
+
+def test_not_found_is_a_cloud_api_error(fake):
+    with pytest.raises(CloudApiError, match=r"NodeGroupService.Get\(nope\).*NOT_FOUND"):
+        fake.gateway().get_node_group("nope")
+
+
+def test_update_sends_only_changed_policy_paths(fake):
+    gw = fake.gateway()
+    ref = gw.update_node_group(GID, policy=DeployPolicy(3, 0))
+    assert ref.id == "op-1" and not ref.attached
+    (call,) = fake.calls_to("NodeGroupService.Update")
+    assert list(call.request.update_mask.paths) == ["deploy_policy.max_expansion"]
+    assert call.request.deploy_policy.max_expansion == 3
+    assert not call.request.HasField("version")
+
+
+def test_update_version_mask_is_version_only(fake):
+    gw = fake.gateway()
+    gw.update_node_group(GID, version="1.30")
+    (call,) = fake.calls_to("NodeGroupService.Update")
+    assert list(call.request.update_mask.paths) == ["version"]
+    assert call.request.version.version == "1.30"
+    assert not call.request.HasField("deploy_policy")
+
+
+def test_mask_paths_rules():
+    assert mask_paths(DeployPolicy(1, 0), DeployPolicy(1, 0), None, False) == []
+    assert mask_paths(DeployPolicy(1, 0), DeployPolicy(2, 1), None, False) == [
+        "deploy_policy.max_expansion", "deploy_policy.max_unavailable"]
+    assert mask_paths(None, DeployPolicy(3, 0), None, False) == [
+        "deploy_policy.max_expansion", "deploy_policy.max_unavailable"]
+    assert mask_paths(None, None, None, True) == ["version"]
+
+
+def test_update_with_nothing_to_change_is_refused_before_any_mutation(fake):
+    with pytest.raises(UsageError, match="nothing to change"):
+        fake.gateway().update_node_group(GID, policy=DeployPolicy(1, 0))
+    assert fake.calls_to("NodeGroupService.Update") == []
+
+
+def test_ambiguous_update_attaches_to_the_operation_it_started(fake):
+    """A deadline on Update after the cloud applied it: one Update, attach via ListOperations."""
+    fake.add_fault({"kind": "deadline_after_apply"})
+    gw = fake.gateway()
+    ref = gw.update_node_group(GID, version="1.30")
+    assert ref.attached and ref.id == "op-1" and ref.update_calls == 1
+    assert len(fake.calls_to("NodeGroupService.Update")) == 1
+    assert fake.calls_to("NodeGroupService.Update")[0].code == "DEADLINE_EXCEEDED"
+    assert len(fake.calls_to("NodeGroupService.ListOperations")) == 2  # before and after
+
+
+def test_ambiguous_update_that_started_nothing_is_reported_not_resent(fake):
+    fake.add_fault({"kind": "rpc_error", "method": "NodeGroupService.Update",
+                    "code": "UNAVAILABLE"})
+    slept: list[float] = []
+    gw = fake.gateway(sleep=slept.append)
+    with pytest.raises(CloudApiError, match="no operation was started") as exc:
+        gw.update_node_group(GID, version="1.30")
+    assert exc.value.code == "UNAVAILABLE"
+    assert len(fake.calls_to("NodeGroupService.Update")) == 1
+    assert slept == [1.0, 2.0, 4.0]
+
+
+def test_c13_waits_for_the_blocking_operation_then_retries_once(fake, caplog):
+    """C13 base: Update -> FAILED_PRECONDITION; op-9 done after 2 polls; 2 Updates in all."""
+    fake.add_fault({"kind": "operation_in_progress", "operation_id": "op-9",
+                    "description": "master upgrade", "polls": 2})
+    gw = fake.gateway()
+    with caplog.at_level(logging.WARNING, logger="ngupgrade.cloud"):
+        ref = gw.update_node_group(GID, version="1.30")
+    assert ref.update_calls == 2 and ref.id != "op-9"
+    updates = fake.calls_to("NodeGroupService.Update")
+    assert [c.code for c in updates] == ["FAILED_PRECONDITION", "OK"]
+    polls = fake.calls_to("OperationService.Get")
+    assert [c.request.operation_id for c in polls] == ["op-9"] * 3
+    assert any("waiting for op-9 (master upgrade)" in r.getMessage() for r in caplog.records)
+
+
+def test_c13_variant_refused_four_times_with_retry_limit_three_names_op9(fake):
+    fake.add_fault({"kind": "operation_in_progress", "operation_id": "op-9", "polls": 2,
+                    "times": 4})
+    gw = fake.gateway(conflict=ConflictPolicy(attempts=3, wait_seconds=600))
+    with pytest.raises(CloudApiError) as exc:
+        gw.update_node_group(GID, version="1.30")
+    assert "refused 3 times" in exc.value.message and "op-9" in exc.value.message
+    assert exc.value.code == "FAILED_PRECONDITION"
+    assert len(fake.calls_to("NodeGroupService.Update")) == 3
+    assert "ngupgrade wait --operation op-9" in (exc.value.hint or "")
+
+
+def test_c13_blocker_past_the_bound_exits_naming_it(fake):
+    fake.add_fault({"kind": "operation_in_progress", "operation_id": "op-9", "seconds": 7200})
+    gw = fake.gateway(conflict=ConflictPolicy(attempts=2, wait_seconds=600))
+    start = fake.now()
+    with pytest.raises(CloudApiError, match=r"op-9 \(master upgrade\) still running after 600 s"):
+        gw.update_node_group(GID, version="1.30")
+    assert fake.now() - start == pytest.approx(600)
+    assert len(fake.calls_to("NodeGroupService.Update")) == 1
+
+
+def test_operation_state_carries_group_id_and_error(fake):
+    gw = fake.gateway()
+    ref = gw.update_node_group(GID, policy=DeployPolicy(2, 0))
+    state = gw.get_operation(ref.id)
+    assert (state.done, state.node_group_id, state.error_code) == (False, GID, None)
+    assert gw.running_operation(GID) is not None
+    fake.sleep(10)
+    assert gw.get_operation(ref.id).done
+    assert gw.running_operation(GID) is None
+
+
+# -- auth and transport --------------------------------------------------------------------
+
+def test_credentials_order_and_secrets_never_shown(tmp_path):
+    c = resolve_credentials({"YC_IAM_TOKEN": "t1.secret", "YC_TOKEN": "y0_secret"})
+    assert c.kind == "iam_token" and c.sdk_kwargs() == {"iam_token": "t1.secret"}
+    assert "secret" not in repr(c) and "secret" not in str(c)
+    assert resolve_credentials({"YC_TOKEN": "y0_secret"}).sdk_kwargs() == {"token": "y0_secret"}
+    assert resolve_credentials({}).kind == "metadata"
+    key = tmp_path / "key.json"
+    key.write_text('{"id": "k", "service_account_id": "sa", "private_key": "PEM"}')
+    c = resolve_credentials({"YC_SERVICE_ACCOUNT_KEY_FILE": str(key)})
+    assert c.sdk_kwargs()["service_account_key"]["service_account_id"] == "sa"
+    assert "PEM" not in repr(c)
+
+
+def test_bad_key_file_is_bad_input_naming_the_file_not_the_key(tmp_path):
+    key = tmp_path / "key.json"
+    key.write_text('{"id": "k", "private_key": "SECRETPEM"}')
+    with pytest.raises(BadInput, match="lacks service_account_id") as exc:
+        resolve_credentials({"YC_SERVICE_ACCOUNT_KEY_FILE": str(key)})
+    assert str(key) in str(exc.value) and "SECRETPEM" not in str(exc.value)
+    with pytest.raises(BadInput, match="cannot read"):
+        resolve_credentials({"YC_SERVICE_ACCOUNT_KEY_FILE": str(tmp_path / "missing.json")})
+
+
+def test_insecure_only_on_loopback(tmp_path):
+    assert is_loopback("127.0.0.1:1234") and is_loopback("localhost:1") and is_loopback("[::1]:5")
+    assert not is_loopback("api.cloud.yandex.net:443") and not is_loopback("10.0.0.1:443")
+    with pytest.raises(UsageError, match="loopback"):
+        resolve_transport("api.example.com:443", True, None)
+    with pytest.raises(UsageError):
+        resolve_transport(None, True, None)
+    ca = tmp_path / "ca.pem"
+    ca.write_bytes(b"CERT")
+    t = resolve_transport("api.example.com:443", False, str(ca))
+    assert (t.insecure, t.root_certificates) == (False, b"CERT")
+
+
+def test_iam_token_goes_as_metadata_on_the_plain_loopback_channel(fake):
+    gw = open_gateway(Settings(endpoint=fake.endpoint, insecure=True),
+                      environ={"YC_IAM_TOKEN": "t1.abc"})
+    gw.get_node_group(GID)
+    assert fake.calls[-1].authorization
+    fake.gateway().get_node_group(GID)  # no credentials in the environment: none sent
+    assert not fake.calls[-1].authorization
+
+
+def test_retry_time_cap_counts_the_backoff_slept(fake):
+    fake.add_fault({"kind": "rpc_error", "method": "NodeGroupService.Get", "code": "UNAVAILABLE",
+                    "times": 1000})
+    slept: list[float] = []
+    gw = fake.gateway(sleep=slept.append,
+                      retry=RetryPolicy(attempts=1000, max_seconds=20, initial=2, max_backoff=8))
+    with pytest.raises(CloudApiError, match="UNAVAILABLE"):
+        gw.get_node_group(GID)
+    assert sum(slept[:-1]) < 20 <= sum(slept)
+    assert len(fake.calls_to("NodeGroupService.Get")) == len(slept) + 1
+
+
+def test_rpc_fault_limited_to_one_group():
+    other = "catgroup000000000002"
+    groups = [node_group(GID), node_group(other, name="other")]
+    with FakeCloud(groups, {"faults": [{"kind": "permission_denied", "group": "other"}]}) as f:
+        gw = f.gateway()
+        assert gw.get_node_group(GID).id == GID
+        with pytest.raises(CloudApiError, match="PERMISSION_DENIED"):
+            gw.get_node_group(other)
+
+
+def test_fake_refuses_a_port_in_use():
+    with FakeCloud([node_group()]) as first, pytest.raises(UsageError, match="cannot listen"):
+        FakeCloud([node_group()]).start(first.port)
+
+
+def test_c13_blocker_on_the_cluster_is_found_through_cluster_operations(fake):
+    """A master upgrade is listed by ClusterService.ListOperations, not by the node group's."""
+    fake.add_fault({"kind": "operation_in_progress", "operation_id": "op-9",
+                    "description": "master upgrade", "polls": 2, "scope": "cluster"})
+    gw = fake.gateway()
+    assert gw.running_operation(GID) is None
+    ref = gw.update_node_group(GID, version="1.30")
+    assert ref.update_calls == 2
+    (listed,) = fake.calls_to("ClusterService.ListOperations")
+    assert listed.request.cluster_id == "catq0n7i0h9ka1b2c3d4"
+    assert [c.request.operation_id for c in fake.calls_to("OperationService.Get")] == ["op-9"] * 3
