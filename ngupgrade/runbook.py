@@ -666,13 +666,29 @@ class Runbook:
         watchdog = StallWatchdog(self.options.stall_after, started)
         last: dict[str, Any] = {}
         position = [0]
+        drained: set[str] = set()
+
+        def count_new(nodes: Sequence[LiveNode]) -> int | None:
+            """Nodes on the new version: instances created since the start, and old ones that
+            were cordoned for a drain and are schedulable again (updated in place)."""
+            if not start_ids:
+                return None
+            new = 0
+            for n in nodes:
+                cordoned = getattr(n, "unschedulable", False)
+                if cordoned:
+                    drained.add(n.instance_id)
+                if n.instance_id not in start_ids or (n.instance_id in drained and not cordoned):
+                    new += 1
+            return new
 
         def on_poll(state: OperationState, waited: float) -> None:
             if state.done:
                 return
             group = self.api.get_node_group(gid)
             nodes = self.api.list_nodes(gid)
-            new = sum(1 for n in nodes if n.instance_id not in start_ids) if start_ids else None
+            new = count_new(nodes)
+            cordoned = sum(1 for n in nodes if getattr(n, "unschedulable", False))
             now = self.clock()
             last.update(new_nodes=new, nodes=len(nodes), status=group.status)
             if new is not None and (new or len(nodes) != total):
@@ -684,7 +700,7 @@ class Runbook:
                       nodes=len(nodes), status=group.status, cycle=cycle,
                       cycles=prep.plan.cycles.max, elapsed=now - started,
                       expected={"min": expected[0], "max": expected[1]})
-            watchdog.observe((new, group.status, len(nodes)), now)
+            watchdog.observe((new, group.status, len(nodes), cordoned), now)
             if watchdog.stalled(now):
                 shown = "?" if new is None else str(new)
                 raise Stalled(
@@ -701,7 +717,7 @@ class Runbook:
         except OperationFailed as err:
             live = self.api.get_node_group(gid)
             nodes = self.api.list_nodes(gid)
-            new = sum(1 for n in nodes if n.instance_id not in start_ids) if start_ids else None
+            new = count_new(nodes)
             unchanged = live.version == j.start_version
             state = (f"the node group's version is unchanged: {live.version} "
                      "(version_info.current_version)" if unchanged

@@ -26,8 +26,8 @@ COMMANDS: dict[str, str] = {
     "groups": "ngupgrade.cli.groups:groups",
     "plan": "ngupgrade.cli.plan:plan",
     "preflight": "ngupgrade.cli.preflight:preflight",
-    "upgrade": "ngupgrade.cli.upgrade:upgrade",
     "set-policy": "ngupgrade.cli.set_policy:set_policy",
+    "upgrade": "ngupgrade.cli.upgrade:upgrade",
     "wait": "ngupgrade.cli.wait:wait",
     "fake-cloud": "ngupgrade.cli.fake_cloud:fake_cloud",
 }

@@ -7,7 +7,6 @@ NDJSON with ``--output json``.
 from __future__ import annotations
 
 import json
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -18,37 +17,10 @@ import click
 
 from ngupgrade.app.settings import Settings
 from ngupgrade.cli._common import common_options, group_option, settings_of
+from ngupgrade.cli._duration import Duration
 from ngupgrade.cloud.waiter import PollPolicy
 from ngupgrade.errors import NgUpgradeError
 from ngupgrade.runbook import DEFAULT_STALL_SECONDS, Event, human_seconds
-
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
-
-
-def parse_duration(text: str) -> float:
-    """``45s``, ``90m``, ``2h``, ``1h30m`` (or bare seconds) as seconds. Raises ValueError."""
-    raw = text.strip().lower()
-    if re.fullmatch(r"\d+(\.\d+)?", raw):
-        return float(raw)
-    if not raw or _DURATION.sub("", raw):
-        raise ValueError(f"not a duration: {text!r} (use e.g. 45s, 90m, 2h, 1h30m)")
-    return sum(float(n) * _UNITS[u] for n, u in _DURATION.findall(raw))
-
-
-class Duration(click.ParamType):
-    """A click type for :func:`parse_duration`."""
-
-    name = "duration"
-
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> float:
-        if isinstance(value, (int, float)):
-            return float(value)
-        try:
-            return parse_duration(str(value))
-        except ValueError as err:
-            self.fail(str(err), param, ctx)
 
 
 @dataclass
