@@ -214,6 +214,20 @@ def test_c13_conflict_at_update_is_bounded_and_names_it(journal: Path) -> None:
         assert version_updates(fake) == 2                       # the refused one, then one
 
 
+def test_c13_blocker_finishes_then_one_retry_succeeds(journal: Path) -> None:
+    """C13 base: Update refused while op-9 runs; wait for op-9, retry: 2 Updates, success."""
+    faults = [{"kind": "operation_in_progress", "operation_id": "op-9",
+               "description": "master upgrade", "group": "gpu", "polls": 2}]
+    with example_cloud(faults=faults) as fake:
+        out = run(fake, journal)
+        assert out.code == 0, out.error
+        assert updates(fake) == [["version"], ["version"]]
+        assert fake.operation("op-9").done
+        assert fake.group("workers").version == "1.30"
+        op = [e.data for e in out.of("operation")][-1]
+        assert op["update_calls"] == 2
+
+
 @pytest.mark.parametrize(("target", "master", "why"), [
     ("1.31", "1.30", "ahead of the master"),
     ("1.31", "1.31", "one minor version per step"),
