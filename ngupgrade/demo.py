@@ -31,8 +31,9 @@ def _run(argv: list[str]) -> int:
     """Run one ngupgrade command line in this process; its exit code."""
     from ngupgrade.cli import main
 
-    print(f"\n$ ngupgrade {' '.join(a for a in argv if not a.startswith('--time-scale'))}",
-          flush=True)
+    shown = [os.path.relpath(a) if os.path.isabs(a) else a for a in argv
+             if not a.startswith("--time-scale")]
+    print(f"\n$ ngupgrade {' '.join(shown)}", flush=True)
     try:
         main(argv)
     except SystemExit as done:

@@ -361,6 +361,11 @@ class Runbook:
         if resumed and existing is not None and existing.group_id != group.id:
             raise UsageError(f"{journal_path} is the journal of node group {existing.group_id}, "
                              f"not {group.id}", hint="pass the right --journal")
+        if resumed and existing is not None and existing.target != opts.version:
+            raise UsageError(
+                f"{journal_path} records an upgrade to {existing.target or 'the latest revision'}"
+                f", not {opts.version or 'the latest revision'}",
+                hint="resume with the same --version, or delete the journal to start over")
 
         if running is not None and not opts.resume:
             raise CheckFailed(

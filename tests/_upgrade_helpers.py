@@ -59,7 +59,7 @@ def run(
     fake: FakeCloud,
     journal: Path,
     *,
-    group: str = "workers",
+    group: str | tuple[str, ...] = "workers",
     version: str | None = "1.30",
     latest_revision: bool = False,
     max_expansion: int | None = None,
@@ -80,8 +80,11 @@ def run(
                              max_expansion=max_expansion, max_unavailable=max_unavailable,
                              restore_policy=restore, timeout=timeout, stall_after=stall_after,
                              resume=resume)
-    request = UpgradeRequest(selectors=(group,), options=options, apply=apply,
-                             journal=str(journal), journal_dir=str(journal.parent),
+    several = isinstance(group, tuple)
+    request = UpgradeRequest(selectors=group if isinstance(group, tuple) else (group,),
+                             options=options, apply=apply,
+                             journal=None if several else str(journal),
+                             journal_dir=str(journal.parent),
                              quotas_file=quotas_file, cloud_id=cloud_id)
     out = Outcome(0)
 

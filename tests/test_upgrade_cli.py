@@ -133,6 +133,8 @@ def test_interrupt_exits_130_with_resume_hint(tmp_path: Path, monkeypatch: pytes
     (["-g", "workers", "--version", "1.30", "--max-expansion", "0", "--max-unavailable", "0"],
      1, "must be > 0"),
     (["-g", "nope", "--version", "1.30"], 2, "no node group matches"),
+    (["-g", "workers", "-g", "gpu", "--version", "1.30", "--journal", "j.json"], 2,
+     "names the journal of one node group"),
     (["-g", "workers", "--version", "1.31"], 1, "ahead of the master 1.30"),
     (["-g", "workers", "--version", "one.thirty"], 2, "not a Kubernetes version"),
 ])

@@ -282,7 +282,11 @@ def test_unfinished_journal_needs_resume(journal: Path) -> None:
     with example_cloud() as fake:
         assert run(fake, journal, timeout=120).code == 6
         again = run(fake, journal)
-        assert again.code in (1, 2)      # an unfinished journal, or the running operation
+        assert again.code == 2
+        assert again.error is not None and "unfinished upgrade" in again.error.message
+        other = run(fake, journal, version="1.31", resume=True)
+        assert other.code == 2
+        assert other.error is not None and "records an upgrade to 1.30" in other.error.message
         assert version_updates(fake) == 1
 
 
@@ -371,3 +375,30 @@ def test_crash_between_update_and_journal_reattaches(journal: Path, crash_on: in
         assert again.code == 0, again.error
         assert updates(fake) == [POLICY_MASK, ["version"], POLICY_MASK]
         assert fake.group("workers").version == "1.30"
+
+
+def test_several_groups_one_after_another(journal: Path) -> None:
+    batch = 'module.pools["prod"].yandex_kubernetes_node_group.this["batch"]'
+    with example_cloud() as fake:
+        out = run(fake, journal, group=("workers", batch))
+        assert out.code == 0, out.error
+        started = [e.group for e in out.of("group_started")]
+        assert started == ["yandex_kubernetes_node_group.workers", batch]
+        # the second group's Update comes after the first group's verdict
+        kinds = [(e.kind, e.group) for e in out.events]
+        first_verdict = kinds.index(("verdict", "yandex_kubernetes_node_group.workers"))
+        second_op = kinds.index(("operation", batch))
+        assert first_verdict < second_op
+        assert out.of("preflight")[0].data["preflight"]["mode"]["sequential"] is True
+        assert version_updates(fake) == 2
+        assert fake.group("batch").version == "1.30" and fake.group("workers").version == "1.30"
+        # one journal per group under the journal directory
+        assert len([p for p in os.listdir(journal.parent) if p.startswith("upgrade-")]) == 2
+
+
+def test_latest_revision_without_a_new_revision_is_nothing_to_do(journal: Path) -> None:
+    with example_cloud() as fake:
+        out = run(fake, journal, version=None, latest_revision=True)
+        assert out.code == 0, out.error
+        assert updates(fake) == []
+        assert "no newer revision" in out.of("verdict")[-1].data["note"]

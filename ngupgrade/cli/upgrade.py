@@ -339,13 +339,22 @@ class RichDisplay(PlainDisplay):
         d = ev.data
         if self._progress_bar is None:
             self._progress_bar = Progress(
-                TextColumn("   {task.description}"), BarColumn(),
+                TextColumn("   {task.description}"), BarColumn(bar_width=20),
                 TextColumn("{task.fields[info]}"), console=self.console, transient=False)
             self._progress_bar.start()
             self._task = self._progress_bar.add_task(ev.group.rsplit(".", 1)[-1],
                                                      total=d["total"] or 1, info="")
         new = d["new_nodes"] or 0
-        self._progress_bar.update(self._task, completed=new, info=self.progress_text(d))
+        self._progress_bar.update(self._task, completed=new, info=self.short_progress(d))
+
+    @staticmethod
+    def short_progress(d: dict[str, Any]) -> str:
+        """``2/3 new, 5 nodes, RECONCILING, cycle 1/3, 1m of 6m..18m`` (fits 80 columns)."""
+        new = "?" if d["new_nodes"] is None else d["new_nodes"]
+        exp = d["expected"]
+        return (f"{new}/{d['total']} new, {d['nodes']} nodes, {d['status']}, cycle "
+                f"{d['cycle']}/{d['cycles']}, {human_seconds(d['elapsed'])} of "
+                f"{human_seconds(exp['min'])}..{human_seconds(exp['max'])}")
 
     def close(self) -> None:
         if self._progress_bar is not None:
