@@ -25,6 +25,7 @@ EXIT_BUG = 70
 COMMANDS: dict[str, str] = {
     "groups": "ngupgrade.cli.groups:groups",
     "plan": "ngupgrade.cli.plan:plan",
+    "preflight": "ngupgrade.cli.preflight:preflight",
     "set-policy": "ngupgrade.cli.set_policy:set_policy",
     "wait": "ngupgrade.cli.wait:wait",
     "fake-cloud": "ngupgrade.cli.fake_cloud:fake_cloud",

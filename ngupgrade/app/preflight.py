@@ -1,0 +1,243 @@
+"""Use case: quota preflight of node-group upgrades (``ngupgrade preflight``; DESIGN.md section 4).
+
+The order of work keeps API calls few and concurrent (DESIGN.md section 7):
+
+0. every group is checked locally first (deploy policy valid, resources placeable on quota ids):
+   a bad group fails before any API call;
+1. ``ClusterService.Get`` once per cluster whose folder the state does not name, and
+   ``FolderService.Get`` once per folder (folders from the state at once, the others as their
+   cluster answers) -> cloud id; skipped with ``--cloud-id`` or offline;
+2. ``QuotaLimitService.List`` once per service per cloud, never per group, all at once.
+
+The live node counts of autoscaled groups (``ListNodes``) and the live deploy policy of groups
+whose state leaves it unset (``NodeGroupService.Get``) run alongside. So the
+wall time is at most three round trips (cluster, folder, list), two when the state names
+the folders.
+
+The sources are small protocols, so the cloud gateway (``ngupgrade.cloud``), the offline
+:class:`~ngupgrade.cloud.quota_file.QuotaFile` and test fakes all plug in.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from threading import Lock
+from typing import Any, Protocol, TypeVar
+
+from ngupgrade import quota
+from ngupgrade.app.settings import Settings
+from ngupgrade.errors import UsageError
+from ngupgrade.model import AutoScale, NodeGroup, QuotaLimit
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+DEFAULT_MAX_WORKERS = 32
+"""Concurrent calls in one round; rounds are small (clusters, folders, clouds x services)."""
+
+
+class QuotaSource(Protocol):
+    """Anything that lists a cloud's quota limits of one service (gateway, quota file, fake)."""
+
+    def list_quota_limits(self, cloud_id: str, service: str) -> list[QuotaLimit]: ...
+
+
+class CloudDirectory(Protocol):
+    """Finds a cluster's folder and a folder's cloud.
+
+    ``ClusterService.Get`` and ``FolderService.Get`` (reference section 1.3).
+    """
+
+    def get_cluster(self, cluster_id: str) -> Any: ...  # anything with ``.folder_id``
+
+    def get_folder_cloud_id(self, folder_id: str) -> str: ...
+
+
+class NodeLister(Protocol):
+    """Lists the nodes of a node group (``NodeGroupService.ListNodes``); only the count is used."""
+
+    def list_nodes(self, node_group_id: str) -> Sequence[Any]: ...
+
+
+class GroupReader(Protocol):
+    """Reads a live node group (``NodeGroupService.Get``); only ``.policy`` is used."""
+
+    def get_node_group(self, node_group_id: str) -> Any: ...
+
+
+@dataclass(frozen=True)
+class PreflightRequest:
+    """What was asked: ``cloud_id`` overrides the folder lookup for every group."""
+
+    cloud_id: str | None = None
+    sequential: bool = False
+    strict: bool = False
+    at_current_size: bool = False
+
+
+class _Calls:
+    """Counts API calls by method, thread-safely (reported in ``Preflight.api_calls``)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self._lock = Lock()
+
+    def wrap(self, name: str, fn: Callable[[K], V]) -> Callable[[K], V]:
+        def call(arg: K) -> V:
+            with self._lock:
+                self.counts[name] += 1
+            return fn(arg)
+        return call
+
+
+def run_preflight(
+    groups: Sequence[NodeGroup],
+    quotas: QuotaSource,
+    request: PreflightRequest = PreflightRequest(),
+    *,
+    directory: CloudDirectory | None = None,
+    nodes: NodeLister | None = None,
+    live_groups: GroupReader | None = None,
+    max_workers: int = DEFAULT_MAX_WORKERS,
+) -> quota.Preflight:
+    """Run the quota preflight for ``groups`` (already selected) and return the verdict.
+
+    ``directory`` resolves clouds when ``request.cloud_id`` is None (live mode); ``nodes``
+    gives live node counts of autoscaled groups (else the autoscaler ``min`` is assumed and
+    flagged); ``live_groups`` gives the live deploy policy of groups whose state leaves it
+    unset (else the provider default 3/0 is assumed and flagged). Makes no mutating call.
+
+    Raises:
+        UsageError: no groups, or no way to tell a group's cloud.
+        PolicyInvalid, QuotaMappingUnknown: a group fails the local checks (before any call).
+        CloudApiError, BadInput: from the sources, unchanged.
+    """
+    if not groups:
+        raise UsageError("no node groups to check", hint="the state holds no node group, or "
+                         "--group selected none")
+    per_node = quota.check_groups(groups)
+    if request.cloud_id is None and directory is None:
+        raise UsageError("cannot tell which cloud the node groups are in",
+                         hint="pass --cloud-id, or a quota file that holds one cloud")
+    calls = _Calls()
+    with ThreadPoolExecutor(max_workers=max(1, max_workers),
+                            thread_name_prefix="ngupgrade-preflight") as pool:
+        # Critical path first: [cluster -> folder] -> folder -> cloud -> quota lists.
+        lookups = None
+        if request.cloud_id is None:
+            assert directory is not None
+            lookups = _CloudLookups(groups, directory, pool, calls)
+        # Off the critical path, queued behind it: live sizes of autoscaled groups.
+        size_futures: dict[str, Future[Sequence[Any]]] = {}
+        if nodes is not None:
+            list_nodes = calls.wrap("NodeGroupService.ListNodes", nodes.list_nodes)
+            size_futures = {
+                i: pool.submit(list_nodes, i)
+                for i in dict.fromkeys(g.id for g in groups
+                                       if isinstance(g.scale, AutoScale) and g.id)}
+        policy_futures: dict[str, Future[Any]] = {}
+        if live_groups is not None:
+            get_group = calls.wrap("NodeGroupService.Get", live_groups.get_node_group)
+            policy_futures = {
+                i: pool.submit(get_group, i)
+                for i in dict.fromkeys(g.id for g in groups if g.policy is None and g.id)}
+        if lookups is None:
+            cloud_of = {str(g.address): str(request.cloud_id) for g in groups}
+        else:
+            cloud_of = lookups.clouds()
+        services: dict[str, set[str]] = {}
+        for address, cloud in cloud_of.items():
+            services.setdefault(cloud, set()).update(
+                quota.service_of(q) for q in per_node[address])
+        list_limits = calls.wrap("QuotaLimitService.List", _list_of(quotas))
+        wanted = [(cloud, service) for cloud, names in services.items()
+                  for service in sorted(names)]
+        list_futures = {key: pool.submit(list_limits, key) for key in wanted}
+
+        sizes = {i: len(f.result()) for i, f in size_futures.items()}
+        live_policy = {i: f.result().policy for i, f in policy_futures.items()}
+        demands = [
+            quota.group_demand(g, cloud_of[str(g.address)], sizes.get(g.id),
+                               per_node[str(g.address)], live_policy.get(g.id))
+            for g in groups
+        ]
+        listed = {key: f.result() for key, f in list_futures.items()}
+
+    result = quota.evaluate(demands, limits_by_cloud(listed), sequential=request.sequential,
+                            strict=request.strict, at_current_size=request.at_current_size)
+    return replace(result, api_calls=dict(calls.counts))
+
+
+class _CloudLookups:
+    """Group address -> cloud id: one ClusterService.Get per cluster the state does not place,
+    one FolderService.Get per folder. Folders known from the state are asked at construction,
+    the others as soon as their cluster answers."""
+
+    def __init__(self, groups: Sequence[NodeGroup], directory: CloudDirectory,
+                 pool: ThreadPoolExecutor, calls: _Calls) -> None:
+        self.groups = groups
+        self.pool = pool
+        self.get_folder = calls.wrap("FolderService.Get", directory.get_folder_cloud_id)
+        get_cluster = calls.wrap("ClusterService.Get", directory.get_cluster)
+        self.cluster_futures = {
+            c: pool.submit(get_cluster, c)
+            for c in dict.fromkeys(g.cluster_id for g in groups if not g.folder_id)}
+        self.folder_futures = {
+            f: pool.submit(self.get_folder, f)
+            for f in dict.fromkeys(g.folder_id for g in groups if g.folder_id)}
+
+    def clouds(self) -> dict[str, str]:
+        """Wait for the lookups; raises what a call raised (CloudApiError)."""
+        cluster_folder: dict[str, str] = {}
+        for cluster_id, future in self.cluster_futures.items():
+            folder = future.result().folder_id
+            cluster_folder[cluster_id] = folder
+            if folder not in self.folder_futures:
+                self.folder_futures[folder] = self.pool.submit(self.get_folder, folder)
+        folder_cloud = {f: future.result() for f, future in self.folder_futures.items()}
+        return {str(g.address): folder_cloud[g.folder_id or cluster_folder[g.cluster_id]]
+                for g in self.groups}
+
+
+def _list_of(quotas: QuotaSource) -> Callable[[tuple[str, str]], list[QuotaLimit]]:
+    def call(key: tuple[str, str]) -> list[QuotaLimit]:
+        cloud_id, service = key
+        return quotas.list_quota_limits(cloud_id, service)
+    return call
+
+
+def limits_by_cloud(listed: Mapping[tuple[str, str], Iterable[QuotaLimit]]
+                    ) -> dict[str, dict[str, QuotaLimit]]:
+    """Merge per-(cloud, service) lists into cloud id -> quota id -> limit."""
+    out: dict[str, dict[str, QuotaLimit]] = {}
+    for (cloud, _service), found in listed.items():
+        bucket = out.setdefault(cloud, {})
+        for q in found:
+            bucket[q.quota_id] = q
+    return out
+
+
+def open_cloud(settings: Settings) -> Any:
+    """The cloud gateway of this invocation (the cloud helper's ``open_cloud``/``open_gateway``).
+
+    The gateway is a QuotaSource, a CloudDirectory and a NodeLister at once. Looked up lazily,
+    so the offline path never imports the SDK.
+
+    Raises:
+        UsageError: this build has no cloud gateway (use ``--quotas FILE``).
+    """
+    for name, attr in (("ngupgrade.app.cloud", "open_cloud"),
+                       ("ngupgrade.cloud.gateway", "open_gateway")):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        opener = getattr(module, attr, None)
+        if opener is not None:
+            return opener(settings)
+    raise UsageError("reading quotas from the cloud needs the cloud gateway, which this build "
+                     "lacks", hint="export the quotas and pass --quotas FILE")

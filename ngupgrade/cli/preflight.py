@@ -1,0 +1,92 @@
+"""``ngupgrade preflight``: will the cloud's quotas hold every extra node of the upgrade?"""
+
+from __future__ import annotations
+
+import click
+
+from ngupgrade.app.load import load_groups
+from ngupgrade.app.preflight import PreflightRequest, open_cloud, run_preflight
+from ngupgrade.cli._common import common_options, emit_json, group_option, settings_of
+from ngupgrade.errors import CheckFailed, UsageError
+
+
+@click.command()
+@group_option
+@click.option("--quotas", "quotas_file", metavar="FILE",
+              help="Offline: quota limits from a file (JSON or YAML): the proto-JSON of "
+                   "ListQuotaLimitsResponse (one or a list), or {CLOUD_ID: {QUOTA_ID: "
+                   "{limit: L, usage: U}}}. No API call is made.")
+@click.option("--cloud-id", metavar="ID",
+              help="Cloud of every selected group (skips the cluster -> folder -> cloud lookup). "
+                   "Offline, the default is the one cloud the quota file holds.")
+@click.option("--sequential", is_flag=True,
+              help="Groups are upgraded one after another: the largest demand per quota "
+                   "counts, not the sum.")
+@click.option("--strict", is_flag=True,
+              help="An unknown quota (no limit, or not listed) fails the check (exit 1).")
+@click.option("--at-current-size", is_flag=True,
+              help="Judge autoscaled groups at their current size instead of the worst case "
+                   "(the autoscaler grown to max before the upgrade starts).")
+@common_options
+def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | None,
+              sequential: bool, strict: bool, at_current_size: bool) -> None:
+    """Check the surge of an upgrade against the cloud's quotas (a CI gate; read-only).
+
+    Every extra node the upgrade creates consumes compute (VMs, vCPUs, memory, disks, disk
+    size by type, GPUs), managed-kubernetes (nodes, cores, memory, disk) and, with a public
+    NAT address, vpc quotas. A quota passes when demand <= limit - usage. An autoscaled group
+    is judged at its worst case: grown to max, plus max_expansion (up to twice the max).
+
+    \b
+    Examples:
+      ngupgrade preflight --state terraform.tfstate
+      ngupgrade preflight --quotas quotas.json -o json      # offline, for CI
+      ngupgrade preflight -g workers --cloud-id b1g... --strict --sequential
+
+    \b
+    Exit codes:
+      0  every quota holds (unknown quotas are warnings)
+      1  a quota is short, or unknown with --strict; or a group's resources
+         cannot be placed on quota ids; or an invalid deploy policy
+      2  usage error (e.g. a quota file with several clouds and no --cloud-id)
+      3  bad state or quota file
+      4  cloud API error
+    Nothing in the cloud is changed. See docs/quota-preflight.md.
+    """
+    settings = settings_of(click.get_current_context())
+    found = load_groups(settings, groups)
+    request = PreflightRequest(cloud_id=cloud_id, sequential=sequential, strict=strict,
+                               at_current_size=at_current_size)
+    if quotas_file is not None:
+        from ngupgrade.cloud.quota_file import read_quota_file
+
+        source = read_quota_file(quotas_file)
+        if request.cloud_id is None:
+            single = source.single_cloud_id()
+            if single is None:
+                held = ", ".join(source.cloud_ids) or "no named cloud"
+                raise UsageError(f"which cloud? the quota file {quotas_file} holds {held}",
+                                 hint="pass --cloud-id ID")
+            request = PreflightRequest(cloud_id=single, sequential=sequential, strict=strict,
+                                       at_current_size=at_current_size)
+        result = run_preflight(found, source, request)
+    else:
+        gateway = open_cloud(settings)
+        try:
+            result = run_preflight(found, gateway, request, directory=gateway, nodes=gateway,
+                                   live_groups=gateway)
+        finally:
+            close = getattr(gateway, "close", None)
+            if close is not None:
+                close()
+
+    from ngupgrade.render_quota import failure_summary, preflight_json, preflight_table
+
+    if settings.output == "json":
+        emit_json(preflight_json(result))
+    else:
+        click.echo(preflight_table(result), nl=False)
+    if not result.ok:
+        raise CheckFailed(failure_summary(result),
+                          hint="apply a suggested deploy policy, or ask for a quota increase "
+                               "(Quota Manager) before the upgrade")

@@ -1,0 +1,246 @@
+"""Offline quota source: a file of quota limits exported earlier (``--quotas FILE``).
+
+Two forms are accepted (DESIGN.md section 5), in JSON or YAML:
+
+* the proto-JSON of ``ListQuotaLimitsResponse`` as the REST API and the SDK's JSON printer write
+  it, one object or a list of them (several services, pages or clouds)::
+
+      {"resource": {"id": "b1g...", "type": "resource-manager.cloud"},
+       "quotaLimits": [{"quotaId": "compute.instanceCores.count", "limit": 10, "usage": 8}]}
+
+  with snake_case keys (``quota_limits``, ``quota_id``) as well. ``limit``/``usage`` are
+  ``DoubleValue`` wrappers: a number, a numeric string, or absent (unknown, never unlimited).
+* the short form ``{"<cloud_id>": {"<quota_id>": {"limit": L, "usage": U}}}``;
+* also a bare list of ``QuotaLimit`` objects (``[{"quota_id", "limit", "usage"}]``), which names
+  no cloud.
+
+A response without ``resource.id`` belongs to no named cloud; it is accepted only when it is
+the only cloud of the file, and then answers for whichever cloud is asked.
+
+Every fault is a :class:`~ngupgrade.errors.BadInput` (exit 3) naming the file and the JSON path.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ngupgrade.errors import BadInput
+from ngupgrade.model import QuotaLimit
+
+CLOUD_RESOURCE_TYPE = "resource-manager.cloud"
+
+
+@dataclass(frozen=True)
+class QuotaFile:
+    """Quota limits read from a file: cloud id (None when unnamed) -> quota id -> limit.
+
+    Implements the ``QuotaSource`` protocol of :mod:`ngupgrade.app.preflight`.
+    """
+
+    source: str
+    clouds: Mapping[str | None, Mapping[str, QuotaLimit]]
+
+    @property
+    def cloud_ids(self) -> tuple[str, ...]:
+        """The named clouds the file holds, in file order."""
+        return tuple(c for c in self.clouds if c is not None)
+
+    def single_cloud_id(self) -> str | None:
+        """The one named cloud of the file, or None when it holds none or several."""
+        ids = self.cloud_ids
+        return ids[0] if len(ids) == 1 and len(self.clouds) == 1 else None
+
+    def _limits_of(self, cloud_id: str) -> Mapping[str, QuotaLimit]:
+        if cloud_id in self.clouds:
+            return self.clouds[cloud_id]
+        if list(self.clouds) == [None]:
+            return self.clouds[None]
+        held = ", ".join(self.cloud_ids) or "none"
+        raise BadInput(f"no quotas for cloud {cloud_id} (the file holds: {held})",
+                       source=self.source,
+                       hint="export the quotas of that cloud, or pass --cloud-id")
+
+    def list_quota_limits(self, cloud_id: str, service: str) -> list[QuotaLimit]:
+        """The quotas of ``service`` in ``cloud_id`` (ids starting with ``service + '.'``).
+
+        Raises:
+            BadInput: the file holds no quotas for that cloud.
+        """
+        prefix = f"{service}."
+        return [q for qid, q in self._limits_of(cloud_id).items() if qid.startswith(prefix)]
+
+
+def read_quota_file(path: str) -> QuotaFile:
+    """Read and parse ``path`` (JSON, or YAML when it is not JSON).
+
+    Raises:
+        BadInput: the file cannot be read, is neither JSON nor YAML, or has a wrong shape.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise BadInput(f"cannot read quota file: {err}", source=path) from err
+    return parse_quota_text(text, path)
+
+
+def parse_quota_text(text: str, source: str) -> QuotaFile:
+    """Parse the text of a quota file; ``source`` names it in errors."""
+    try:
+        data: Any = json.loads(text)
+    except json.JSONDecodeError as json_err:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            raise BadInput(f"neither JSON ({json_err.msg} at line {json_err.lineno}) nor YAML "
+                           f"({err})", source=source) from err
+    return parse_quota_document(data, source)
+
+
+def parse_quota_document(data: Any, source: str) -> QuotaFile:
+    """Turn a decoded document of either form into a :class:`QuotaFile`.
+
+    Raises:
+        BadInput: naming ``source`` and the JSON path of the first fault.
+    """
+    clouds: dict[str | None, dict[str, QuotaLimit]] = {}
+    if isinstance(data, list) and data and all(
+            isinstance(x, dict) and ("quotaId" in x or "quota_id" in x) for x in data):
+        # A bare list of QuotaLimit objects (one service's quota_limits, no resource).
+        _read_limits(data, "$", source, clouds.setdefault(None, {}))
+    elif isinstance(data, list):
+        if not data:
+            raise BadInput("an empty list holds no quotas", source=source, path="$")
+        for i, item in enumerate(data):
+            _read_response(item, f"$[{i}]", source, clouds)
+    elif isinstance(data, dict) and _looks_like_response(data):
+        _read_response(data, "$", source, clouds)
+    elif isinstance(data, dict):
+        if not data:
+            raise BadInput("an empty object holds no quotas", source=source, path="$")
+        for cloud_id, quotas in data.items():
+            _read_short_cloud(cloud_id, quotas, source, clouds)
+    else:
+        raise BadInput(f"expected an object or a list, found {_kind(data)}",
+                       source=source, path="$")
+    if None in clouds and len(clouds) > 1:
+        raise BadInput("a response without resource.id next to responses of named clouds",
+                       source=source, path="$", hint="give every response its resource")
+    return QuotaFile(source=source, clouds=clouds)
+
+
+def _looks_like_response(data: Mapping[str, Any]) -> bool:
+    return any(k in data for k in ("resource", "quotaLimits", "quota_limits", "nextPageToken",
+                                   "next_page_token"))
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), type(value).__name__)
+
+
+def _read_response(item: Any, path: str, source: str,
+                   clouds: dict[str | None, dict[str, QuotaLimit]]) -> None:
+    if not isinstance(item, dict):
+        raise BadInput(f"expected a ListQuotaLimitsResponse object, found {_kind(item)}",
+                       source=source, path=path)
+    cloud_id: str | None = None
+    resource = item.get("resource")
+    if resource is not None:
+        if not isinstance(resource, dict):
+            raise BadInput(f"expected an object, found {_kind(resource)}", source=source,
+                           path=f"{path}.resource")
+        rid = resource.get("id")
+        if rid is not None and (not isinstance(rid, str) or not rid):
+            raise BadInput("resource id must be a non-empty string", source=source,
+                           path=f"{path}.resource.id")
+        rtype = resource.get("type")
+        if rtype is not None and rtype != CLOUD_RESOURCE_TYPE:
+            raise BadInput(f"quotas of a {rtype!r} resource; node groups draw on the cloud's "
+                           f"({CLOUD_RESOURCE_TYPE})", source=source, path=f"{path}.resource.type")
+        cloud_id = rid
+    key = "quotaLimits" if "quotaLimits" in item else "quota_limits"
+    limits = item.get(key, [])
+    if limits is None:
+        limits = []
+    if not isinstance(limits, list):
+        raise BadInput(f"expected a list, found {_kind(limits)}", source=source,
+                       path=f"{path}.{key}")
+    _read_limits(limits, f"{path}.{key}", source, clouds.setdefault(cloud_id, {}))
+
+
+def _read_limits(limits: list[Any], path: str, source: str,
+                 bucket: dict[str, QuotaLimit]) -> None:
+    for i, entry in enumerate(limits):
+        where = f"{path}[{i}]"
+        if not isinstance(entry, dict):
+            raise BadInput(f"expected an object, found {_kind(entry)}", source=source, path=where)
+        qid = entry.get("quotaId", entry.get("quota_id"))
+        if not isinstance(qid, str) or not qid:
+            raise BadInput("quota id missing (quotaId / quota_id)", source=source, path=where)
+        _put(bucket, QuotaLimit(qid, _number(entry.get("limit"), f"{where}.limit", source),
+                                _number(entry.get("usage"), f"{where}.usage", source)),
+             where, source)
+
+
+def _read_short_cloud(cloud_id: Any, quotas: Any, source: str,
+                      clouds: dict[str | None, dict[str, QuotaLimit]]) -> None:
+    path = f"$.{cloud_id}"
+    if not isinstance(cloud_id, str) or not cloud_id:
+        raise BadInput("cloud id must be a non-empty string", source=source, path=path)
+    if not isinstance(quotas, dict):
+        raise BadInput(f"expected an object of quota id -> {{limit, usage}}, found "
+                       f"{_kind(quotas)}", source=source, path=path)
+    bucket = clouds.setdefault(cloud_id, {})
+    for qid, entry in quotas.items():
+        where = f"{path}.{qid}"
+        if "." not in str(qid):
+            raise BadInput(f"{qid!r} is not a quota id (service.name.unit)", source=source,
+                           path=where, hint="the short form is {cloud_id: {quota_id: "
+                           "{limit: L, usage: U}}}")
+        if not isinstance(entry, dict):
+            raise BadInput(f"expected {{limit, usage}}, found {_kind(entry)}", source=source,
+                           path=where)
+        _put(bucket, QuotaLimit(str(qid), _number(entry.get("limit"), f"{where}.limit", source),
+                                _number(entry.get("usage"), f"{where}.usage", source)),
+             where, source)
+
+
+def _put(bucket: dict[str, QuotaLimit], quota: QuotaLimit, where: str, source: str) -> None:
+    old = bucket.get(quota.quota_id)
+    if old is not None and old != quota:
+        raise BadInput(f"{quota.quota_id} appears twice with different values", source=source,
+                       path=where)
+    bucket[quota.quota_id] = quota
+
+
+def _number(value: Any, path: str, source: str) -> float | None:
+    """A DoubleValue as proto-JSON writes it: a number, a numeric string, or absent/null."""
+    if value is None:
+        return None
+    if isinstance(value, dict) and set(value) == {"value"}:  # a wrapper written out as an object
+        value = value["value"]
+    if isinstance(value, bool):
+        raise BadInput("expected a number, found a boolean", source=source, path=path)
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError as err:
+            raise BadInput(f"expected a number, found {value!r}", source=source,
+                           path=path) from err
+    else:
+        raise BadInput(f"expected a number, found {_kind(value)}", source=source, path=path)
+    if math.isnan(number) or number < 0:
+        raise BadInput(f"expected a non-negative number, found {value!r}", source=source,
+                       path=path)
+    return number

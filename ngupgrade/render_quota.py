@@ -1,0 +1,228 @@
+"""Rendering of a quota preflight: a table in units people read, JSON in the API's units.
+
+Pure: takes a :class:`ngupgrade.quota.Preflight`, returns text or plain dicts.
+
+JSON (DESIGN.md section 5; stable keys, new keys may be added, none renamed)::
+
+    {"ok": bool,
+     "clouds": [{"cloud_id", "quotas": [{"quota_id", "limit", "usage", "headroom", "demand",
+                                         "status": "ok"|"short"|"unknown", "shortfall"}]}],
+     "groups": [{"address", "id", "name", "cluster_id", "cloud_id",
+                 "extra_nodes": {"worst_case", "at_current_size", "managed_kubernetes",
+                                 "managed_kubernetes_at_current_size", "nodes", "current",
+                                 "current_source": "fixed"|"api"|"assumed_min"},
+                 "policy": {"max_expansion", "max_unavailable",
+                            "source": "state"|"live"|"assumed_default"},
+                 "per_node": {...}, "demand": {...}, "demand_at_current_size": {...}}],
+     "suggestions": [{"address", "cloud_id", "quota_ids", "kind", "max_expansion",
+                      "max_unavailable", "nodes", "peak_nodes", "min_ready_nodes",
+                      "cycles": {"min", "max"}, "fits"}],
+     "warnings": [{"code", "message"}],
+     "mode": {"sequential", "strict", "at_current_size"}, "api_calls": {method: count}}
+
+``limit``/``usage``/``headroom`` are null when unknown; ``*.size`` values are bytes. ``demand`` of
+a group is the one the verdict counts (worst case, or at the current size with
+``--at-current-size``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ngupgrade.model import GIB
+from ngupgrade.quota import Preflight, QuotaVerdict, Suggestion
+
+
+def _num(value: float | None) -> int | float | None:
+    """A quota figure for JSON: whole numbers as ints (the API's doubles are whole in practice)."""
+    if value is None:
+        return None
+    return int(value) if float(value).is_integer() else value
+
+
+def quota_unit(quota_id: str) -> str:
+    """The unit people read for a quota id: GiB, cores, nodes, VMs, disks, GPUs, addresses."""
+    name = quota_id.lower()
+    if name.endswith(".size"):
+        return "GiB"
+    if "cores" in name:
+        return "cores"
+    if "gpus" in name:
+        return "GPUs"
+    if name.endswith("instances.count"):
+        return "VMs"
+    if name.endswith("nodes.count"):
+        return "nodes"
+    if name.endswith("disks.count"):
+        return "disks"
+    if "addresses" in name:
+        return "IPs"
+    return ""
+
+
+def human(quota_id: str, value: float | None) -> str:
+    """``value`` of ``quota_id`` for people: bytes as GiB, counts with their unit; ``?`` if None."""
+    if value is None:
+        return "?"
+    unit = quota_unit(quota_id)
+    if unit == "GiB":
+        gib = value / GIB
+        text = f"{gib:.0f}" if float(gib).is_integer() else f"{gib:.2f}".rstrip("0")
+    else:
+        text = f"{value:.0f}" if float(value).is_integer() else f"{value:g}"
+    return f"{text} {unit}".rstrip()
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON
+
+
+def _quota_json(q: QuotaVerdict) -> dict[str, Any]:
+    return {"quota_id": q.quota_id, "limit": _num(q.limit), "usage": _num(q.usage),
+            "headroom": _num(q.headroom), "demand": q.demand, "status": q.status,
+            "shortfall": _num(q.shortfall)}
+
+
+def _suggestion_json(s: Suggestion) -> dict[str, Any]:
+    return {"address": s.address, "cloud_id": s.cloud_id, "quota_ids": list(s.quota_ids),
+            "kind": s.kind, "max_expansion": s.max_expansion,
+            "max_unavailable": s.max_unavailable, "nodes": s.nodes, "peak_nodes": s.peak_nodes,
+            "min_ready_nodes": s.min_ready_nodes,
+            "cycles": {"min": s.cycles_min, "max": s.cycles_max}, "fits": s.fits}
+
+
+def preflight_json(result: Preflight) -> dict[str, Any]:
+    """The ``preflight`` JSON document of DESIGN.md section 5, in API units (bytes)."""
+    groups = []
+    for gd in result.groups:
+        ex = gd.extra
+        groups.append({
+            "address": gd.address, "id": gd.group.id, "name": gd.group.name,
+            "cluster_id": gd.group.cluster_id, "cloud_id": gd.cloud_id,
+            "extra_nodes": {
+                "worst_case": ex.worst_case, "at_current_size": ex.at_current_size,
+                "managed_kubernetes": ex.managed_kubernetes,
+                "managed_kubernetes_at_current_size": ex.managed_kubernetes_at_current_size,
+                "nodes": ex.nodes, "current": ex.current, "current_source": ex.current_source,
+            },
+            "policy": {"max_expansion": ex.policy.max_expansion,
+                       "max_unavailable": ex.policy.max_unavailable,
+                       "source": ex.policy_source},
+            "per_node": dict(gd.per_node),
+            "demand": dict(gd.demand(result.at_current_size)),
+            "demand_at_current_size": dict(gd.at_current_size),
+        })
+    return {
+        "ok": result.ok,
+        "clouds": [{"cloud_id": c.cloud_id, "quotas": [_quota_json(q) for q in c.quotas]}
+                   for c in result.clouds],
+        "groups": groups,
+        "suggestions": [_suggestion_json(s) for s in result.suggestions],
+        "warnings": [{"code": w.code, "message": w.message} for w in result.warnings],
+        "mode": {"sequential": result.sequential, "strict": result.strict,
+                 "at_current_size": result.at_current_size},
+        "api_calls": dict(result.api_calls),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Table
+
+
+def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [indent + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+            for r in rows]
+
+
+def _status_text(q: QuotaVerdict, strict: bool) -> str:
+    if q.status == "short":
+        return f"SHORT by {human(q.quota_id, q.shortfall)}"
+    if q.status == "unknown":
+        return "UNKNOWN (fails: --strict)" if strict else "UNKNOWN (warning)"
+    return "ok"
+
+
+def suggestion_text(s: Suggestion) -> str:
+    """One line for people: the policy, what it costs in time and availability, and if it fits."""
+    share = f" ({100 * s.min_ready_nodes // s.nodes}%)" if s.nodes else ""
+    cyc = (f"{s.cycles_min} cycle{'s' if s.cycles_min != 1 else ''}"
+           if s.cycles_min == s.cycles_max else f"{s.cycles_min}..{s.cycles_max} cycles")
+    if s.kind == "no_surge":
+        what = (f"max_expansion=0 max_unavailable={s.max_unavailable}: no surge nodes, "
+                f"min ready {s.min_ready_nodes} of {s.nodes} nodes{share}, {cyc}")
+    else:
+        what = (f"max_expansion={s.max_expansion} max_unavailable={s.max_unavailable}: "
+                f"peak {s.peak_nodes} nodes, min ready {s.min_ready_nodes} of {s.nodes}{share}, "
+                f"{cyc}")
+    tail = "" if s.fits else "; still short: raise the quota"
+    return f"{s.address}: {what} (for {', '.join(s.quota_ids)}){tail}"
+
+
+def preflight_table(result: Preflight) -> str:
+    """The report for people: verdict line, per-cloud quota table, groups, suggestions."""
+    lines: list[str] = []
+    mode = ("at the current size" if result.at_current_size else "worst case") + ", " + (
+        "groups one after another (--sequential)" if result.sequential
+        else "groups upgraded together")
+    short, unknown = len(result.short), len(result.unknown)
+    if result.ok:
+        verdict = "PASS"
+        if unknown:
+            verdict += f" with {unknown} unknown quota(s)"
+    else:
+        parts = [f"{short} quota(s) short"] if short else []
+        if result.strict and unknown:
+            parts.append(f"{unknown} unknown under --strict")
+        verdict = "FAIL: " + ", ".join(parts)
+    lines.append(f"Quota preflight: {verdict}  [{mode}]")
+    for cloud in result.clouds:
+        lines.append("")
+        lines.append(f"cloud {cloud.cloud_id}")
+        rows = [["quota", "limit", "usage", "headroom", "demand", "status"]]
+        for q in cloud.quotas:
+            rows.append([q.quota_id, human(q.quota_id, q.limit), human(q.quota_id, q.usage),
+                         human(q.quota_id, q.headroom), human(q.quota_id, q.demand),
+                         _status_text(q, result.strict)])
+        lines.extend(_table(rows))
+    if result.groups:
+        lines.append("")
+        lines.append("node groups (extra nodes: compute/vpc worst case | at current size | "
+                     "managed-kubernetes)")
+        rows = [["group", "cloud", "policy", "nodes", "extra"]]
+        for gd in result.groups:
+            ex = gd.extra
+            policy = f"{ex.policy.max_expansion}/{ex.policy.max_unavailable}" + (
+                {"state": "", "live": " (live)"}.get(ex.policy_source, " (assumed)"))
+            if ex.current_source == "fixed":
+                nodes = f"{ex.current} fixed"
+            else:
+                src = "live" if ex.current_source == "api" else "assumed min"
+                nodes = f"{ex.current} now ({src}), max {ex.nodes}"
+            rows.append([gd.address, gd.cloud_id, policy, nodes,
+                         f"{ex.worst_case} | {ex.at_current_size} | {ex.managed_kubernetes}"])
+        lines.extend(_table(rows))
+    if result.suggestions:
+        lines.append("")
+        lines.append("suggestions")
+        lines.extend(f"  {suggestion_text(s)}" for s in result.suggestions)
+    if result.warnings:
+        lines.append("")
+        lines.append("warnings")
+        lines.extend(f"  [{w.code}] {w.message}" for w in result.warnings)
+    return "\n".join(lines) + "\n"
+
+
+def failure_summary(result: Preflight) -> str:
+    """One line naming what failed, for the error the CLI prints (quota ids with need/headroom)."""
+    parts = [f"{cloud}: {q.quota_id} needs {human(q.quota_id, q.demand)}, headroom "
+             f"{human(q.quota_id, q.headroom)}" for cloud, q in result.short]
+    if result.strict:
+        parts += [f"{cloud}: {q.quota_id} unknown" for cloud, q in result.unknown]
+    return "quota preflight failed: " + "; ".join(parts)
+
+
+def api_calls_text(calls: Mapping[str, int]) -> str:
+    """``3 QuotaLimitService.List, 1 FolderService.Get`` (for verbose output and the bench)."""
+    return ", ".join(f"{n} {name}" for name, n in sorted(calls.items())) or "none"
