@@ -311,3 +311,20 @@ def test_c13_blocker_on_the_cluster_is_found_through_cluster_operations(fake):
     (listed,) = fake.calls_to("ClusterService.ListOperations")
     assert listed.request.cluster_id == "catq0n7i0h9ka1b2c3d4"
     assert [c.request.operation_id for c in fake.calls_to("OperationService.Get")] == ["op-9"] * 3
+
+
+def test_open_gateway_over_tls_needs_no_network_until_a_call(tmp_path):
+    ca = tmp_path / "ca.pem"
+    ca.write_bytes(b"-----BEGIN CERTIFICATE-----\n")
+    gw = open_gateway(Settings(endpoint="api.example.com:443", ca_file=str(ca)),
+                      environ={"YC_IAM_TOKEN": "t1.x"})
+    gw.close()
+    with pytest.raises(UsageError, match="only for a loopback endpoint"):
+        open_gateway(Settings(endpoint="api.example.com:443", insecure=True), environ={})
+
+
+def test_cli_refuses_insecure_to_a_remote_endpoint(run_cli, monkeypatch):
+    monkeypatch.chdir("/")
+    res = run_cli("--endpoint", "api.cloud.yandex.net:443", "--insecure", "wait",
+                  "--operation", "op-1")
+    assert res.exit_code == 2 and "--insecure is allowed only for a loopback" in res.stderr

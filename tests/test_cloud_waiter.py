@@ -142,3 +142,35 @@ def test_poll_policy_is_validated():
         PollPolicy(initial=0)
     with pytest.raises(ValueError):
         PollPolicy(initial=60, cap=30)
+
+
+def test_c15_no_progress_for_30_minutes_is_stalled_and_nothing_is_cancelled():
+    """C15: size 3, 1/0; one new node at +10 min, then nothing; op-1 runs for 90 min."""
+    from ngupgrade.cloud.waiter import Watchdog, node_progress
+    from ngupgrade.errors import Stalled
+
+    with _fake(step_seconds=600, faults=[{"kind": "stall", "at_step": 1}]) as fake:
+        gw = fake.gateway()
+        ref = gw.update_node_group(GID, version="1.30")
+        with pytest.raises(Stalled) as exc:
+            wait_reconciled(gw, GID, ref.id, timeout=90 * 60, clock=fake.now, sleep=fake.sleep,
+                            watchdog=Watchdog(node_progress(gw, GID), stall_seconds=1800))
+        # last change seen at the first poll after +10 min; stalled 30 min later, < 1 poll late
+        assert 600 + 1800 <= fake.now() < 600 + 30 + 1800 + 30
+        assert exc.value.exit_code == EXIT_TIMEOUT
+        assert "stalled: no progress for 30m" in exc.value.message
+        assert "PodDisruptionBudget" in exc.value.message
+        assert "ngupgrade wait --operation op-1" in (exc.value.hint or "")
+        assert not fake.operation("op-1").done and fake.group(GID).nodes == 4
+
+
+def test_watchdog_does_not_fire_while_nodes_keep_moving():
+    from ngupgrade.cloud.waiter import Watchdog, node_progress
+
+    with _fake(size=5, step_seconds=600) as fake:  # 15 steps x 10 min, each a change
+        gw = fake.gateway()
+        ref = gw.update_node_group(GID, version="1.30")
+        group = wait_reconciled(gw, GID, ref.id, timeout=4 * 3600, clock=fake.now,
+                                sleep=fake.sleep,
+                                watchdog=Watchdog(node_progress(gw, GID), stall_seconds=1200))
+        assert group.version == "1.30"

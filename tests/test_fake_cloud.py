@@ -9,6 +9,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from ngupgrade.app.settings import Settings
 from ngupgrade.cloud.waiter import wait_operation, wait_reconciled
@@ -256,3 +258,25 @@ def test_nodes_are_created_cordoned_and_deleted_step_by_step():
         assert not before & after  # every old node replaced by a new instance
         group = fake.group(GID)
         assert group.version == "1.30" and {n.version for n in group.members} == {"1.30"}
+
+
+@settings(max_examples=25, deadline=None)
+@given(nodes=st.integers(1, 12), e=st.integers(0, 15), u=st.integers(0, 15))
+def test_any_valid_update_ends_whole_with_quota_back_and_peak_n_plus_e(nodes, e, u):
+    """Property: every version update ends with N nodes, all new; usage returns to the start;
+    the group never exceeds N + min(E, N) (peak_nodes, DESIGN.md section 3)."""
+    assume(e or u)
+    sc = {"step_seconds": 1, "clouds": {"c": {"folders": ["b1gexamplefolder00001"], "quotas": {
+        "compute.instanceCores.count": {"limit": 10_000, "usage": 4 * nodes}}}}}
+    with FakeCloud([node_group(GID, size=nodes, policy=DeployPolicy(e, u))], sc) as fake:
+        gw = fake.gateway()
+        ref = gw.update_node_group(GID, version="1.30")
+        peak = nodes
+        while not fake.operation(ref.id).done:
+            fake.sleep(1)
+            peak = max(peak, fake.group(GID).nodes)
+        group = fake.group(GID)
+        assert fake.operation(ref.id).error is None
+        assert group.nodes == nodes and {n.version for n in group.members} == {"1.30"}
+        assert peak == nodes + min(e, nodes)
+        assert fake.quota("c", "compute.instanceCores.count").usage == 4 * nodes

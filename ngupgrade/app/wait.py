@@ -8,7 +8,13 @@ from dataclasses import dataclass
 from ngupgrade.app import timing
 from ngupgrade.cloud.gateway import CloudGateway
 from ngupgrade.cloud.types import LiveNodeGroup, OperationState
-from ngupgrade.cloud.waiter import OnPoll, wait_operation, wait_reconciled
+from ngupgrade.cloud.waiter import (
+    OnPoll,
+    Watchdog,
+    node_progress,
+    wait_operation,
+    wait_reconciled,
+)
 from ngupgrade.errors import UsageError
 
 
@@ -44,10 +50,13 @@ def find_target(gw: CloudGateway, *, node_group_id: str | None, operation_id: st
 
 
 def wait_for(gw: CloudGateway, target: WaitTarget, *, timeout: float,
-             on_poll: OnPoll | None = None) -> WaitVerdict:
+             on_poll: OnPoll | None = None, stall_seconds: float = 0.0) -> WaitVerdict:
     """Wait for the operation and, when the group is known, for the reconcile verdict.
 
-    Raises OperationFailed (exit 5), OperationTimeout (exit 6), CloudApiError (exit 4).
+    ``stall_seconds`` > 0 (and a known group) watches the group's nodes and gives up as
+    Stalled when they do not change for that long (C15); 0 turns the watchdog off.
+
+    Raises OperationFailed (exit 5), OperationTimeout or Stalled (exit 6), CloudApiError (4).
     """
     t = timing.CURRENT
     if target.operation is None:
@@ -55,8 +64,11 @@ def wait_for(gw: CloudGateway, target: WaitTarget, *, timeout: float,
         return WaitVerdict(None, group)
     op_id = target.operation.id
     if target.node_group_id:
+        watchdog = Watchdog(node_progress(gw, target.node_group_id), stall_seconds) \
+            if stall_seconds > 0 else None
         group = wait_reconciled(gw, target.node_group_id, op_id, timeout=timeout,
-                                policy=t.poll, clock=t.clock, sleep=t.sleep, on_poll=on_poll)
+                                policy=t.poll, clock=t.clock, sleep=t.sleep, on_poll=on_poll,
+                                watchdog=watchdog)
         return WaitVerdict(gw.get_operation(op_id), group)
     state = wait_operation(gw, op_id, timeout=timeout, policy=t.poll, clock=t.clock,
                            sleep=t.sleep, on_poll=on_poll)

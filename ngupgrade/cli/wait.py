@@ -18,8 +18,12 @@ from ngupgrade.cloud.waiter import resume_hint
 @click.option("--operation", "operation", metavar="ID", help="Attach to this operation.")
 @click.option("--timeout", type=Duration(), default="6h", show_default=True,
               help="How long to wait; 0 = look once and exit (6 while still running).")
+@click.option("--stall-timeout", type=Duration(), default="30m", show_default=True,
+              help="Exit 6 as stalled when the group's nodes do not change for this long "
+                   "(a drain blocked by a PodDisruptionBudget); 0 = never.")
 @common_options
-def wait(group: str | None, operation: str | None, timeout: float) -> None:
+def wait(group: str | None, operation: str | None, timeout: float,
+         stall_timeout: float) -> None:
     """Wait for a cloud operation and the node group's reconcile; never cancels anything.
 
     \b
@@ -32,7 +36,7 @@ def wait(group: str | None, operation: str | None, timeout: float) -> None:
 
     \b
     Exit codes: 0 done and RUNNING; 4 API error; 5 the operation failed;
-    6 still running at the timeout (run the same command again); 130 interrupted.
+    6 still running at the timeout or stalled (run the same command again); 130 interrupted.
     """
     settings = settings_of(click.get_current_context())
     group_id = resolve_group(settings, group).id if group else None
@@ -47,7 +51,8 @@ def wait(group: str | None, operation: str | None, timeout: float) -> None:
         op_id = target.operation.id
         try:
             with Progress(f"operation {op_id}") as progress:
-                verdict = wait_for(gw, target, timeout=timeout, on_poll=progress.on_poll)
+                verdict = wait_for(gw, target, timeout=timeout, on_poll=progress.on_poll,
+                                   stall_seconds=stall_timeout)
         except KeyboardInterrupt:
             click.echo(f"interrupted: {resume_hint(op_id)}", err=True)
             raise

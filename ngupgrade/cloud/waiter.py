@@ -23,11 +23,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from ngupgrade.cloud.types import BROKEN_STATUSES, LiveNodeGroup, OperationState
-from ngupgrade.errors import OperationFailed, OperationTimeout, UsageError
+from ngupgrade.cloud.types import BROKEN_STATUSES, LiveNode, LiveNodeGroup, OperationState
+from ngupgrade.errors import OperationFailed, OperationTimeout, Stalled, UsageError
+
+
+class NodeApi(Protocol):
+    """What :func:`node_progress` needs: ``list_nodes`` (the gateway has it)."""
+
+    def list_nodes(self, node_group_id: str) -> list[LiveNode]: ...
 
 
 class OperationApi(Protocol):
@@ -65,6 +71,45 @@ def resume_hint(operation_id: str) -> str:
             f"`ngupgrade wait --operation {operation_id}`")
 
 
+@dataclass
+class Watchdog:
+    """Stall detection (field report C15): no change of ``progress()`` for ``stall_seconds``.
+
+    ``progress`` returns anything comparable that changes when the upgrade moves, e.g.
+    :func:`node_progress` (the group's nodes: created, cordoned, deleted). It is read on each
+    poll while the operation runs; ``Stalled`` (exit 6, nothing cancelled) is raised when it
+    has not changed for ``stall_seconds`` (default 30 min).
+    """
+
+    progress: Callable[[], object]
+    stall_seconds: float = 1800.0
+    what: str = "nodes unchanged"
+    _last: object = field(default=None, init=False, repr=False)
+    _since: float | None = field(default=None, init=False, repr=False)
+
+    def check(self, operation_id: str, now: float) -> None:
+        value = self.progress()
+        if self._since is None or value != self._last:
+            self._last, self._since = value, now
+            return
+        if now - self._since >= self.stall_seconds:
+            raise Stalled(
+                f"operation {operation_id} stalled: no progress for "
+                f"{_human(now - self._since)} ({self.what}); a drain may be blocked by a "
+                f"PodDisruptionBudget that allows 0 disruptions",
+                operation_id=operation_id, hint=resume_hint(operation_id))
+
+
+def node_progress(api: NodeApi, node_group_id: str) -> Callable[[], object]:
+    """A progress probe for :class:`Watchdog`: the group's nodes as (instance, status, cordoned)."""
+
+    def probe() -> object:
+        return frozenset((n.instance_id, n.status, n.unschedulable)
+                         for n in api.list_nodes(node_group_id))
+
+    return probe
+
+
 OnPoll = Callable[[OperationState, float], None]
 """Progress callback: the operation as just read and the seconds waited so far."""
 
@@ -78,6 +123,7 @@ def wait_operation(
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
     on_poll: OnPoll | None = None,
+    watchdog: Watchdog | None = None,
 ) -> OperationState:
     """Poll ``OperationService.Get`` until the operation is done or ``timeout`` seconds pass.
 
@@ -87,6 +133,7 @@ def wait_operation(
         UsageError: negative ``timeout``.
         OperationFailed: done with an error (C10).
         OperationTimeout: still running at the deadline (C11); the hint says how to resume.
+        Stalled: the ``watchdog`` saw no progress for its window (C15).
         CloudApiError: the poll itself failed past the RPC retry policy.
     """
     if timeout < 0:
@@ -105,6 +152,8 @@ def wait_operation(
                                       state.error_code_name or str(state.error_code),
                                       state.error_message or "")
             return state
+        if watchdog is not None:
+            watchdog.check(operation_id, now)
         remaining = deadline - now
         if remaining <= 0:
             waited = "did not wait (--timeout 0)" if timeout == 0 else \
@@ -126,6 +175,7 @@ def wait_reconciled(
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
     on_poll: OnPoll | None = None,
+    watchdog: Watchdog | None = None,
 ) -> LiveNodeGroup:
     """Wait for the operation, then for the group to be RUNNING again: the reconcile verdict.
 
@@ -139,7 +189,7 @@ def wait_reconciled(
     """
     start = clock()
     wait_operation(api, operation_id, timeout=timeout, policy=policy, clock=clock, sleep=sleep,
-                   on_poll=on_poll)
+                   on_poll=on_poll, watchdog=watchdog)
     group = api.get_node_group(node_group_id)
     for extra in range(policy.settle_polls + 1):
         if group.status == "RUNNING":
