@@ -374,7 +374,7 @@ class Runbook:
                 hint=f"if it is an upgrade this tool started, run the same command with "
                      f"--resume to attach to it; otherwise wait for it (`ngupgrade wait "
                      f"--operation {running.id}`) and run again")
-        if running is None and live.status != "RUNNING":
+        if running is None and live.status != "RUNNING" and not resumed:
             raise CheckFailed(f"{subject}: the node group is {live.status}, not RUNNING; "
                               "nothing was changed",
                               hint="an upgrade starts only from RUNNING; look at the group in "
