@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from ngupgrade.app.settings import Settings
-from ngupgrade.cli._common import common_options, group_option, settings_of
+from ngupgrade.cli._common import common_options, settings_of
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cloud.waiter import PollPolicy
 from ngupgrade.errors import NgUpgradeError
@@ -42,7 +42,9 @@ def runtime(settings: Settings, time_scale: float) -> Runtime:
 
 
 @click.command()
-@group_option
+@click.option("--group", "-g", "groups", multiple=True, metavar="ADDRESS|NAME|ID",
+              help="Node group to upgrade, by Terraform address, name or id; repeatable: the "
+                   "groups are upgraded one after another in this order. Required.")
 @click.option("--version", "version", metavar="V",
               help="Kubernetes version to upgrade to (MAJOR.MINOR, one minor step, never "
                    "ahead of the master).")
