@@ -66,6 +66,11 @@ The state comes from --state (or NGUPGRADE_STATE): a file path, '-' for stdin,
 changes in a cloud without --apply.
 
 \b
+Cloud access (preflight without --quotas, plan with --endpoint, set-policy, wait and
+upgrade): YC_TOKEN (OAuth), YC_IAM_TOKEN, or YC_SERVICE_ACCOUNT_KEY_FILE (JSON key);
+inside Yandex Cloud, the VM's service account. API: --endpoint (default: the public one).
+
+\b
 Exit codes: 0 ok; 1 a check failed (quota short, policy invalid); 2 usage error;
 3 bad input (state or quota file); 4 cloud API error; 5 a cloud operation failed;
 6 timed out or stalled while the operation still runs (resume it); 70 a bug; 130 interrupted.
