@@ -402,3 +402,19 @@ def test_latest_revision_without_a_new_revision_is_nothing_to_do(journal: Path) 
         assert out.code == 0, out.error
         assert updates(fake) == []
         assert "no newer revision" in out.of("verdict")[-1].data["note"]
+
+
+def test_group_still_reconciling_after_done_is_waited_for(journal: Path) -> None:
+    with example_cloud(faults=[{"kind": "reconciling_after_done", "seconds": 30}]) as fake:
+        out = run(fake, journal)
+        assert out.code == 0, out.error
+        assert out.of("verdict")[-1].data["status"] == "RUNNING"
+
+
+def test_update_answered_deadline_but_applied_is_attached_not_resent(journal: Path) -> None:
+    with example_cloud(faults=[{"kind": "deadline_after_apply"}]) as fake:
+        out = run(fake, journal)
+        assert out.code == 0, out.error
+        assert version_updates(fake) == 1
+        assert [e.data["attached"] for e in out.of("operation")] == [True]
+        assert fake.group("workers").version == "1.30"
