@@ -47,6 +47,7 @@ from ngupgrade.errors import (
 )
 from ngupgrade.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
 from ngupgrade.simulate import GroupPlan, Step, plan_group
+from ngupgrade.stall import StallWatchdog
 
 DEFAULT_STALL_SECONDS = 30 * 60.0
 """No progress for this long means stalled (C15: "watchdog 30 min")."""
@@ -147,33 +148,6 @@ def check_target_version(current: str, target: str, master: str, *, subject: str
 def policy_text(policy: DeployPolicy | None) -> str:
     """``2/1`` (max_expansion/max_unavailable), or ``unset``."""
     return "unset" if policy is None else f"{policy.max_expansion}/{policy.max_unavailable}"
-
-
-class StallWatchdog:
-    """Raises the alarm when the progress signature has not changed for ``stall_after`` s.
-
-    The signature is (nodes on the new version, group status, node count) as read at each
-    poll (C15). ``stall_after`` 0 switches the watchdog off. Pure: times are passed in.
-    """
-
-    def __init__(self, stall_after: float, now: float) -> None:
-        self.stall_after = stall_after
-        self.last_change = now
-        self._signature: tuple[Any, ...] | None = None
-
-    def observe(self, signature: tuple[Any, ...], now: float) -> None:
-        """Record a reading; a different one restarts the window."""
-        if signature != self._signature:
-            self._signature = signature
-            self.last_change = now
-
-    def still_for(self, now: float) -> float:
-        """Seconds since the signature last changed."""
-        return now - self.last_change
-
-    def stalled(self, now: float) -> bool:
-        """True when on, and the signature has been the same for ``stall_after`` seconds."""
-        return self.stall_after > 0 and self.still_for(now) >= self.stall_after
 
 
 def timeline_position(steps: Sequence[Step], new_nodes: int, group_size: int,

@@ -17,7 +17,6 @@ from ngupgrade.cli._duration import parse_duration
 from ngupgrade.errors import BadInput, CheckFailed, UsageError
 from ngupgrade.model import DeployPolicy
 from ngupgrade.runbook import (
-    StallWatchdog,
     check_target_version,
     cycle_estimate,
     human_seconds,
@@ -25,6 +24,7 @@ from ngupgrade.runbook import (
     timeline_position,
 )
 from ngupgrade.simulate import timeline
+from ngupgrade.stall import StallWatchdog
 
 
 @pytest.mark.parametrize(("text", "seconds"), [

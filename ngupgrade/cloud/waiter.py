@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from ngupgrade.cloud.types import BROKEN_STATUSES, LiveNode, LiveNodeGroup, OperationState
 from ngupgrade.errors import OperationFailed, OperationTimeout, Stalled, UsageError
+from ngupgrade.stall import StallWatchdog
 
 
 class NodeApi(Protocol):
@@ -71,9 +72,8 @@ def resume_hint(operation_id: str) -> str:
             f"`ngupgrade wait --operation {operation_id}`")
 
 
-@dataclass
 class Watchdog:
-    """Stall detection (field report C15): no change of ``progress()`` for ``stall_seconds``.
+    """Stall detection while waiting (field report C15), on :class:`StallWatchdog`.
 
     ``progress`` returns anything comparable that changes when the upgrade moves, e.g.
     :func:`node_progress` (the group's nodes: created, cordoned, deleted). It is read on each
@@ -81,22 +81,23 @@ class Watchdog:
     has not changed for ``stall_seconds`` (default 30 min).
     """
 
-    progress: Callable[[], object]
-    stall_seconds: float = 1800.0
-    what: str = "nodes unchanged"
-    _last: object = field(default=None, init=False, repr=False)
-    _since: float | None = field(default=None, init=False, repr=False)
+    def __init__(self, progress: Callable[[], object], stall_seconds: float = 1800.0,
+                 what: str = "nodes unchanged") -> None:
+        self.progress = progress
+        self.stall_seconds = stall_seconds
+        self.what = what
+        self._watch: StallWatchdog | None = None
 
     def check(self, operation_id: str, now: float) -> None:
-        value = self.progress()
-        if self._since is None or value != self._last:
-            self._last, self._since = value, now
-            return
-        if now - self._since >= self.stall_seconds:
+        """Read progress once; raise Stalled when it has not moved for the window."""
+        if self._watch is None:
+            self._watch = StallWatchdog(self.stall_seconds, now)
+        self._watch.observe(self.progress(), now)
+        if self._watch.stalled(now):
             raise Stalled(
                 f"operation {operation_id} stalled: no progress for "
-                f"{_human(now - self._since)} ({self.what}); a drain may be blocked by a "
-                f"PodDisruptionBudget that allows 0 disruptions",
+                f"{_human(self._watch.still_for(now))} ({self.what}); a drain may be blocked "
+                f"by a PodDisruptionBudget that allows 0 disruptions",
                 operation_id=operation_id, hint=resume_hint(operation_id))
 
 
