@@ -44,6 +44,7 @@ from ngupgrade.runbook import (
     UpgradeApi,
     UpgradeOptions,
     human_seconds,
+    parse_version,
 )
 
 
@@ -91,6 +92,8 @@ def check_request(request: UpgradeRequest) -> None:
                          hint="`ngupgrade groups` lists them")
     if (opts.version is None) == (not opts.latest_revision):
         raise UsageError("give exactly one of --version V and --latest-revision")
+    if opts.version is not None:
+        parse_version(opts.version)  # a malformed version is a usage error before any call
     if opts.timeout is not None and opts.timeout <= 0:
         raise UsageError("--timeout must be a positive duration, e.g. 90m or 2h",
                          hint="to look without waiting, run without --apply")

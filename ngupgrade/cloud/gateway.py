@@ -144,7 +144,18 @@ class CloudGateway:
     def _stub(self, ctor: Any) -> Any:
         stub = self._cache.get(ctor)
         if stub is None:
-            stub = self._cache[ctor] = self._stubs(ctor)
+            try:
+                stub = self._cache[ctor] = self._stubs(ctor)
+            except Exception as err:
+                # The SDK discovers service endpoints (ApiEndpointService.List) while making
+                # the first client; a failure there is a transport error like any other.
+                if rpc_code_name(err) is None:
+                    raise
+                api = translate(err, "API endpoint discovery")
+                raise CloudApiError(
+                    api.message, hint="check the network and credentials, or pass --endpoint "
+                                      "HOST:PORT (the fake cloud: --endpoint 127.0.0.1:PORT "
+                                      "--insecure)") from err
         return stub
 
     def _call(self, ctor: Any, method: str, request: Any, *, what: str,
