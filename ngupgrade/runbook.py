@@ -473,8 +473,18 @@ class Runbook:
             final = self._verify(prep, result)
             if self.options.restore_policy:
                 self._restore(prep, result)
-        except (OperationFailed, CheckFailed, CloudApiError):
+        except (OperationFailed, CheckFailed):
             j.finish("failed")
+            raise
+        except CloudApiError as err:
+            # A call that failed past its retries says nothing about a cloud operation this
+            # run started, which may still run: then keep the journal open for --resume.
+            if all(rec.status == "done" for rec in j.steps.values()):
+                j.finish("failed")
+                raise
+            err.hint = ((err.hint + "; ") if err.hint else "") + (
+                "nothing was cancelled: once the API answers again, run the same command "
+                "with --resume to attach to any operation still running")
             raise
         j.finish("done")
         result.ok = True

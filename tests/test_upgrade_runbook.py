@@ -418,3 +418,27 @@ def test_update_answered_deadline_but_applied_is_attached_not_resent(journal: Pa
         assert version_updates(fake) == 1
         assert [e.data["attached"] for e in out.of("operation")] == [True]
         assert fake.group("workers").version == "1.30"
+
+
+def test_api_lost_mid_wait_keeps_the_journal_open_and_resume_finishes(journal: Path) -> None:
+    """Polls fail past their retries while the version update runs: exit 4 with a resume hint,
+    the journal stays open (never "failed"), and --resume attaches: one version Update."""
+    with example_cloud() as fake:
+
+        def cut_the_line(event: Event) -> None:
+            if event.kind == "operation":
+                fake.add_fault({"kind": "rpc_error", "method": "OperationService.Get",
+                                "code": "UNAVAILABLE", "times": 5})  # all 5 tries
+
+        out = run(fake, journal, hook=cut_the_line)
+        assert out.code == 4
+        assert out.error is not None and "UNAVAILABLE" in out.error.message
+        assert "--resume" in (out.error.hint or "")
+        recorded = json.loads(journal.read_text())
+        assert recorded["outcome"] is None
+        assert recorded["steps"]["version_update"]["operation_id"] == "op-1"
+        assert recorded["steps"]["version_update"]["status"] == "started"
+        again = run(fake, journal, resume=True)
+        assert again.code == 0, again.error
+        assert version_updates(fake) == 1
+        assert fake.group("workers").version == "1.30"
