@@ -516,6 +516,8 @@ class Runbook:
         if op_id is None:
             return
         state = self.api.get_operation(op_id)
+        if step_name in jr.STEPS:
+            result.operations[step_name] = op_id  # the verdict names the operation it judged
         self.emit("operation", prep.address, step=step_name, operation_id=op_id, attached=True,
                   done=state.done)
         if step_name in (jr.STEP_POLICY, jr.STEP_RESTORE):

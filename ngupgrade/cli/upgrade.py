@@ -297,9 +297,10 @@ class PlainDisplay(Display):
                      f"{d['version']}{unchanged}, {d['status']}, {d['nodes']} nodes")
             return
         if d["ok"]:
+            judged = (f", operation {d['operation_id']} done without error"
+                      if d.get("operation_id") else "")
             self.out(f"verdict: OK, {ev.group} on {d['version']}, {d['status']}, "
-                     f"{d['nodes']}/{d['start_nodes']} nodes, operation {d['operation_id']} "
-                     "done without error")
+                     f"{d['nodes']}/{d['start_nodes']} nodes{judged}")
         else:
             self.out(f"verdict: FAILED: {'; '.join(d['problems'])}")
 
