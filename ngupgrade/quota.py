@@ -162,7 +162,7 @@ def node_consumption(group: NodeGroup) -> dict[str, int]:
 
 
 CurrentSource = Literal["fixed", "api", "assumed_min"]
-PolicySource = Literal["state", "live", "assumed_default"]
+PolicySource = Literal["state", "live", "default"]
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,7 @@ class ExtraNodes:
     autoscaler ``min``: the most conservative). ``nodes`` is N for the worst case (``size`` or
     the autoscaler ``max``). ``policy`` is the deploy policy in force; ``policy_source`` says
     where it came from: the state, the live group (``NodeGroupService.Get``, used when the state
-    leaves it unset), or the provider default 3/0 (``policy_assumed``).
+    leaves it unset), or the provider default 3/0 (``policy-assumed``).
     """
 
     worst_case: int
@@ -209,7 +209,7 @@ def extra_nodes(group: NodeGroup, current: int | None = None,
     ``live``). Raises PolicyInvalid for a policy outside 0..100 or 0/0.
     """
     configured, assumed = configured_policy(group)
-    source: PolicySource = "assumed_default" if assumed else "state"
+    source: PolicySource = "default" if assumed else "state"
     if policy is not None:
         configured, assumed, source = policy, False, policy_source or "live"
     validate(configured)
@@ -569,21 +569,21 @@ def evaluate(groups: Sequence[GroupDemand],
             verdict(q, total.get(q, 0), cloud_limits.get(q)) for q in quota_ids))
         clouds.append(cloud)
         for q in cloud.unknown:
-            why = "not listed by the cloud" if q.quota_id not in cloud_limits else (
+            why = "not listed by the quota source" if q.quota_id not in cloud_limits else (
                 "limit or usage missing")
             warnings.append(PreflightWarning(
-                "quota_unknown",
+                "quota-unknown",
                 f"cloud {cloud_id}: {q.quota_id} is unknown ({why}); its demand is unchecked"))
         suggestions.extend(suggest(cloud, mine, cloud_limits, sequential=sequential,
                                    at_current_size=at_current_size))
     for gd in groups:
         if gd.extra.policy_assumed:
             warnings.append(PreflightWarning(
-                "policy_assumed",
+                "policy-assumed",
                 f"{gd.address}: deploy_policy unset in state; assumed the provider default 3/0"))
         if gd.extra.current_source == "assumed_min":
             warnings.append(PreflightWarning(
-                "current_size_assumed",
+                "current-size-assumed",
                 f"{gd.address}: live node count unknown; assumed the autoscaler min "
                 f"{gd.extra.current}"))
     return Preflight(clouds=tuple(clouds), groups=tuple(groups), suggestions=tuple(suggestions),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ngupgrade.model import GIB, AutoScale, NodeGroup, ScalePolicy
+from ngupgrade.model import GIB, PROVIDER_DEFAULT_POLICY, AutoScale, NodeGroup, ScalePolicy
 
 
 def scale_json(scale: ScalePolicy) -> dict[str, Any]:
@@ -19,15 +19,19 @@ def scale_json(scale: ScalePolicy) -> dict[str, Any]:
 
 
 def policy_json(group: NodeGroup) -> dict[str, Any]:
-    """The deploy policy as declared in state; unset is ``null`` values with source ``unset``.
+    """The deploy policy as the state declares it, in the vocabulary every report uses.
 
-    Never 0/0 for an unset policy (field reports C05, C06): ``plan`` reports the
-    assumed provider default 3/0 in its ``effective_policy``.
+    ``{"max_expansion", "max_unavailable", "source": "state", "assumed": false}``; a policy the
+    state leaves unset is the provider default 3/0 with ``"source": "default"`` and
+    ``"assumed": true``, never 0/0 (field reports C05, C06; seed 000).
     """
     if group.policy is None:
-        return {"max_expansion": None, "max_unavailable": None, "source": "unset"}
+        return {"max_expansion": PROVIDER_DEFAULT_POLICY.max_expansion,
+                "max_unavailable": PROVIDER_DEFAULT_POLICY.max_unavailable,
+                "source": "default", "assumed": True}
     return {"max_expansion": group.policy.max_expansion,
-            "max_unavailable": group.policy.max_unavailable, "source": "state"}
+            "max_unavailable": group.policy.max_unavailable, "source": "state",
+            "assumed": False}
 
 
 def group_json(group: NodeGroup) -> dict[str, Any]:

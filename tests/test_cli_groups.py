@@ -24,7 +24,8 @@ def test_json_from_a_file(run_cli) -> None:
     doc = result.json()
     assert [g["address"] for g in doc["groups"]] == ADDRESSES
     workers = doc["groups"][1]
-    assert workers["policy"] == {"max_expansion": 1, "max_unavailable": 0, "source": "state"}
+    assert workers["policy"] == {"max_expansion": 1, "max_unavailable": 0, "source": "state",
+                                 "assumed": False}
     assert workers["scale"] == {"type": "fixed", "size": 3}
     assert workers["node"] == {
         "platform_id": "standard-v3", "cores": 4, "core_fraction": 100,
@@ -32,7 +33,8 @@ def test_json_from_a_file(run_cli) -> None:
         "boot_disk": {"type": "network-ssd", "size_bytes": 68719476736},
         "nat": True, "preemptible": False,
     }
-    assert doc["groups"][0]["policy"]["source"] == "unset"
+    assert doc["groups"][0]["policy"] == {"max_expansion": 3, "max_unavailable": 0,
+                                          "source": "default", "assumed": True}
     assert doc["groups"][2]["scale"] == {"type": "auto", "min": 1, "max": 7, "initial": 1}
 
 

@@ -177,7 +177,7 @@ def test_c06_unset_policy_in_state_takes_the_live_policy():
     (gd,) = result.groups
     assert (gd.extra.policy_source, gd.extra.policy_assumed, gd.extra.worst_case) == (
         "live", False, 1)
-    assert not any(w.code == "policy_assumed" for w in result.warnings)
+    assert not any(w.code == "policy-assumed" for w in result.warnings)
     assert gw.names().count("get_node_group") == 1
 
 
@@ -186,10 +186,10 @@ def test_c06_no_live_policy_either_assumes_3_0_and_says_so():
     gw = FakeGateway(quotas={}, folders={"b1gfolder0000000000a": "cloudA"})
     result = run_preflight([g], gw, directory=gw, live_groups=gw)
     (gd,) = result.groups
-    assert (gd.extra.policy_source, gd.extra.worst_case) == ("assumed_default", 3)
+    assert (gd.extra.policy_source, gd.extra.worst_case) == ("default", 3)
     assert gd.worst_case["compute.instanceCores.count"] == 6
     assert gd.worst_case["vpc.externalAddresses.count"] == 3
-    assert any(w.code == "policy_assumed" for w in result.warnings)
+    assert any(w.code == "policy-assumed" for w in result.warnings)
 
 
 def test_state_policy_is_used_without_asking_the_cloud():

@@ -260,7 +260,7 @@ def test_absent_quota_or_missing_limit_is_unknown_not_unlimited():
     assert q[INSTANCE_CORES].status == "unknown"
     assert q[MK8S_NODES].status == "unknown"  # not listed at all
     assert result.ok  # a warning...
-    assert any(w.code == "quota_unknown" and INSTANCES in w.message for w in result.warnings)
+    assert any(w.code == "quota-unknown" and INSTANCES in w.message for w in result.warnings)
     assert not run([c02_group()], [ql(INSTANCES, None, 3)], strict=True).ok  # ...a failure
 
 
@@ -274,7 +274,7 @@ def test_nothing_demanded_is_ok_even_when_unknown():
 def test_warnings_for_assumed_policy_and_assumed_size():
     result = run([group("a", policy=None), group("b", auto=(2, 5))], [])
     codes = {w.code for w in result.warnings}
-    assert {"policy_assumed", "current_size_assumed"} <= codes
+    assert {"policy-assumed", "current-size-assumed"} <= codes
 
 
 # --- several groups -------------------------------------------------------------------------

@@ -153,7 +153,8 @@ def run_preflight(
         for address, cloud in cloud_of.items():
             services.setdefault(cloud, set()).update(
                 quota.service_of(q) for q in per_node[address])
-        list_limits = calls.wrap("QuotaLimitService.List", _list_of(quotas))
+        list_limits = (_list_of(quotas) if getattr(quotas, "offline", False)
+                       else calls.wrap("QuotaLimitService.List", _list_of(quotas)))
         wanted = [(cloud, service) for cloud, names in services.items()
                   for service in sorted(names)]
         list_futures = {key: pool.submit(list_limits, key) for key in wanted}
