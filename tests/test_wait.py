@@ -193,7 +193,7 @@ def test_plan_uses_the_live_size_and_policy_when_an_endpoint_is_given(run_cli, m
 def test_wait_exits_6_as_stalled_when_nodes_stop_changing(cloud, run_cli):
     fake = cloud({"kind": "stall", "at_step": 1}, step_seconds=600)
     fake.gateway().update_node_group(GID, version="1.30")
-    res = _wait(run_cli, fake, "--group", GID, "--stall-timeout", "30m")
+    res = _wait(run_cli, fake, "--group", GID, "--stall-after", "30m")
     assert res.exit_code == EXIT_TIMEOUT
     assert "operation op-1 stalled: no progress for 30m" in res.stderr
     res = _wait(run_cli, fake, "--group", GID, "--stall-timeout", "0", "--timeout", "1h")

@@ -20,7 +20,7 @@ from ngupgrade.cli._common import common_options, settings_of
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cloud.waiter import PollPolicy
 from ngupgrade.errors import NgUpgradeError
-from ngupgrade.runbook import DEFAULT_STALL_SECONDS, Event, human_seconds
+from ngupgrade.runbook import Event, human_seconds
 
 
 @dataclass
@@ -64,7 +64,7 @@ def runtime(settings: Settings, time_scale: float) -> Runtime:
               help="How long to wait for the version update (e.g. 90m, 2h). Default: twice the "
                    "plan's longest estimate, at least 1h. At the deadline: exit 6, resumable.")
 @click.option("--stall-after", type=Duration(), metavar="DUR",
-              default=DEFAULT_STALL_SECONDS, show_default="30m",
+              default="30m", show_default=True,
               help="No progress (nodes on the new version, status, node count) for this long: "
                    "exit 6 with a diagnosis. 0 turns the watchdog off.")
 @click.option("--journal", metavar="FILE",

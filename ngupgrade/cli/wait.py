@@ -18,12 +18,13 @@ from ngupgrade.cloud.waiter import resume_hint
 @click.option("--operation", "operation", metavar="ID", help="Attach to this operation.")
 @click.option("--timeout", type=Duration(), default="6h", show_default=True,
               help="How long to wait; 0 = look once and exit (6 while still running).")
-@click.option("--stall-timeout", type=Duration(), default="30m", show_default=True,
+@click.option("--stall-after", "--stall-timeout", "stall_after", type=Duration(),
+              default="30m", show_default=True, metavar="DUR",
               help="Exit 6 as stalled when the group's nodes do not change for this long "
                    "(a drain blocked by a PodDisruptionBudget); 0 = never.")
 @common_options
 def wait(group: str | None, operation: str | None, timeout: float,
-         stall_timeout: float) -> None:
+         stall_after: float) -> None:
     """Wait for a cloud operation and the node group's reconcile; never cancels anything.
 
     \b
@@ -52,7 +53,7 @@ def wait(group: str | None, operation: str | None, timeout: float,
         try:
             with Progress(f"operation {op_id}") as progress:
                 verdict = wait_for(gw, target, timeout=timeout, on_poll=progress.on_poll,
-                                   stall_seconds=stall_timeout)
+                                   stall_seconds=stall_after)
         except KeyboardInterrupt:
             click.echo(f"interrupted: {resume_hint(op_id)}", err=True)
             raise
