@@ -16,8 +16,9 @@ import sys
 
 import click
 
+from ngupgrade.app.settings import Settings
 from ngupgrade.cli._common import common_options
-from ngupgrade.errors import EXIT_INTERRUPTED, NgUpgradeError
+from ngupgrade.errors import EXIT_API, EXIT_INTERRUPTED, EXIT_TIMEOUT, NgUpgradeError
 
 EXIT_BUG = 70
 
@@ -87,8 +88,9 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI and exit with the documented code; never shows a traceback for known faults."""
+    settings = Settings()
     try:
-        cli.main(args=argv, prog_name="ngupgrade", standalone_mode=False)
+        cli.main(args=argv, prog_name="ngupgrade", standalone_mode=False, obj=settings)
     except click.exceptions.Abort:
         _say("interrupted")
         sys.exit(EXIT_INTERRUPTED)
@@ -101,6 +103,11 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"error: {err.message}")
         if err.hint:
             _say(f"hint: {err.hint}")
+        if err.exit_code in (EXIT_API, EXIT_TIMEOUT, EXIT_INTERRUPTED) and settings.endpoint:
+            # Hints name commands to run again; they must reach the same cloud.
+            flags = f"--endpoint {settings.endpoint}" + (" --insecure" if settings.insecure
+                                                          else "")
+            _say(f"hint: run it with the connection flags of this run: {flags}")
         sys.exit(err.exit_code)
     except KeyboardInterrupt:
         _say("interrupted: nothing in the cloud was cancelled; run the same command with "

@@ -22,6 +22,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 def settings_of(ctx: click.Context) -> Settings:
     """The one Settings object of this invocation (created on first use)."""
     root = ctx.find_root()
+    if isinstance(root.obj, Settings):  # main() passes one in, to read it after an error
+        return root.obj
     settings = root.meta.get("ngupgrade.settings")
     if settings is None:
         settings = Settings()
