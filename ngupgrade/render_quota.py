@@ -71,7 +71,13 @@ def human(quota_id: str, value: float | None) -> str:
         text = f"{gib:.0f}" if float(gib).is_integer() else f"{gib:.2f}".rstrip("0")
     else:
         text = f"{value:.0f}" if float(value).is_integer() else f"{value:g}"
+        if value == 1 and unit.endswith("s") and unit != "GiB":
+            unit = unit[:-1]  # 1 core, 1 VM, 1 GPU, 1 disk, 1 IP
     return f"{text} {unit}".rstrip()
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,9 +176,9 @@ def preflight_table(result: Preflight) -> str:
     if result.ok:
         verdict = "PASS"
         if unknown:
-            verdict += f" with {unknown} unknown quota(s)"
+            verdict += f" with {_count(unknown, 'unknown quota')}"
     else:
-        parts = [f"{short} quota(s) short"] if short else []
+        parts = [f"{_count(short, 'quota')} short"] if short else []
         if result.strict and unknown:
             parts.append(f"{unknown} unknown under --strict")
         verdict = "FAIL: " + ", ".join(parts)

@@ -20,13 +20,15 @@ def test_human_units():
     assert human("compute.hddDisks.size", 1.5 * GIB) == "1.5 GiB"
     assert human("compute.instanceCores.count", 4) == "4 cores"
     assert human("managed-kubernetes.nodes.count", 3) == "3 nodes"
-    assert human("vpc.externalAddresses.count", 1) == "1 IPs"
+    assert human("vpc.externalAddresses.count", 1) == "1 IP"
+    assert human("vpc.externalAddresses.count", 2) == "2 IPs"
+    assert human("compute.instanceCores.count", 1) == "1 core"
     assert human("compute.instanceCores.count", None) == "?"
 
 
 def test_c01_table_names_the_short_quota_in_readable_units():
     text = preflight_table(c01())
-    assert text.startswith("Quota preflight: FAIL: 1 quota(s) short")
+    assert text.startswith("Quota preflight: FAIL: 1 quota short")
     row = next(line for line in text.splitlines() if "compute.instanceCores.count" in line)
     assert row.split()[1:] == ["10", "cores", "8", "cores", "2", "cores", "4", "cores", "SHORT",
                                "by", "2", "cores"]
