@@ -294,7 +294,11 @@ def group_plan_lines(plan: GroupPlan) -> list[str]:
         f"  duration        {span} min at {_minutes(d.minutes_per_cycle)} min per cycle",
     ]
     if plan.timeline:
-        lines.append("  timeline")
+        note = ""
+        if plan.cycles.min != plan.cycles.max:  # combined policy: waves may overlap (seed 000)
+            note = (f"  (the slowest order, {plan.cycles.max} waves; new and drained nodes "
+                    f"may overlap, down to {plan.cycles.min})")
+        lines.append("  timeline" + note)
         lines.extend("    " + line for line in timeline_lines(plan))
     if plan.warnings:
         lines.append("  warnings")
