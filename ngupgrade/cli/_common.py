@@ -8,6 +8,7 @@ reads an environment variable, as DESIGN.md section 5 asks.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -101,6 +102,20 @@ def group_option(func: F) -> F:
         help="Node group to work on, by Terraform address, name or id; repeatable. "
              "Default: every node group in the state.",
     )(func)
+
+
+class FiniteFloatRange(click.FloatRange):
+    """``click.FloatRange`` that also refuses ``nan`` and ``inf`` (a usage error, exit 2).
+
+    ``float("nan")`` passes every range comparison, so a plain FloatRange lets it through.
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+                ) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
 
 
 def emit_json(payload: Any) -> None:

@@ -6,7 +6,13 @@ import click
 
 from ngupgrade.app.plan import PlanRequest
 from ngupgrade.app.plan import plan as plan_use_case
-from ngupgrade.cli._common import common_options, emit_json, group_option, settings_of
+from ngupgrade.cli._common import (
+    FiniteFloatRange,
+    common_options,
+    emit_json,
+    group_option,
+    settings_of,
+)
 from ngupgrade.render_plan import plan_json, plan_text
 from ngupgrade.simulate import DEFAULT_MINUTES_PER_CYCLE
 
@@ -21,7 +27,7 @@ from ngupgrade.simulate import DEFAULT_MINUTES_PER_CYCLE
               help="Node count of an autoscaled group when its live size is unknown. "
                    "Default: the autoscaler max (worst case).")
 @click.option("--cycle-minutes", "cycle_minutes",
-              type=click.FloatRange(min=0, min_open=True), metavar="M",
+              type=FiniteFloatRange(min=0, min_open=True), metavar="M",
               default=DEFAULT_MINUTES_PER_CYCLE, show_default=True,
               help="Minutes one upgrade cycle takes (create, drain, delete or reboot).")
 @common_options
