@@ -14,6 +14,10 @@ from typing import Literal
 GIB = 1 << 30
 """Bytes in one Terraform/Yandex "GB" (binary, 2**30)."""
 
+MAX_GROUP_NODES = 5000
+"""Most nodes a node group can hold: Kubernetes' scalability limit of 5,000 nodes per cluster
+(kubernetes.io, "Considerations for large clusters"). Larger counts are bad input."""
+
 IndexKey = int | str | None
 """``count`` gives an int, ``for_each`` a string, neither gives None (state v4 ``index_key``)."""
 

@@ -27,3 +27,65 @@ def test_fake_cloud_speed_must_be_finite(run_cli, value: str) -> None:
     result = run_cli("fake-cloud", "--state", str(EXAMPLE_STATE), "--speed", value)
     assert result.exit_code == 2, result.stderr
     assert "--speed" in result.stderr
+
+
+# ---- states with values no real state holds ------------------------------------------------
+
+def _state(scale: dict, resources: dict | None = None) -> bytes:
+    import json
+
+    attrs = {
+        "id": "catngbad", "name": "bad", "cluster_id": "catcl",
+        "scale_policy": [scale],
+        "deploy_policy": [{"max_expansion": 1, "max_unavailable": 0}],
+        "instance_template": [{
+            "platform_id": "standard-v3",
+            "resources": [resources or {"cores": 2, "memory": 4, "core_fraction": 100}],
+            "boot_disk": [{"size": 64, "type": "network-hdd"}],
+        }],
+    }
+    return json.dumps({"version": 4, "resources": [{
+        "mode": "managed", "type": "yandex_kubernetes_node_group", "name": "bad",
+        "instances": [{"attributes": attrs}]}]}).encode()
+
+
+FIXED = {"fixed_scale": [{"size": 3}], "auto_scale": []}
+
+
+@pytest.mark.parametrize(("label", "doc", "where"), [
+    ("negative fixed size", _state({"fixed_scale": [{"size": -3}]}), "fixed_scale[0].size"),
+    ("fixed size beyond a cluster", _state({"fixed_scale": [{"size": 10**6}]}),
+     "fixed_scale[0].size"),
+    ("fixed size beyond int64", _state({"fixed_scale": [{"size": 2**64}]}), "fixed_scale[0].size"),
+    ("negative autoscaler min", _state({"auto_scale": [{"min": -1, "max": 3, "initial": 1}]}),
+     "auto_scale[0].min"),
+    ("autoscaler min above max", _state({"auto_scale": [{"min": 5, "max": 2, "initial": 5}]}),
+     "auto_scale[0]"),
+    ("memory 1e400 GB (inf)", _state(FIXED, {"cores": 2, "memory": 1e400}),
+     "resources[0].memory"),
+    ("negative memory", _state(FIXED, {"cores": 2, "memory": -4}), "resources[0].memory"),
+    ("negative cores", _state(FIXED, {"cores": -2, "memory": 4}), "resources[0].cores"),
+])
+@pytest.mark.parametrize("command", ["groups", "plan", "preflight"])
+def test_impossible_values_in_state_are_bad_input(
+        run_cli, tmp_path, label: str, doc: bytes, where: str, command: str) -> None:
+    # Before: a negative size crashed plan (exit 70), memory 1e400 crashed groups (exit 70),
+    # a size of 10**6 took 30 s and 480 MB of JSON, 10**30 was killed for memory.
+    state = tmp_path / "bad.tfstate"
+    state.write_bytes(doc.replace(b"Infinity", b"1e400"))
+    args = [command, "--state", str(state)]
+    if command == "preflight":
+        quotas = tmp_path / "q.yaml"
+        quotas.write_text("cl: {compute.instances.count: {limit: 10, usage: 1}}\n")
+        args += ["--quotas", str(quotas)]
+    result = run_cli(*args)
+    assert result.exit_code == 3, (label, result.stderr)
+    assert where in result.stderr, label
+    assert result.stderr.startswith(f"error: {state}: $.resources[0]"), result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_nodes_flag_is_bounded_like_the_state(run_cli) -> None:
+    result = run_cli("plan", "--state", str(EXAMPLE_STATE), "--nodes", "100000000")
+    assert result.exit_code == 2, result.stderr
+    assert "--nodes" in result.stderr

@@ -13,6 +13,7 @@ from ngupgrade.cli._common import (
     group_option,
     settings_of,
 )
+from ngupgrade.model import MAX_GROUP_NODES
 from ngupgrade.render_plan import plan_json, plan_text
 from ngupgrade.simulate import DEFAULT_MINUTES_PER_CYCLE
 
@@ -23,7 +24,7 @@ from ngupgrade.simulate import DEFAULT_MINUTES_PER_CYCLE
               help="Plan with this max_expansion instead of the state's (0..100).")
 @click.option("--max-unavailable", "max_unavailable", type=int, metavar="U",
               help="Plan with this max_unavailable instead of the state's (0..100).")
-@click.option("--nodes", "nodes", type=click.IntRange(min=0), metavar="N",
+@click.option("--nodes", "nodes", type=click.IntRange(min=0, max=MAX_GROUP_NODES), metavar="N",
               help="Node count of an autoscaled group when its live size is unknown. "
                    "Default: the autoscaler max (worst case).")
 @click.option("--cycle-minutes", "cycle_minutes",

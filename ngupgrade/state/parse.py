@@ -15,12 +15,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Annotated
 
 import msgspec
 
 from ngupgrade.errors import BadInput
 from ngupgrade.model import (
     GIB,
+    MAX_GROUP_NODES,
     AutoScale,
     BootDisk,
     DeployPolicy,
@@ -37,6 +39,12 @@ CLUSTER_TYPE = "yandex_kubernetes_cluster"
 _INTERESTING = frozenset({NODE_GROUP_TYPE, CLUSTER_TYPE})
 
 IndexKey = int | str | None
+
+# Value ranges a real state holds; anything else is a damaged or hand-made state. A node count
+# above MAX_GROUP_NODES would also make the plan's timeline grow without bound.
+NodeCount = Annotated[int, msgspec.Meta(ge=0, le=MAX_GROUP_NODES)]
+Count = Annotated[int, msgspec.Meta(ge=0)]
+Gigabytes = Annotated[float, msgspec.Meta(ge=0, le=1 << 30)]  # finite: JSON 1e400 decodes to inf
 
 
 _ABSENT = msgspec.Raw(b"")
@@ -86,14 +94,14 @@ class _ShowValues(msgspec.Struct):
 
 
 class _Resources(msgspec.Struct):
-    cores: int
-    memory: float
-    core_fraction: int | None = None
-    gpus: int | None = None
+    cores: Count
+    memory: Gigabytes
+    core_fraction: Count | None = None
+    gpus: Count | None = None
 
 
 class _BootDisk(msgspec.Struct):
-    size: int | None = None
+    size: Count | None = None
     type: str | None = None
 
 
@@ -115,13 +123,13 @@ class _Template(msgspec.Struct):
 
 
 class _Fixed(msgspec.Struct):
-    size: int
+    size: NodeCount
 
 
 class _Auto(msgspec.Struct):
-    min: int
-    max: int
-    initial: int | None = None
+    min: NodeCount
+    max: NodeCount
+    initial: NodeCount | None = None
 
 
 class _Scale(msgspec.Struct):
@@ -375,6 +383,12 @@ def _scale(
     fixed = _first(block.fixed_scale) if block else None
     auto = _first(block.auto_scale) if block else None
     if auto is not None:
+        if auto.min > auto.max:
+            raise BadInput(
+                f"node group {address}: auto_scale min {auto.min} is above max {auto.max}",
+                source=source, path=f"{path}.scale_policy[0].auto_scale[0]",
+                hint="refresh the state (`terraform apply -refresh-only`)",
+            )
         initial = auto.initial if auto.initial is not None else auto.min
         return AutoScale(min=auto.min, max=auto.max, initial=initial)
     if fixed is not None:
