@@ -89,3 +89,17 @@ def test_nodes_flag_is_bounded_like_the_state(run_cli) -> None:
     result = run_cli("plan", "--state", str(EXAMPLE_STATE), "--nodes", "100000000")
     assert result.exit_code == 2, result.stderr
     assert "--nodes" in result.stderr
+
+
+@pytest.mark.parametrize("doc", [
+    b'{"version": 4, "resources": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    b'{"format_version": "1.0", "values": {"root_module": '
+    + b'{"resources": [], "child_modules": [' * 5000 + b"]}" * 5000 + b"}}",
+], ids=["v4", "show-json"])
+def test_deeply_nested_state_is_bad_input(run_cli, tmp_path, doc: bytes) -> None:
+    # Before: RecursionError, exit 70.
+    state = tmp_path / "deep.tfstate"
+    state.write_bytes(doc)
+    result = run_cli("groups", "--state", str(state))
+    assert result.exit_code == 3, result.stderr
+    assert "nested too deeply" in result.stderr

@@ -318,6 +318,9 @@ def _decode(data: bytes | msgspec.Raw, shape: object, source: str, path: str):  
         assert match is not None
         inner = match.group("path") or ""
         raise BadInput(match.group("msg"), source=source, path=path + inner) from err
+    except RecursionError as err:  # arrays/objects nested thousands deep: no real state is
+        raise BadInput("JSON nested too deeply to be a Terraform state", source=source,
+                       path=path) from err
     except msgspec.DecodeError as err:
         raise BadInput(f"not valid JSON: {err}", source=source, path=path,
                        hint="is the file complete? a truncated download or a "
