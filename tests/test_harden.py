@@ -103,3 +103,31 @@ def test_deeply_nested_state_is_bad_input(run_cli, tmp_path, doc: bytes) -> None
     result = run_cli("groups", "--state", str(state))
     assert result.exit_code == 3, result.stderr
     assert "nested too deeply" in result.stderr
+
+
+# ---- tables print what the state says ------------------------------------------------------
+
+@pytest.mark.parametrize("key", ["a.b[c]", "[bold]x[/bold]", "x[/]", "[red]"])
+def test_table_shows_keys_with_brackets_verbatim(run_cli, tmp_path, key: str) -> None:
+    # Before: rich read "[c]" as markup and printed ng["a.b"]; "x[/]" crashed (exit 70).
+    import json
+
+    doc = json.loads(_state(FIXED))
+    doc["resources"][0]["instances"][0]["index_key"] = key
+    doc["resources"][0]["instances"][0]["attributes"]["name"] = key
+    state = tmp_path / "keys.tfstate"
+    state.write_text(json.dumps(doc))
+    result = run_cli("groups", "--state", str(state))
+    assert result.exit_code == 0, result.stderr
+    assert f"yandex_kubernetes_node_group.bad[{json.dumps(key)}]" in result.stdout
+    assert f"  {key}  " in result.stdout
+
+
+def test_progress_line_shows_brackets_verbatim() -> None:
+    # Before: an operation description or group address with "[/]" raised MarkupError on a tty.
+    from ngupgrade.cli._progress import Progress
+    from ngupgrade.cloud.types import OperationState
+
+    with Progress('ng["x[/]"]', tty=True) as progress:
+        progress.on_poll(OperationState("op-1", "update [/] [bold]", done=False), 3.0)
+    assert progress.polls == 1

@@ -129,11 +129,14 @@ def print_table(columns: list[str], rows: list[list[str]], title: str | None = N
     from rich import box
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(*columns, title=title, box=box.SIMPLE_HEAD, header_style="bold",
-                  title_justify="left")
+    table = Table(*columns, title=Text(title) if title else None, box=box.SIMPLE_HEAD,
+                  header_style="bold", title_justify="left")
     for row in rows:
-        table.add_row(*row)
+        # Text, not str: rich reads "[...]" in a str as markup, and Terraform addresses,
+        # for_each keys, names and labels are full of brackets ('ng["a.b[c]"]').
+        table.add_row(*(Text(cell) for cell in row))
     # In a pipe or a CI log nothing should be cut: give the table the room it needs.
     tty = sys.stdout.isatty()
     console = Console(width=None if tty else 250, no_color=not tty, highlight=False)

@@ -23,13 +23,18 @@ class Progress(AbstractContextManager["Progress"]):
         self.what = what
         self.tty = sys.stderr.isatty() if tty is None else tty
         self._status: Any = None
+        self._text: Any = str
         self.polls = 0
 
     def __enter__(self) -> Progress:
         if self.tty:
             from rich.console import Console
+            from rich.text import Text
 
-            self._status = Console(stderr=True).status(f"waiting for {self.what}")
+            # Text, not str: a group address or an operation description may hold "[...]",
+            # which rich would read as markup (and "[/]" would raise).
+            self._text = Text
+            self._status = Console(stderr=True).status(Text(f"waiting for {self.what}"))
             self._status.__enter__()
         return self
 
@@ -43,6 +48,6 @@ class Progress(AbstractContextManager["Progress"]):
         verdict = "done" if state.done else "running"
         line = f"{state.id} {verdict} ({state.description or 'operation'}), waited {human(waited)}"
         if self._status is not None:
-            self._status.update(line)
+            self._status.update(self._text(line))
         else:
             click.echo(line, err=True)
