@@ -131,3 +131,16 @@ def test_progress_line_shows_brackets_verbatim() -> None:
     with Progress('ng["x[/]"]', tty=True) as progress:
         progress.on_poll(OperationState("op-1", "update [/] [bold]", done=False), 3.0)
     assert progress.polls == 1
+
+
+# ---- state sources ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("endpoint", ["notaurl", "http://", "ftp//x"])
+def test_s3_endpoint_that_is_not_a_url_is_a_usage_error(
+        run_cli, monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:
+    # Before: botocore's ValueError("Invalid endpoint") escaped: exit 70.
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "k")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "s")
+    result = run_cli("groups", "--state", "s3://bucket/k8s.tfstate", "--s3-endpoint", endpoint)
+    assert result.exit_code == 2, result.stderr
+    assert f"bad --s3-endpoint {endpoint!r}" in result.stderr

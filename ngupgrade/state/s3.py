@@ -59,9 +59,14 @@ def read_s3_state(request: StateRequest, url: str) -> tuple[bytes, str]:
         retries={"max_attempts": 5, "mode": "standard"},
         connect_timeout=10, read_timeout=60,
     )
-    client = boto3.session.Session().client(
-        "s3", endpoint_url=request.s3_endpoint, region_name=request.s3_region, config=config,
-    )
+    try:
+        client = boto3.session.Session().client(
+            "s3", endpoint_url=request.s3_endpoint, region_name=request.s3_region,
+            config=config,
+        )
+    except ValueError as err:  # botocore: "Invalid endpoint: ..." (no scheme, bad host)
+        raise UsageError(f"bad --s3-endpoint {request.s3_endpoint!r}: {err}",
+                         hint="give a URL such as https://storage.yandexcloud.net") from err
     try:
         body = client.get_object(Bucket=bucket, Key=full_key)["Body"].read()
     except botocore.exceptions.NoCredentialsError as err:
