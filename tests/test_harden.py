@@ -144,3 +144,27 @@ def test_s3_endpoint_that_is_not_a_url_is_a_usage_error(
     result = run_cli("groups", "--state", "s3://bucket/k8s.tfstate", "--s3-endpoint", endpoint)
     assert result.exit_code == 2, result.stderr
     assert f"bad --s3-endpoint {endpoint!r}" in result.stderr
+
+
+# ---- commands that act on one thing refuse two ----------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ("set-policy", "-g", "workers", "-g", "gpu", "--max-expansion", "2"),
+    ("set-policy", "-g", "workers", "-g", "gpu", "--max-expansion", "2", "--apply"),
+    ("wait", "-g", "workers", "-g", "gpu"),
+    ("wait", "--operation", "op-1", "--operation", "op-2"),
+])
+def test_repeated_single_target_option_is_a_usage_error(run_cli, args: tuple[str, ...]) -> None:
+    # Before: click kept the last --group silently, so `set-policy -g workers -g gpu --apply`
+    # changed gpu alone while the user may have meant workers (or both).
+    result = run_cli(*args, "--state", str(EXAMPLE_STATE), "--endpoint", "127.0.0.1:9",
+                     "--insecure")
+    assert result.exit_code == 2, result.stderr
+    assert "given 2 times" in result.stderr
+    assert "NodeGroupService" not in result.stderr  # refused before any cloud call
+
+
+def test_set_policy_still_requires_a_group(run_cli) -> None:
+    result = run_cli("set-policy", "--state", str(EXAMPLE_STATE), "--max-expansion", "2")
+    assert result.exit_code == 2
+    assert "Missing option '--group'" in result.stderr

@@ -118,6 +118,20 @@ class FiniteFloatRange(click.FloatRange):
         return number
 
 
+def only_one(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> str | None:
+    """Callback of a ``multiple=True`` option that must be given at most once.
+
+    Click keeps the last of a repeated single-value option silently; for an option that picks
+    what a command changes or waits for (``set-policy --group``), that would act on a group
+    the user did not mean. Returns the one value, or None.
+    """
+    if len(values) > 1:
+        shown = ", ".join(repr(v) for v in values)
+        raise click.BadParameter(f"given {len(values)} times ({shown}); this command takes "
+                                 "one: run it once per value", ctx=ctx, param=param)
+    return values[0] if values else None
+
+
 def emit_json(payload: Any) -> None:
     """Print one JSON document to stdout (stable keys, UTF-8)."""
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str))

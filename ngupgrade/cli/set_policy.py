@@ -6,7 +6,7 @@ import click
 
 from ngupgrade.app.cloud import open_cloud, resolve_group
 from ngupgrade.app.set_policy import apply_change, plan_change, terraform_block
-from ngupgrade.cli._common import common_options, emit_json, settings_of
+from ngupgrade.cli._common import common_options, emit_json, only_one, settings_of
 from ngupgrade.cli._duration import Duration, human
 from ngupgrade.cli._progress import Progress
 from ngupgrade.cloud.waiter import resume_hint
@@ -16,7 +16,8 @@ from ngupgrade.model import PROVIDER_DEFAULT_POLICY
 
 @click.command("set-policy")
 @click.option("--group", "-g", "group", required=True, metavar="ADDRESS|NAME|ID",
-              help="The node group, by Terraform address, name or id.")
+              multiple=True, callback=only_one,
+              help="The node group, by Terraform address, name or id (one).")
 @click.option("--max-expansion", type=int, metavar="E",
               help="Nodes added above the group size during updates (0..100).")
 @click.option("--max-unavailable", type=int, metavar="U",

@@ -6,16 +6,18 @@ import click
 
 from ngupgrade.app.cloud import open_cloud, resolve_group
 from ngupgrade.app.wait import find_target, wait_for
-from ngupgrade.cli._common import common_options, emit_json, settings_of
+from ngupgrade.cli._common import common_options, emit_json, only_one, settings_of
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._progress import Progress
 from ngupgrade.cloud.waiter import resume_hint
 
 
 @click.command("wait")
-@click.option("--group", "-g", "group", metavar="ADDRESS|NAME|ID",
+@click.option("--group", "-g", "group", metavar="ADDRESS|NAME|ID", multiple=True,
+              callback=only_one,
               help="Attach to the group's latest unfinished operation (then check RUNNING).")
-@click.option("--operation", "operation", metavar="ID", help="Attach to this operation.")
+@click.option("--operation", "operation", metavar="ID", multiple=True, callback=only_one,
+              help="Attach to this operation.")
 @click.option("--timeout", type=Duration(), default="6h", show_default=True,
               help="How long to wait; 0 = look once and exit (6 while still running).")
 @click.option("--stall-after", "--stall-timeout", "stall_after", type=Duration(),
