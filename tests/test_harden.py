@@ -168,3 +168,25 @@ def test_set_policy_still_requires_a_group(run_cli) -> None:
     result = run_cli("set-policy", "--state", str(EXAMPLE_STATE), "--max-expansion", "2")
     assert result.exit_code == 2
     assert "Missing option '--group'" in result.stderr
+
+
+def test_workspace_flag_reaches_terraform_state_pull(run_cli, tmp_path) -> None:
+    # Before: --workspace was used for s3:// only; with tf:DIR it was accepted and ignored,
+    # so `--state tf:DIR --workspace prod` silently read the selected (default) workspace.
+    import stat
+
+    tf = tmp_path / "terraform"
+    tf.write_text("#!/bin/sh\n"
+                  "if [ \"$TF_WORKSPACE\" = prod ]; then cat prod.json\n"
+                  "else cat default.json; fi\n")
+    tf.chmod(tf.stat().st_mode | stat.S_IEXEC)
+    work = tmp_path / "infra"
+    work.mkdir()
+    doc = EXAMPLE_STATE.read_text()
+    (work / "default.json").write_text('{"version": 4, "resources": []}')
+    (work / "prod.json").write_text(doc)
+    base = ("groups", "--state", f"tf:{work}", "--terraform-bin", str(tf), "-o", "json")
+    assert run_cli(*base).json() == {"groups": []}
+    prod = run_cli(*base, "--workspace", "prod")
+    assert prod.exit_code == 0, prod.stderr
+    assert len(prod.json()["groups"]) == 3

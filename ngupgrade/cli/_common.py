@@ -64,7 +64,8 @@ _SHARED: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         "help": "Terraform CLI used for 'tf:DIR' states; 'tofu' works too. Default: terraform."}),
     (("--workspace", "workspace"), {
         "envvar": "TF_WORKSPACE", "metavar": "NAME",
-        "help": "Workspace of an s3:// state (keys under env:/NAME/). Default: default."}),
+        "help": "Workspace of an s3:// state (keys under env:/NAME/) or of a tf:DIR "
+                "state (TF_WORKSPACE). Default: default."}),
     (("--workspace-key-prefix", "workspace_key_prefix"), {
         "metavar": "PREFIX", "help": "S3 backend workspace_key_prefix. Default: env:"}),
     (("--s3-endpoint", "s3_endpoint"), {

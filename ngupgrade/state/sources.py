@@ -52,7 +52,7 @@ def read_state_bytes(request: StateRequest) -> tuple[bytes, str]:
         from ngupgrade.state.terraform_cli import state_pull
 
         directory = spec[3:] or "."
-        return state_pull(directory, request.terraform_bin), spec
+        return state_pull(directory, request.terraform_bin, workspace=request.workspace), spec
     if spec.startswith("s3://"):
         from ngupgrade.state.s3 import read_s3_state  # boto3 only for s3:// states
 

@@ -34,8 +34,11 @@ _HINTS = (
 
 
 def state_pull(directory: str, terraform_bin: str = "terraform",
-               timeout: float = PULL_TIMEOUT_SECONDS) -> bytes:
+               timeout: float = PULL_TIMEOUT_SECONDS, *, workspace: str | None = None) -> bytes:
     """Run ``<terraform_bin> state pull`` in ``directory`` and return its stdout (state JSON).
+
+    ``workspace`` (``--workspace``), unless ``default``, is passed as ``TF_WORKSPACE``, which
+    Terraform and OpenTofu read in place of the workspace selected in ``.terraform/``.
 
     Raises:
         BadInput: the directory or binary is missing, the command failed (its first error
@@ -52,6 +55,8 @@ def state_pull(directory: str, terraform_bin: str = "terraform",
                  "or pipe the state: terraform state pull | ngupgrade ... --state -",
         )
     env = dict(os.environ, TF_IN_AUTOMATION="1", TF_INPUT="0")
+    if workspace and workspace != "default":
+        env["TF_WORKSPACE"] = workspace
     try:
         done = subprocess.run(
             [binary, "state", "pull"], cwd=directory, env=env, capture_output=True,
