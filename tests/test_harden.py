@@ -190,3 +190,27 @@ def test_workspace_flag_reaches_terraform_state_pull(run_cli, tmp_path) -> None:
     prod = run_cli(*base, "--workspace", "prod")
     assert prod.exit_code == 0, prod.stderr
     assert len(prod.json()["groups"]) == 3
+
+
+# ---- --output json is valid JSON or nothing ----------------------------------------------------
+
+def _strict_json(text: str) -> object:
+    import json
+
+    def refuse(word: str) -> None:
+        raise ValueError(f"not JSON: {word}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_json_output_never_prints_nan_or_infinity(run_cli, tmp_path) -> None:
+    # Before: a quota file with `limit: .inf` made `preflight -o json` print
+    # "limit": Infinity, "headroom": NaN: invalid JSON on stdout with exit 1.
+    quotas = tmp_path / "q.yaml"
+    quotas.write_text("b1gexamplecloud000001: {compute.instanceCores.count: "
+                      "{limit: .inf, usage: .inf}}\n")
+    result = run_cli("preflight", "--state", str(EXAMPLE_STATE), "--quotas", str(quotas),
+                     "-o", "json")
+    if result.stdout:
+        _strict_json(result.stdout)
+    assert "Traceback" not in result.stderr

@@ -134,8 +134,14 @@ def only_one(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 
 
 def emit_json(payload: Any) -> None:
-    """Print one JSON document to stdout (stable keys, UTF-8)."""
-    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
+    """Print one JSON document to stdout (stable keys, UTF-8).
+
+    Strict JSON only: a NaN or an infinity (which ``json.dumps`` would print as the bare words
+    ``NaN``/``Infinity`` that no JSON parser but Python's accepts) raises ValueError before
+    anything is written, so scripts get valid JSON or nothing (and exit 70, a bug to report).
+    """
+    text = json.dumps(payload, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    sys.stdout.write(text)
     sys.stdout.write("\n")
 
 
