@@ -214,3 +214,81 @@ def test_json_output_never_prints_nan_or_infinity(run_cli, tmp_path) -> None:
     if result.stdout:
         _strict_json(result.stdout)
     assert "Traceback" not in result.stderr
+
+
+# ---- found here, to be fixed by the owners of cloud/ and testing/ (strict xfail) ------------
+
+@pytest.mark.xfail(strict=True, reason=(
+    "cloud/gateway.py: the SDK's endpoint discovery (ApiEndpointService.List, run when the "
+    "first stub is built) is outside the retry/translation wrapper, so grpc's "
+    "_InactiveRpcError escapes as exit 70; seen with --endpoint HOST:PORT without --insecure "
+    "(closed port, a plain-text fake cloud, an unresolvable name) and with no --endpoint "
+    "offline (set-policy dry run)"))
+def test_unreachable_tls_endpoint_is_an_api_error(run_cli) -> None:
+    result = run_cli("plan", "--state", str(EXAMPLE_STATE), "--endpoint", "127.0.0.1:1")
+    assert result.exit_code == 4, result.stderr
+    assert "internal error" not in result.stderr
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "cloud/quota_file.py: json.loads/yaml.safe_load RecursionError is not caught (exit 70)"))
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000,
+                                  "a: " + "[" * 100_000 + "]" * 100_000],
+                         ids=["json", "yaml"])
+def test_deeply_nested_quota_file_is_bad_input(text: str) -> None:
+    from ngupgrade.cloud.quota_file import parse_quota_text
+    from ngupgrade.errors import BadInput
+
+    with pytest.raises(BadInput):
+        parse_quota_text(text, "q.json")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "cloud/quota_file.py _number: float(huge int) raises OverflowError (exit 70)"))
+def test_quota_limit_too_large_for_a_double_is_bad_input() -> None:
+    from ngupgrade.cloud.quota_file import parse_quota_text
+    from ngupgrade.errors import BadInput
+
+    with pytest.raises(BadInput, match="limit"):
+        parse_quota_text('{"cl": {"compute.instances.count": {"limit": 1' + "0" * 400
+                         + ', "usage": 1}}}', "q.json")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "cloud/quota_file.py _number: accepts inf (.inf, 'Infinity', 1e400); inf - inf = nan "
+    "headroom, printed as 'SHORT by nan cores'; should be 'expected a finite number'"))
+@pytest.mark.parametrize("value", [".inf", "Infinity", "1e400"])
+def test_infinite_quota_limit_is_bad_input(value: str) -> None:
+    from ngupgrade.cloud.quota_file import parse_quota_text
+    from ngupgrade.errors import BadInput
+
+    with pytest.raises(BadInput, match="limit"):
+        parse_quota_text(f"cl: {{compute.instances.count: {{limit: {value}, usage: 1}}}}\n",
+                         "q.yaml")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "testing/scenario.py Scenario.load: UnicodeDecodeError of a non-UTF-8 scenario file is "
+    "not caught (fake-cloud --scenario exits 70)"))
+def test_binary_scenario_file_is_bad_input(tmp_path) -> None:
+    from ngupgrade.errors import BadInput
+    from ngupgrade.testing.scenario import Scenario
+
+    path = tmp_path / "scenario.yaml"
+    path.write_bytes(b"\xff\xfe\x00faults: []")
+    with pytest.raises(BadInput):
+        Scenario.load(str(path))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "testing/scenario.py from_mapping: unknown top-level keys are ignored, so a typo "
+    "('fault:' for 'faults:') silently runs a runbook test without its fault; a list "
+    "instead of a mapping (`[]`) is accepted too"))
+@pytest.mark.parametrize("raw", [{"fault": [{"kind": "stall", "at_step": 1}]}, []],
+                         ids=["typo", "list"])
+def test_scenario_refuses_what_it_does_not_understand(raw: object) -> None:
+    from ngupgrade.errors import BadInput
+    from ngupgrade.testing.scenario import Scenario
+
+    with pytest.raises(BadInput):
+        Scenario.from_mapping(raw, source="scenario.yaml")  # type: ignore[arg-type]
