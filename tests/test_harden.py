@@ -292,3 +292,22 @@ def test_scenario_refuses_what_it_does_not_understand(raw: object) -> None:
 
     with pytest.raises(BadInput):
         Scenario.from_mapping(raw, source="scenario.yaml")  # type: ignore[arg-type]
+
+
+# ---- group selection ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("selector", ["", " "])
+@pytest.mark.parametrize("command", ["groups", "plan"])
+def test_empty_group_selector_is_a_usage_error(run_cli, tmp_path, command: str,
+                                               selector: str) -> None:
+    # Before: `-g ""` (an unset "$GROUP") matched every node group whose state has no name.
+    import json
+
+    doc = json.loads(_state(FIXED))
+    del doc["resources"][0]["instances"][0]["attributes"]["name"]
+    state = tmp_path / "noname.tfstate"
+    state.write_text(json.dumps(doc))
+    result = run_cli(command, "--state", str(state), "-g", selector, "-o", "json")
+    assert result.exit_code == 2, result.stdout
+    assert "empty --group" in result.stderr
+    assert result.stdout == ""

@@ -39,13 +39,17 @@ def select_groups(groups: Sequence[NodeGroup], selectors: Sequence[str]) -> list
     them. With no selectors every group is returned, in state order.
 
     Raises:
-        UsageError: a selector matches nothing (the message lists what exists).
+        UsageError: a selector is empty or matches nothing (the message lists what exists).
     """
     if not selectors:
         return list(groups)
     chosen: list[NodeGroup] = []
     seen: set[str] = set()
     for selector in selectors:
+        if not selector.strip():
+            # `-g "$GROUP"` with GROUP unset: never read as "every group without a name".
+            raise UsageError("an empty --group selects nothing",
+                             hint="give a Terraform address, a node-group name or id")
         matches = _match(groups, selector)
         if not matches:
             known = ", ".join(f"{g.address} ({g.name or g.id})" for g in groups) or "none"
