@@ -311,3 +311,15 @@ def test_empty_group_selector_is_a_usage_error(run_cli, tmp_path, command: str,
     assert result.exit_code == 2, result.stdout
     assert "empty --group" in result.stderr
     assert result.stdout == ""
+
+
+# ---- --help teaches ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["groups", "plan", "preflight", "set-policy", "wait",
+                                     "fake-cloud"])
+def test_every_command_help_has_examples_and_exit_codes(run_cli, command: str) -> None:
+    # Before: `groups --help` had no exit codes, `fake-cloud --help` neither examples nor codes.
+    result = run_cli(command, "--help")
+    assert result.exit_code == 0
+    assert "Examples:" in result.stdout
+    assert "Exit codes:" in result.stdout

@@ -26,6 +26,16 @@ def fake_cloud(scenario: str | None, port: int, speed: float) -> None:
     \b
     The first line printed is `endpoint: 127.0.0.1:PORT`. Point the tool at it with
       ngupgrade --endpoint 127.0.0.1:PORT --insecure ...
+
+    \b
+    Examples:
+      ngupgrade fake-cloud --state terraform.tfstate &
+      ngupgrade fake-cloud --state terraform.tfstate --scenario faults.yaml --speed 60
+      ngupgrade plan --endpoint 127.0.0.1:PORT --insecure -g workers
+
+    \b
+    Exit codes: 0 stopped with Ctrl-C (the normal end); 2 usage error; 3 bad state or
+    scenario file.
     """
     settings = settings_of(click.get_current_context())
     fake = start_fake_cloud(settings, scenario, port, speed)

@@ -25,6 +25,10 @@ def groups(groups: tuple[str, ...]) -> None:
 
     An unset deploy_policy is shown as unset, with the provider default 3/0 assumed,
     never as 0/0.
+
+    \b
+    Exit codes: 0 listed (also when the state holds no node group); 2 usage error (e.g. a
+    --group that matches nothing); 3 bad state (unreadable, not JSON, unsupported version).
     """
     settings = settings_of(click.get_current_context())
     found = load_groups(settings, groups)
