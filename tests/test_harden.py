@@ -323,3 +323,32 @@ def test_every_command_help_has_examples_and_exit_codes(run_cli, command: str) -
     assert result.exit_code == 0
     assert "Examples:" in result.stdout
     assert "Exit codes:" in result.stdout
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "cloud/auth.py resolve_transport: an endpoint that is not HOST:PORT (no port, port out of "
+    "range, a URL or a path) is accepted, then every call is retried as UNAVAILABLE and the "
+    "run ends with exit 4 after seconds instead of a usage error up front"))
+@pytest.mark.parametrize("endpoint", ["127.0.0.1", "127.0.0.1:99999", "127.0.0.1:1/x",
+                                      "localhost:port"])
+def test_endpoint_must_be_host_and_port(endpoint: str) -> None:
+    from ngupgrade.cloud.auth import resolve_transport
+    from ngupgrade.errors import UsageError
+
+    with pytest.raises(UsageError):
+        resolve_transport(endpoint, True, None)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "cloud/auth.py: a service account key whose private_key is not PEM makes the SDK raise "
+    "RuntimeError('Invalid Service Account Key'), which escapes as exit 70"))
+def test_service_account_key_with_a_bad_private_key_is_bad_input(
+        run_cli, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = tmp_path / "sa.json"
+    key.write_text('{"id": "aje1", "service_account_id": "aje2", "private_key": "nope"}')
+    monkeypatch.setenv("YC_SERVICE_ACCOUNT_KEY_FILE", str(key))
+    for var in ("YC_TOKEN", "YC_IAM_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    result = run_cli("plan", "--state", str(EXAMPLE_STATE), "--endpoint", "127.0.0.1:1",
+                     "--insecure")
+    assert result.exit_code == 3, result.stderr
