@@ -352,3 +352,16 @@ def test_service_account_key_with_a_bad_private_key_is_bad_input(
     result = run_cli("plan", "--state", str(EXAMPLE_STATE), "--endpoint", "127.0.0.1:1",
                      "--insecure")
     assert result.exit_code == 3, result.stderr
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "cloud/quota_file.py parse_quota_text: the YAML parser's message (with its caret "
+    "picture) is put into the BadInput as is: a five-line error instead of one line with "
+    "the line and column"))
+def test_quota_file_that_is_neither_json_nor_yaml_is_one_line() -> None:
+    from ngupgrade.cloud.quota_file import parse_quota_text
+    from ngupgrade.errors import BadInput
+
+    with pytest.raises(BadInput) as err:
+        parse_quota_text("key: value: bad: [\n", "q.yaml")
+    assert "\n" not in str(err.value)
