@@ -365,3 +365,24 @@ def test_quota_file_that_is_neither_json_nor_yaml_is_one_line() -> None:
     with pytest.raises(BadInput) as err:
         parse_quota_text("key: value: bad: [\n", "q.yaml")
     assert "\n" not in str(err.value)
+
+
+# ---- exit 70 stays short ------------------------------------------------------------------------
+
+def test_internal_error_is_two_lines_even_for_a_multiline_message(
+        run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: the exception text went out whole (a gRPC error or an SDK RuntimeError is 5+
+    # lines), burying the hint to rerun with NGUPGRADE_DEBUG=1.
+    import ngupgrade.cli.groups as groups_cli
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("first line\n\tdetails = second\n\tthird")
+
+    monkeypatch.delenv("NGUPGRADE_DEBUG", raising=False)
+    monkeypatch.setattr(groups_cli, "load_groups", broken)
+    result = run_cli("groups", "--state", str(EXAMPLE_STATE))
+    assert result.exit_code == 70
+    assert result.stderr.splitlines() == [
+        "internal error (a bug in ngupgrade): RuntimeError: first line [...]",
+        "hint: rerun with NGUPGRADE_DEBUG=1 for the traceback, and report it",
+    ]

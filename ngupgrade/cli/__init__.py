@@ -120,7 +120,9 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as err:  # the pre-commit pattern: an unexpected error is a bug
         if os.environ.get("NGUPGRADE_DEBUG"):
             raise
-        _say(f"internal error (a bug in ngupgrade): {type(err).__name__}: {err}")
+        first, *more = str(err).strip().splitlines() or [""]
+        _say(f"internal error (a bug in ngupgrade): {type(err).__name__}: {first}"
+             + (" [...]" if more else ""))
         _say("hint: rerun with NGUPGRADE_DEBUG=1 for the traceback, and report it")
         sys.exit(EXIT_BUG)
     sys.exit(0)
