@@ -386,3 +386,20 @@ def test_internal_error_is_two_lines_even_for_a_multiline_message(
         "internal error (a bug in ngupgrade): RuntimeError: first line [...]",
         "hint: rerun with NGUPGRADE_DEBUG=1 for the traceback, and report it",
     ]
+
+
+# ---- environment variables ----------------------------------------------------------------------
+
+def test_bad_value_from_the_environment_names_the_variable(
+        run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: "Invalid value for '--output'" although no --output was typed.
+    result = run_cli("groups", "--state", str(EXAMPLE_STATE))
+    assert result.exit_code == 0
+    monkeypatch.setenv("NGUPGRADE_OUTPUT", "xml")
+    result = run_cli("groups", "--state", str(EXAMPLE_STATE))
+    assert result.exit_code == 2
+    assert "(from the environment variable NGUPGRADE_OUTPUT)" in result.stderr
+    monkeypatch.delenv("NGUPGRADE_OUTPUT")
+    typed = run_cli("groups", "--state", str(EXAMPLE_STATE), "--output", "yaml")
+    assert typed.exit_code == 2
+    assert "environment" not in typed.stderr

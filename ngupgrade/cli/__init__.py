@@ -95,6 +95,8 @@ def main(argv: list[str] | None = None) -> None:
         _say("interrupted")
         sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as err:
+        if isinstance(err, click.BadParameter):
+            err = _name_the_environment_variable(err)
         err.show()
         sys.exit(err.exit_code)
     except click.exceptions.Exit as err:
@@ -126,6 +128,19 @@ def main(argv: list[str] | None = None) -> None:
         _say("hint: rerun with NGUPGRADE_DEBUG=1 for the traceback, and report it")
         sys.exit(EXIT_BUG)
     sys.exit(0)
+
+
+def _name_the_environment_variable(err: click.BadParameter) -> click.BadParameter:
+    """Say which variable a bad value came from: the user never typed ``--output``."""
+    param, ctx = err.param, err.ctx
+    if param is None or ctx is None or param.name is None or not isinstance(param, click.Option):
+        return err
+    if ctx.get_parameter_source(param.name) != click.core.ParameterSource.ENVIRONMENT:
+        return err
+    if not isinstance(param.envvar, str):
+        return err
+    return click.BadParameter(f"{err.message} (from the environment variable {param.envvar})",
+                              ctx=ctx, param=param)
 
 
 def _say(text: str) -> None:
