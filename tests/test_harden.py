@@ -218,12 +218,8 @@ def test_json_output_never_prints_nan_or_infinity(run_cli, tmp_path) -> None:
 
 # ---- found here, to be fixed by the owners of cloud/ and testing/ (strict xfail) ------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cloud/gateway.py: the SDK's endpoint discovery (ApiEndpointService.List, run when the "
-    "first stub is built) is outside the retry/translation wrapper, so grpc's "
-    "_InactiveRpcError escapes as exit 70; seen with --endpoint HOST:PORT without --insecure "
-    "(closed port, a plain-text fake cloud, an unresolvable name) and with no --endpoint "
-    "offline (set-policy dry run)"))
+# Found here as an xfail; fixed on main (5a70b8d1). Kept as a guard: the SDK's endpoint
+# discovery (a TLS --endpoint on a closed port) used to escape as exit 70.
 def test_unreachable_tls_endpoint_is_an_api_error(run_cli) -> None:
     result = run_cli("plan", "--state", str(EXAMPLE_STATE), "--endpoint", "127.0.0.1:1")
     assert result.exit_code == 4, result.stderr
