@@ -399,3 +399,22 @@ def test_bad_value_from_the_environment_names_the_variable(
     typed = run_cli("groups", "--state", str(EXAMPLE_STATE), "--output", "yaml")
     assert typed.exit_code == 2
     assert "environment" not in typed.stderr
+
+
+# ---- durations ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["9" * 400, "9" * 400 + "h", "31708800", "9000h"])
+def test_duration_longer_than_a_year_is_refused(text: str) -> None:
+    # Before: 400 nines parsed to float('inf'); human() then raised OverflowError (exit 70 from
+    # `set-policy --timeout 999...`).
+    from ngupgrade.cli._duration import parse_duration
+
+    with pytest.raises(ValueError, match="longer than a year"):
+        parse_duration(text)
+
+
+def test_set_policy_with_an_endless_timeout_is_a_usage_error(run_cli) -> None:
+    result = run_cli("set-policy", "--state", str(EXAMPLE_STATE), "-g", "workers",
+                     "--max-expansion", "2", "--timeout", "9" * 400)
+    assert result.exit_code == 2, result.stderr
+    assert "longer than a year" in result.stderr

@@ -15,7 +15,7 @@ def parse_duration(text: str) -> float:
     """Seconds in ``text``. Raises ValueError for anything else (negative values included)."""
     text = text.strip().lower()
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
-        return float(text)
+        return _bounded(float(text), text)
     pos, total = 0, 0.0
     for m in _PART.finditer(text):
         if m.start() != pos:
@@ -24,7 +24,18 @@ def parse_duration(text: str) -> float:
         pos = m.end()
     if pos != len(text) or not text:
         raise ValueError(f"not a duration: {text!r} (use e.g. 90s, 30m, 2h, 1h30m)")
-    return total
+    return _bounded(total, text)
+
+
+MAX_SECONDS = 366 * 24 * 3600.0
+"""A year: no wait is longer, and 400 digits of seconds would be an infinite float."""
+
+
+def _bounded(seconds: float, text: str) -> float:
+    if not seconds <= MAX_SECONDS:  # also catches inf
+        raise ValueError(f"duration {text[:20]!r}{'...' if len(text) > 20 else ''} "
+                         "is longer than a year")
+    return seconds
 
 
 class Duration(click.ParamType):
