@@ -7,7 +7,6 @@ reference section 1.2); readers convert with :data:`GIB` before building these v
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -37,9 +36,33 @@ def _format_key(key: IndexKey) -> str:
         raise TypeError("index key must be int or str")
     if isinstance(key, int):
         return f"[{key}]"
-    # HCL string literal; json.dumps escapes quotes, backslashes and control characters
-    # the same way for every key a for_each can produce from a map or set of strings.
-    return f"[{json.dumps(key, ensure_ascii=False)}]"
+    return f"[{hcl_quote(key)}]"
+
+
+_HCL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
+
+
+def hcl_quote(text: str) -> str:
+    """A string key as Terraform prints it in an address (``addrs.StringKey.String``).
+
+    HCL's quoted-string syntax: ``\\n \\r \\t \\" \\\\`` escaped; ``${`` and ``%{``
+    doubled to ``$${`` / ``%%{`` (template introducers); any other non-printable character
+    as ``\\uXXXX`` (or ``\\UXXXXXXXX`` above the BMP); everything else, non-ASCII letters
+    included, as is. So ``terraform state list`` and ngupgrade print the same address.
+    """
+    out = ['"']
+    for i, ch in enumerate(text):
+        if ch in _HCL_ESCAPES:
+            out.append(_HCL_ESCAPES[ch])
+        elif ch in "$%":
+            out.append(ch * 2 if text.startswith("{", i + 1) else ch)
+        elif not ch.isprintable():
+            code = ord(ch)
+            out.append(f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -103,13 +126,9 @@ class _AddressParser:
         if self.pos >= len(self.text) or self.text[self.pos] != "[":
             return None
         self.pos += 1
+        value: IndexKey
         if self.text.startswith('"', self.pos):
-            decoder = json.JSONDecoder()
-            try:
-                value, end = decoder.raw_decode(self.text, self.pos)
-            except json.JSONDecodeError as err:
-                raise self.fail("bad string key") from err
-            self.pos = end
+            value = self.string()
         else:
             start = self.pos
             while self.pos < len(self.text) and self.text[self.pos].isdigit():
@@ -121,6 +140,50 @@ class _AddressParser:
             raise self.fail("']' expected")
         self.pos += 1
         return value
+
+    def string(self) -> str:
+        """An HCL quoted string (the inverse of :func:`hcl_quote`); also reads JSON escapes."""
+        text, pos = self.text, self.pos + 1
+        out: list[str] = []
+        while pos < len(text):
+            ch = text[pos]
+            if ch == '"':
+                self.pos = pos + 1
+                return "".join(out)
+            if ch in "$%" and text.startswith(ch + "{", pos + 1):
+                out.append(ch)  # "$${" is a literal "${"
+                pos += 2
+                continue
+            if ch != "\\":
+                out.append(ch)
+                pos += 1
+                continue
+            esc = text[pos + 1:pos + 2]
+            simple = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/",
+                      "b": "\b", "f": "\f"}
+            if esc in simple:
+                out.append(simple[esc])
+                pos += 2
+                continue
+            width = {"u": 4, "U": 8}.get(esc)
+            digits = text[pos + 2:pos + 2 + width] if width else ""
+            if not width or len(digits) != width or not all(
+                    c in "0123456789abcdefABCDEF" for c in digits):
+                self.pos = pos
+                raise self.fail("bad escape in string key")
+            code = int(digits, 16)
+            pos += 2 + width
+            if 0xD800 <= code < 0xDC00 and text.startswith("\\u", pos):  # JSON surrogate pair
+                low = text[pos + 2:pos + 6]
+                if len(low) == 4 and all(c in "0123456789abcdefABCDEF" for c in low):
+                    code = 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
+                    pos += 6
+            if code > 0x10FFFF:
+                self.pos = pos
+                raise self.fail("bad escape in string key")
+            out.append(chr(code))
+        self.pos = pos
+        raise self.fail("unterminated string key")
 
     def dot(self) -> None:
         if not self.text.startswith(".", self.pos):

@@ -418,3 +418,47 @@ def test_set_policy_with_an_endless_timeout_is_a_usage_error(run_cli) -> None:
                      "--max-expansion", "2", "--timeout", "9" * 400)
     assert result.exit_code == 2, result.stderr
     assert "longer than a year" in result.stderr
+
+
+# ---- addresses print as Terraform prints them (C07's kind) ------------------------------------
+
+@pytest.mark.parametrize(("key", "terraform_prints"), [
+    ("${var.x}", '["$${var.x}"]'),
+    ("100%{x}", '["100%%{x}"]'),
+    ("$ and % alone", '["$ and % alone"]'),
+    ("bell\x07", '["bell\\u0007"]'),
+    ("form\x0cfeed", '["form\\u000cfeed"]'),
+    ("zero\u200bwidth", '["zero\\u200bwidth"]'),
+    ("tag\U000e0001", '["tag\\U000e0001"]'),
+    ("ünï 日本", '["ünï 日本"]'),
+    ('q"uote\\', '["q\\"uote\\\\"]'),
+])
+def test_string_keys_print_and_parse_like_terraform(key: str, terraform_prints: str) -> None:
+    # Before: json.dumps quoting; `terraform state list` prints ng["$${var.x}"] and
+    # ng["form\u000cfeed"], which ngupgrade neither printed nor accepted as --group, and a
+    # "\U000e0001" key (Terraform's escape above the BMP) was not an address at all.
+    from ngupgrade.model import TfAddress
+
+    addr = TfAddress("yandex_kubernetes_node_group", "ng", key)
+    assert str(addr) == f"yandex_kubernetes_node_group.ng{terraform_prints}"
+    assert TfAddress.parse(str(addr)).index == key
+
+
+def test_json_escaped_keys_are_still_accepted() -> None:
+    from ngupgrade.model import TfAddress
+
+    assert TfAddress.parse('t.n["a\\u00e9\\ud83d\\ude00\\/"]').index == "a\u00e9\U0001f600/"
+
+
+def test_group_selected_by_the_address_terraform_prints(run_cli, tmp_path) -> None:
+    import json
+
+    doc = json.loads(_state(FIXED))
+    doc["resources"][0]["instances"][0]["index_key"] = "${env}"
+    state = tmp_path / "tmpl.tfstate"
+    state.write_text(json.dumps(doc))
+    result = run_cli("groups", "--state", str(state), "-o", "json",
+                     "-g", 'yandex_kubernetes_node_group.bad["$${env}"]')
+    assert result.exit_code == 0, result.stderr
+    assert [g["address"] for g in result.json()["groups"]] == [
+        'yandex_kubernetes_node_group.bad["$${env}"]']
