@@ -23,6 +23,7 @@ from ngupgrade.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
 from ngupgrade.policy import (
     GROUP_NODE_LIMIT,
     NODES_OVERRIDE_UNUSED,
+    TAINTED_IN_STATE,
     TERRAFORM_UPDATE_TIMEOUT_MINUTES,
     PlanWarning,
     ResolvedPolicy,
@@ -281,6 +282,13 @@ def plan_group(
     estimate = duration(span, minutes_per_cycle)
     peak = peak_nodes(nodes, effective)
     warnings: list[PlanWarning] = []
+    if group.tainted:
+        warnings.append(PlanWarning(
+            TAINTED_IN_STATE,
+            "the node group is tainted in the Terraform state: the next `terraform apply` "
+            "destroys and recreates it, whatever this upgrade does (`terraform untaint "
+            f"'{group.address}'` if that is not wanted)",
+        ))
     if nodes_override is not None and source != "override" and nodes_override != nodes:
         why = "the group has a fixed size" if source == "fixed" else "the live size is known"
         warnings.append(PlanWarning(

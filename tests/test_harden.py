@@ -462,3 +462,22 @@ def test_group_selected_by_the_address_terraform_prints(run_cli, tmp_path) -> No
     assert result.exit_code == 0, result.stderr
     assert [g["address"] for g in result.json()["groups"]] == [
         'yandex_kubernetes_node_group.bad["$${env}"]']
+
+
+# ---- tainted groups ---------------------------------------------------------------------------
+
+def test_plan_warns_that_a_tainted_group_is_replaced_by_the_next_apply(run_cli, tmp_path) -> None:
+    # Before: `groups` marked it "(tainted)", but plan (and so the upgrade's plan) said nothing,
+    # though the next `terraform apply` destroys and recreates the whole group.
+    import json
+
+    doc = json.loads(_state(FIXED))
+    doc["resources"][0]["instances"][0]["status"] = "tainted"
+    state = tmp_path / "tainted.tfstate"
+    state.write_text(json.dumps(doc))
+    result = run_cli("plan", "--state", str(state), "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    codes = [w["code"] for w in result.json()["groups"][0]["warnings"]]
+    assert codes[0] == "tainted-in-state"
+    text = run_cli("plan", "--state", str(state)).stdout
+    assert "terraform untaint 'yandex_kubernetes_node_group.bad'" in text
