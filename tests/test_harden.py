@@ -481,3 +481,11 @@ def test_plan_warns_that_a_tainted_group_is_replaced_by_the_next_apply(run_cli, 
     assert codes[0] == "tainted-in-state"
     text = run_cli("plan", "--state", str(state)).stdout
     assert "terraform untaint 'yandex_kubernetes_node_group.bad'" in text
+
+
+@pytest.mark.parametrize("spec", ["", "  "])
+def test_empty_state_flag_is_a_usage_error(run_cli, spec: str) -> None:
+    # Before: "error: no such file" with no file named (exit 3).
+    result = run_cli("groups", "--state", spec)
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.startswith("error: --state is empty")

@@ -35,7 +35,7 @@ def read_state_bytes(request: StateRequest) -> tuple[bytes, str]:
     """Read the state named by ``request``; return ``(bytes, label)`` for error messages.
 
     Raises:
-        UsageError: no ``--state`` and no ``./terraform.tfstate``.
+        UsageError: no ``--state`` and no ``./terraform.tfstate``; an empty ``--state``.
         BadInput: the file, the Terraform CLI or the bucket could not give a state.
     """
     spec = request.spec
@@ -46,6 +46,10 @@ def read_state_bytes(request: StateRequest) -> tuple[bytes, str]:
                 hint="pass --state PATH|-|tf:DIR|s3://BUCKET/KEY or set NGUPGRADE_STATE",
             )
         spec = DEFAULT_STATE_FILE
+    if not spec.strip():
+        raise UsageError("--state is empty",
+                         hint="pass --state PATH|-|tf:DIR|s3://BUCKET/KEY, or leave it out "
+                              "for ./terraform.tfstate")
     if spec == "-":
         return _read_stdin(), "-"
     if spec.startswith("tf:"):
