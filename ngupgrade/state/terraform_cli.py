@@ -13,6 +13,7 @@ a fixed argument list is smaller and safer than driving it around those pitfalls
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -80,8 +81,17 @@ def state_pull(directory: str, terraform_bin: str = "terraform",
     return done.stdout
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+"""Colour codes: Terraform colours its diagnostics even into a pipe (``state pull`` has no
+``-no-color``)."""
+
+
+def _plain(stderr: str) -> str:
+    return _ANSI.sub("", stderr)
+
+
 def _first_error_line(stderr: str) -> str:
-    lines = [ln.strip(" │╷╵\t") for ln in stderr.splitlines()]
+    lines = [ln.strip(" │╷╵\t") for ln in _plain(stderr).splitlines()]
     lines = [ln for ln in lines if ln]
     for line in lines:
         if line.lower().startswith("error"):
@@ -90,7 +100,7 @@ def _first_error_line(stderr: str) -> str:
 
 
 def _hint_for(stderr: str) -> str | None:
-    lower = stderr.lower()
+    lower = _plain(stderr).lower()
     for needle, hint in _HINTS:
         if needle in lower:
             return hint
