@@ -521,3 +521,21 @@ def test_terraform_error_is_found_under_colour_and_a_warning(run_cli, tmp_path) 
         'failed (exit 1): Error: Backend initialization required, please run "terraform init"')
     assert "\x1b" not in result.stderr
     assert "hint: run `terraform init` in that directory first" in result.stderr
+
+
+def test_node_group_with_only_flat_attributes_is_not_silently_dropped(run_cli, tmp_path) -> None:
+    # Before: a v4 state upgraded from v3 and never refreshed keeps "attributes_flat"; the node
+    # group vanished and `groups` said "no yandex_kubernetes_node_group resources" (C09's kind:
+    # a silent misread).
+    import json
+
+    doc = {"version": 4, "terraform_version": "0.12.31", "resources": [{
+        "mode": "managed", "type": "yandex_kubernetes_node_group", "name": "ng",
+        "instances": [{"schema_version": 0, "attributes_flat": {
+            "id": "catng", "scale_policy.0.fixed_scale.0.size": "3"}}]}]}
+    state = tmp_path / "flat.tfstate"
+    state.write_text(json.dumps(doc))
+    result = run_cli("groups", "--state", str(state))
+    assert result.exit_code == 3, result.stdout
+    assert "yandex_kubernetes_node_group.ng has only attributes_flat" in result.stderr
+    assert "$.resources[0].instances[0].attributes_flat" in result.stderr

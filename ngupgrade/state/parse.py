@@ -70,6 +70,7 @@ class _ResourceV4(msgspec.Struct):
 
 class _InstanceV4(msgspec.Struct):
     attributes: msgspec.Raw = _ABSENT
+    attributes_flat: msgspec.Raw = _ABSENT
     index_key: IndexKey = None
     status: str | None = None
     deposed: str | None = None
@@ -260,6 +261,16 @@ def _parse_v4(resources_raw: msgspec.Raw, source: str) -> ParsedState:
         module = _parse_module(res.module, source, f"$.resources[{r_index}].module")
         for i_index, inst in enumerate(_decode(res.instances, list[_InstanceV4], source, base)):
             path = f"{base}[{i_index}].attributes"
+            if (res.type == NODE_GROUP_TYPE and inst.deposed is None and not inst.attributes
+                    and inst.attributes_flat):
+                address = TfAddress(res.type, res.name, inst.index_key, module, "managed")
+                raise BadInput(
+                    f"node group {address} has only attributes_flat (a state upgraded from "
+                    "version 3 and never refreshed since)", source=source,
+                    path=f"{base}[{i_index}].attributes_flat",
+                    hint="refresh it with Terraform >= 0.12 (`terraform apply -refresh-only`) "
+                         "so the provider writes the attributes",
+                )
             if inst.deposed is not None or not inst.attributes:
                 skipped += res.type == NODE_GROUP_TYPE
                 continue
