@@ -18,9 +18,11 @@ import click
 
 from ngupgrade.app.settings import Settings
 from ngupgrade.cli._common import common_options
-from ngupgrade.errors import EXIT_API, EXIT_INTERRUPTED, EXIT_TIMEOUT, NgUpgradeError
+from ngupgrade.errors import EXIT_INTERRUPTED, NgUpgradeError
 
 EXIT_BUG = 70
+_CLOUD_CHANGING = frozenset({"upgrade", "set-policy", "wait"})
+"""Commands whose interruption leaves a cloud operation running (the hint says how to attach)."""
 
 # name -> "module:attribute"; the order is the order of `ngupgrade --help`.
 COMMANDS: dict[str, str] = {
@@ -105,15 +107,20 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"error: {err.message}")
         if err.hint:
             _say(f"hint: {err.hint}")
-        if err.exit_code in (EXIT_API, EXIT_TIMEOUT, EXIT_INTERRUPTED) and settings.endpoint:
+        names_a_command = bool(err.hint) and ("ngupgrade " in err.hint or "--resume" in err.hint)
+        if names_a_command and settings.endpoint:
             # Hints name commands to run again; they must reach the same cloud.
             flags = f"--endpoint {settings.endpoint}" + (" --insecure" if settings.insecure
                                                           else "")
             _say(f"hint: run it with the connection flags of this run: {flags}")
         sys.exit(err.exit_code)
     except KeyboardInterrupt:
-        _say("interrupted: nothing in the cloud was cancelled; run the same command with "
-             "--resume (or `ngupgrade wait`) to attach again")
+        words = set(sys.argv[1:] if argv is None else argv)
+        if words & _CLOUD_CHANGING:
+            _say("interrupted: nothing in the cloud was cancelled; run the same command with "
+                 "--resume (or `ngupgrade wait`) to attach again")
+        else:
+            _say("interrupted")
         sys.exit(EXIT_INTERRUPTED)
     except BrokenPipeError:
         # `ngupgrade ... | head`: the reader went away; that is not our failure.

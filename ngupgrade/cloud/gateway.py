@@ -545,6 +545,9 @@ def open_gateway(settings: EndpointSettings, *, environ: Mapping[str, str] | Non
     endpoint = settings.endpoint or env.get("YC_ENDPOINT") or None
     transport = resolve_transport(endpoint, bool(settings.insecure), settings.ca_file)
     creds = resolve_credentials(env)
+    # gRPC core logs transport failures (TLS, DNS) to stderr itself, before the error that
+    # ngupgrade turns into one line; users who want those lines set GRPC_VERBOSITY.
+    os.environ.setdefault("GRPC_VERBOSITY", "NONE")
     import yandexcloud
 
     sdk_kwargs: dict[str, Any] = dict(creds.sdk_kwargs())
