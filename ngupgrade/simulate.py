@@ -21,6 +21,7 @@ from typing import Literal
 
 from ngupgrade.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
 from ngupgrade.policy import (
+    FIXED_SIZE_DRIFT,
     GROUP_NODE_LIMIT,
     NODES_OVERRIDE_UNUSED,
     TAINTED_IN_STATE,
@@ -186,11 +187,15 @@ def choose_nodes(
 ) -> tuple[int, NodesSource]:
     """``N`` for a plan and where it came from (DESIGN.md section 3).
 
-    Fixed group: its size. Autoscaled group: the live node count when known, else
-    ``--nodes``, else the autoscaler max (the worst case).
+    Fixed group: the live node count when known (the upgrade starts from what exists; a
+    difference from the state's size is drift, warned about in :func:`plan_group`), else
+    its size. Autoscaled group: the live node count when known, else ``--nodes``, else the
+    autoscaler max (the worst case).
     """
     scale = group.scale
     if isinstance(scale, FixedScale):
+        if live_size is not None and live_size != scale.size:
+            return live_size, "live"
         return scale.size, "fixed"
     if live_size is not None:
         return live_size, "live"
@@ -294,6 +299,13 @@ def plan_group(
         warnings.append(PlanWarning(
             NODES_OVERRIDE_UNUSED,
             f"--nodes {nodes_override} not used: {why}, planning with {nodes} nodes",
+        ))
+    if isinstance(group.scale, FixedScale) and source == "live":
+        warnings.append(PlanWarning(
+            FIXED_SIZE_DRIFT,
+            f"the cloud has {nodes} nodes, the Terraform state says fixed size "
+            f"{group.scale.size}: planned with {nodes}; the next `terraform apply` resizes "
+            "the group unless the configuration is brought in step",
         ))
     warnings.extend(policy_warnings(resolved, effective, nodes, group.scale))
     worst = None

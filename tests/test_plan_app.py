@@ -70,3 +70,16 @@ def test_cycle_minutes_and_limits_reach_the_plan() -> None:
                                PlanRequest(minutes_per_cycle=7, group_node_limit=10))
     assert plan.duration.max_minutes == 70
     assert plan.warning_codes == (pol.PEAK_ABOVE_GROUP_NODE_LIMIT, pol.UPDATE_TIMEOUT_EXCEEDED)
+
+
+def test_fixed_group_with_live_drift_is_planned_from_the_cloud_and_warned() -> None:
+    """Out-of-band resize: the state says 3 nodes, the cloud has 5; the upgrade starts from 5."""
+    group = fixed(3, 2, 0, name="drifted")
+    (plan,) = plan_node_groups([group], PlanRequest(), live_sizes={group.id: 5})
+    assert (plan.nodes, plan.nodes_source, plan.peak_nodes) == (5, "live", 7)
+    assert plan.cycles == Cycles(3, 3)
+    drift = [w for w in plan.warnings if w.code == pol.FIXED_SIZE_DRIFT]
+    assert len(drift) == 1 and "the cloud has 5 nodes" in drift[0].message
+    (same,) = plan_node_groups([group], PlanRequest(), live_sizes={group.id: 3})
+    assert same.nodes_source == "fixed"
+    assert not any(w.code == pol.FIXED_SIZE_DRIFT for w in same.warnings)
