@@ -226,17 +226,23 @@ def test_unreachable_tls_endpoint_is_an_api_error(run_cli) -> None:
     assert "internal error" not in result.stderr
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cloud/quota_file.py: json.loads/yaml.safe_load RecursionError is not caught (exit 70)"))
 @pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000,
                                   "a: " + "[" * 100_000 + "]" * 100_000],
                          ids=["json", "yaml"])
-def test_deeply_nested_quota_file_is_bad_input(text: str) -> None:
+def test_deeply_nested_quota_file_is_bad_input(run_cli, tmp_path, text: str) -> None:
+    # Before: json.loads/yaml.safe_load raised RecursionError (exit 70).
     from ngupgrade.cloud.quota_file import parse_quota_text
     from ngupgrade.errors import BadInput
 
-    with pytest.raises(BadInput):
+    with pytest.raises(BadInput) as err:
         parse_quota_text(text, "q.json")
+    assert str(err.value) == "q.json: nested too deeply to be a quota file"
+    quotas = tmp_path / "q.json"
+    quotas.write_text(text)
+    result = run_cli("preflight", "--state", str(EXAMPLE_STATE), "--quotas", str(quotas),
+                     "--cloud-id", "b1gcloud")
+    assert result.exit_code == 3, result.stderr
+    assert result.stderr.splitlines()[0] == f"error: {quotas}: nested too deeply to be a quota file"
 
 
 @pytest.mark.xfail(strict=True, reason=(

@@ -95,14 +95,21 @@ def read_quota_file(path: str) -> QuotaFile:
 def parse_quota_text(text: str, source: str) -> QuotaFile:
     """Parse the text of a quota file; ``source`` names it in errors."""
     try:
-        data: Any = json.loads(text)
+        data = _decode(text, source)
+    except RecursionError as err:  # lists nested thousands deep: no real export is
+        raise BadInput("nested too deeply to be a quota file", source=source) from err
+    return parse_quota_document(data, source)
+
+
+def _decode(text: str, source: str) -> Any:
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as json_err:
         try:
-            data = yaml.safe_load(text)
+            return yaml.safe_load(text)
         except yaml.YAMLError as err:
             raise BadInput(f"neither JSON ({json_err.msg} at line {json_err.lineno}) nor YAML "
                            f"({err})", source=source) from err
-    return parse_quota_document(data, source)
 
 
 def parse_quota_document(data: Any, source: str) -> QuotaFile:
