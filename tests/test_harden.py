@@ -245,15 +245,32 @@ def test_deeply_nested_quota_file_is_bad_input(run_cli, tmp_path, text: str) -> 
     assert result.stderr.splitlines()[0] == f"error: {quotas}: nested too deeply to be a quota file"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cloud/quota_file.py _number: float(huge int) raises OverflowError (exit 70)"))
-def test_quota_limit_too_large_for_a_double_is_bad_input() -> None:
+@pytest.mark.parametrize("text", [
+    '{"cl": {"compute.instances.count": {"limit": 1' + "0" * 400 + ', "usage": 1}}}',
+    "cl: {compute.instances.count: {limit: 1" + "0" * 400 + ", usage: 1}}\n",
+], ids=["json", "yaml"])
+def test_quota_limit_too_large_for_a_double_is_bad_input(text: str) -> None:
+    # Before: float(huge int) raised OverflowError (exit 70).
     from ngupgrade.cloud.quota_file import parse_quota_text
     from ngupgrade.errors import BadInput
 
-    with pytest.raises(BadInput, match="limit"):
-        parse_quota_text('{"cl": {"compute.instances.count": {"limit": 1' + "0" * 400
-                         + ', "usage": 1}}}', "q.json")
+    with pytest.raises(BadInput) as err:
+        parse_quota_text(text, "q.json")
+    assert str(err.value) == ("q.json: $.cl.compute.instances.count.limit: expected a finite "
+                              "number, found an integer of 401 digits")
+
+
+@pytest.mark.parametrize("text", ['{"cl": {"compute.instances.count": {"limit": 1' + "0" * 5000
+                                  + "}}}", "cl: {compute.instances.count: {limit: 1" + "0" * 5000
+                                  + "}}\n"], ids=["json", "yaml"])
+def test_quota_limit_with_thousands_of_digits_is_bad_input(text: str) -> None:
+    # Before: int() of over 4300 digits raised ValueError inside json.loads/yaml (exit 70).
+    from ngupgrade.cloud.quota_file import parse_quota_text
+    from ngupgrade.errors import BadInput
+
+    with pytest.raises(BadInput) as err:
+        parse_quota_text(text, "q.json")
+    assert str(err.value) == "q.json: holds a number too large to be a quota value"
 
 
 @pytest.mark.xfail(strict=True, reason=(

@@ -98,6 +98,8 @@ def parse_quota_text(text: str, source: str) -> QuotaFile:
         data = _decode(text, source)
     except RecursionError as err:  # lists nested thousands deep: no real export is
         raise BadInput("nested too deeply to be a quota file", source=source) from err
+    except ValueError as err:  # an integer of over 4300 digits (int_max_str_digits)
+        raise BadInput("holds a number too large to be a quota value", source=source) from err
     return parse_quota_document(data, source)
 
 
@@ -240,7 +242,11 @@ def _number(value: Any, path: str, source: str) -> float | None:
     if isinstance(value, bool):
         raise BadInput("expected a number, found a boolean", source=source, path=path)
     if isinstance(value, int | float):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError as err:  # an integer beyond a double: 1 followed by 400 zeros
+            raise BadInput(f"expected a finite number, found an integer of "
+                           f"{len(str(abs(value)))} digits", source=source, path=path) from err
     elif isinstance(value, str):
         try:
             number = float(value)
