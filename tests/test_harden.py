@@ -273,17 +273,27 @@ def test_quota_limit_with_thousands_of_digits_is_bad_input(text: str) -> None:
     assert str(err.value) == "q.json: holds a number too large to be a quota value"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cloud/quota_file.py _number: accepts inf (.inf, 'Infinity', 1e400); inf - inf = nan "
-    "headroom, printed as 'SHORT by nan cores'; should be 'expected a finite number'"))
-@pytest.mark.parametrize("value", [".inf", "Infinity", "1e400"])
+@pytest.mark.parametrize("value", [".inf", "Infinity", "1e400", '"1e400"', '"-inf"', ".nan"])
 def test_infinite_quota_limit_is_bad_input(value: str) -> None:
+    # Before: inf was accepted; inf - inf = nan headroom, printed as 'SHORT by nan cores'.
     from ngupgrade.cloud.quota_file import parse_quota_text
     from ngupgrade.errors import BadInput
 
-    with pytest.raises(BadInput, match="limit"):
+    with pytest.raises(BadInput) as err:
         parse_quota_text(f"cl: {{compute.instances.count: {{limit: {value}, usage: 1}}}}\n",
                          "q.yaml")
+    assert str(err.value).startswith(
+        "q.yaml: $.cl.compute.instances.count.limit: expected a finite number, found ")
+
+
+@pytest.mark.parametrize("value", ["Infinity", "1e400", '"Infinity"', "NaN"])
+def test_infinite_quota_limit_in_json_is_bad_input(value: str) -> None:
+    from ngupgrade.cloud.quota_file import parse_quota_text
+    from ngupgrade.errors import BadInput
+
+    with pytest.raises(BadInput, match=r"\.usage: expected a finite number"):
+        parse_quota_text(f'{{"quotaLimits": [{{"quotaId": "compute.instances.count", '
+                         f'"limit": 5, "usage": {value}}}]}}', "q.json")
 
 
 @pytest.mark.xfail(strict=True, reason=(

@@ -234,7 +234,11 @@ def _put(bucket: dict[str, QuotaLimit], quota: QuotaLimit, where: str, source: s
 
 
 def _number(value: Any, path: str, source: str) -> float | None:
-    """A DoubleValue as proto-JSON writes it: a number, a numeric string, or absent/null."""
+    """A DoubleValue as proto-JSON writes it: a number, a numeric string, or absent/null.
+
+    Raises:
+        BadInput: not a number, not finite (``.inf``, ``"Infinity"``, ``1e400``, NaN) or negative.
+    """
     if value is None:
         return None
     if isinstance(value, dict) and set(value) == {"value"}:  # a wrapper written out as an object
@@ -255,7 +259,9 @@ def _number(value: Any, path: str, source: str) -> float | None:
                            path=path) from err
     else:
         raise BadInput(f"expected a number, found {_kind(value)}", source=source, path=path)
-    if math.isnan(number) or number < 0:
+    if not math.isfinite(number):  # .inf, "Infinity", 1e400: inf - inf is a nan headroom
+        raise BadInput(f"expected a finite number, found {value!r}", source=source, path=path)
+    if number < 0:
         raise BadInput(f"expected a non-negative number, found {value!r}", source=source,
                        path=path)
     return number
