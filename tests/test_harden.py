@@ -383,17 +383,37 @@ def test_service_account_key_with_a_bad_private_key_is_bad_input(
     assert result.exit_code == 3, result.stderr
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cloud/quota_file.py parse_quota_text: the YAML parser's message (with its caret "
-    "picture) is put into the BadInput as is: a five-line error instead of one line with "
-    "the line and column"))
-def test_quota_file_that_is_neither_json_nor_yaml_is_one_line() -> None:
+@pytest.mark.parametrize(("text", "yaml_says"), [
+    ("key: value: bad: [\n", "mapping values are not allowed here at line 1, column 11"),
+    ("a: [1, 2\nb: 3\n", "expected ',' or ']', but got ':' at line 2, column 2 "
+                          "(while parsing a flow sequence from line 1)"),
+    ("a: \x00\n", "unacceptable character #x0000 at position 3: special characters are not "
+                  "allowed"),
+], ids=["scanner", "parser", "reader"])
+def test_quota_file_that_is_neither_json_nor_yaml_is_one_line(text: str, yaml_says: str) -> None:
+    # Before: the YAML parser's message went into the BadInput as is, with its caret picture:
+    # five lines instead of one with the line and column.
     from ngupgrade.cloud.quota_file import parse_quota_text
     from ngupgrade.errors import BadInput
 
     with pytest.raises(BadInput) as err:
-        parse_quota_text("key: value: bad: [\n", "q.yaml")
+        parse_quota_text(text, "q.yaml")
     assert "\n" not in str(err.value)
+    assert str(err.value).startswith("q.yaml: neither JSON (")
+    assert str(err.value).endswith(f") nor YAML ({yaml_says})")
+
+
+def test_scenario_that_is_not_yaml_is_one_line(tmp_path) -> None:
+    from ngupgrade.errors import BadInput
+    from ngupgrade.testing.scenario import Scenario
+
+    path = tmp_path / "scenario.yaml"
+    path.write_text("faults: [\n")
+    with pytest.raises(BadInput) as err:
+        Scenario.load(str(path))
+    assert str(err.value) == (f"{path}: scenario is not YAML: expected the node content, but "
+                              "found '<stream end>' at line 2, column 1 (while parsing a flow "
+                              "node from line 2)")
 
 
 # ---- exit 70 stays short ------------------------------------------------------------------------

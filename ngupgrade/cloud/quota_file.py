@@ -111,7 +111,25 @@ def _decode(text: str, source: str) -> Any:
             return yaml.safe_load(text)
         except yaml.YAMLError as err:
             raise BadInput(f"neither JSON ({json_err.msg} at line {json_err.lineno}) nor YAML "
-                           f"({err})", source=source) from err
+                           f"({yaml_error_line(err)})", source=source) from err
+
+
+def yaml_error_line(err: yaml.YAMLError) -> str:
+    """PyYAML's error on one line, with 1-based line and column.
+
+    ``str(err)`` is several lines (the position, the source line and a caret under it), which
+    breaks the one-line contract of a BadInput.
+    """
+    if isinstance(err, yaml.MarkedYAMLError) and err.problem_mark is not None:
+        mark = err.problem_mark
+        text = f"{err.problem or err.context} at line {mark.line + 1}, column {mark.column + 1}"
+        if err.problem and err.context and err.context_mark is not None:
+            text += f" ({err.context} from line {err.context_mark.line + 1})"
+        return text
+    if isinstance(err, yaml.reader.ReaderError) and isinstance(err.character, int):
+        return (f"unacceptable character #x{err.character:04x} at position {err.position}: "
+                f"{err.reason}")
+    return " ".join(str(err).split())
 
 
 def parse_quota_document(data: Any, source: str) -> QuotaFile:

@@ -180,11 +180,13 @@ class Scenario:
         """Read a YAML (or JSON) scenario file. Raises BadInput."""
         import yaml
 
+        from ngupgrade.cloud.quota_file import yaml_error_line
+
         try:
             with open(path, encoding="utf-8") as fh:
                 raw = yaml.safe_load(fh)
         except OSError as err:
             raise BadInput(f"cannot read scenario: {err.strerror}", source=path) from err
         except yaml.YAMLError as err:
-            raise BadInput(f"scenario is not YAML: {err}", source=path) from err
+            raise BadInput(f"scenario is not YAML: {yaml_error_line(err)}", source=path) from err
         return cls.from_mapping(raw, source=path)
