@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ngupgrade import simulate
+from ngupgrade.drain import PodDisruptionBudget
 from ngupgrade.errors import CheckFailed
 from ngupgrade.model import PROVIDER_DEFAULT_POLICY, AutoScale, DeployPolicy, NodeGroup, QuotaLimit
 from ngupgrade.policy import clamp, validate
@@ -523,7 +524,8 @@ class PreflightWarning:
 class Preflight:
     """The whole verdict: per cloud, per group, suggestions, warnings.
 
-    ``ok`` is False when any quota is short, or, with ``strict``, unknown.
+    ``ok`` is False when any quota is short, or, with ``strict``, unknown, or when a
+    PodDisruptionBudget blocks the drain.
     """
 
     clouds: tuple[CloudVerdict, ...]
@@ -534,6 +536,8 @@ class Preflight:
     strict: bool = False
     at_current_size: bool = False
     api_calls: Mapping[str, int] = field(default_factory=dict)
+    drain_blockers: tuple[PodDisruptionBudget, ...] = ()
+    """PodDisruptionBudgets that allow 0 disruptions (``--pdbs``; C15): fail under strict."""
 
     @property
     def short(self) -> tuple[tuple[str, QuotaVerdict], ...]:
@@ -545,7 +549,7 @@ class Preflight:
 
     @property
     def ok(self) -> bool:
-        return not self.short and not (self.strict and self.unknown)
+        return not self.short and not (self.strict and (self.unknown or self.drain_blockers))
 
 
 def evaluate(groups: Sequence[GroupDemand],

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ngupgrade.drain import why_blocked
 from ngupgrade.model import GIB
 from ngupgrade.quota import Preflight, QuotaVerdict, Suggestion
 
@@ -126,6 +127,9 @@ def preflight_json(result: Preflight) -> dict[str, Any]:
         "groups": groups,
         "suggestions": [_suggestion_json(s) for s in result.suggestions],
         "warnings": [{"code": w.code, "message": w.message} for w in result.warnings],
+        "drain_blockers": [{"namespace": p.namespace, "name": p.name,
+                            "disruptions_allowed": p.disruptions_allowed,
+                            "reason": why_blocked(p)} for p in result.drain_blockers],
         "mode": {"sequential": result.sequential, "strict": result.strict,
                  "at_current_size": result.at_current_size},
         "api_calls": dict(result.api_calls),
@@ -213,6 +217,11 @@ def preflight_table(result: Preflight) -> str:
         lines.append("")
         lines.append("suggestions")
         lines.extend(f"  {suggestion_text(s)}" for s in result.suggestions)
+    if result.drain_blockers:
+        lines.append("")
+        lines.append("drain blockers (PodDisruptionBudgets that allow 0 disruptions now; the "
+                     "upgrade stalls on their pods' nodes)")
+        lines.extend(f"  {p.ref}: {why_blocked(p)}" for p in result.drain_blockers)
     if result.warnings:
         lines.append("")
         lines.append("warnings")
@@ -226,6 +235,8 @@ def failure_summary(result: Preflight) -> str:
              f"{human(q.quota_id, q.headroom)}" for cloud, q in result.short]
     if result.strict:
         parts += [f"{cloud}: {q.quota_id} unknown" for cloud, q in result.unknown]
+        parts += [f"PodDisruptionBudget {p.ref} allows 0 disruptions"
+                  for p in result.drain_blockers]
     return "quota preflight failed: " + "; ".join(parts)
 
 

@@ -30,8 +30,10 @@ from typing import Any, Protocol, TypeVar
 
 from ngupgrade import quota
 from ngupgrade.app.settings import Settings
+from ngupgrade.drain import PodDisruptionBudget, drain_blockers, why_blocked
 from ngupgrade.errors import UsageError
 from ngupgrade.model import AutoScale, NodeGroup, QuotaLimit
+from ngupgrade.quota import Preflight, PreflightWarning
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -242,3 +244,17 @@ def open_cloud(settings: Settings) -> Any:
             return opener(settings)
     raise UsageError("reading quotas from the cloud needs the cloud gateway, which this build "
                      "lacks", hint="export the quotas and pass --quotas FILE")
+
+
+def with_drain_blockers(result: Preflight, pdbs: Sequence[PodDisruptionBudget]) -> Preflight:
+    """Add the PodDisruptionBudgets that block a drain (field report C15) to a verdict.
+
+    Each blocker is a ``pdb-blocks-drain`` warning; under ``strict`` it fails the check.
+    """
+    blockers = tuple(drain_blockers(list(pdbs)))
+    warnings = tuple(result.warnings) + tuple(
+        PreflightWarning("pdb-blocks-drain",
+                         f"PodDisruptionBudget {p.ref} allows 0 disruptions ({why_blocked(p)}): "
+                         "the drain of its pods' node stops the upgrade until it allows one")
+        for p in blockers)
+    return replace(result, drain_blockers=blockers, warnings=warnings)

@@ -107,7 +107,8 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"error: {err.message}")
         if err.hint:
             _say(f"hint: {err.hint}")
-        names_a_command = bool(err.hint) and ("ngupgrade " in err.hint or "--resume" in err.hint)
+        hint = err.hint or ""
+        names_a_command = "ngupgrade " in hint or "--resume" in hint
         if names_a_command and settings.endpoint:
             # Hints name commands to run again; they must reach the same cloud.
             flags = f"--endpoint {settings.endpoint}" + (" --insecure" if settings.insecure

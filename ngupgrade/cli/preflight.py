@@ -5,9 +5,15 @@ from __future__ import annotations
 import click
 
 from ngupgrade.app.load import load_groups
-from ngupgrade.app.preflight import PreflightRequest, open_cloud, run_preflight
+from ngupgrade.app.preflight import (
+    PreflightRequest,
+    open_cloud,
+    run_preflight,
+    with_drain_blockers,
+)
 from ngupgrade.cli._common import common_options, emit_json, group_option, settings_of
 from ngupgrade.errors import CheckFailed, UsageError
+from ngupgrade.state.pdb_file import read_pdb_file
 
 
 @click.command()
@@ -27,9 +33,14 @@ from ngupgrade.errors import CheckFailed, UsageError
 @click.option("--at-current-size", is_flag=True,
               help="Judge autoscaled groups at their current size instead of the worst case "
                    "(the autoscaler grown to max before the upgrade starts).")
+@click.option("--pdbs", "pdbs_file", metavar="FILE",
+              help="PodDisruptionBudgets to check for drain blockers (C15): the output of "
+                   "`kubectl get pdb --all-namespaces -o json` ('-' reads stdin). A PDB that "
+                   "allows 0 disruptions is a warning, a failure with --strict.")
 @common_options
 def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | None,
-              sequential: bool, strict: bool, at_current_size: bool) -> None:
+              sequential: bool, strict: bool, at_current_size: bool,
+              pdbs_file: str | None) -> None:
     """Check the surge of an upgrade against the cloud's quotas (a CI gate; read-only).
 
     Every extra node the upgrade creates consumes compute (VMs, vCPUs, memory, disks, disk
@@ -42,11 +53,13 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
       ngupgrade preflight --state terraform.tfstate
       ngupgrade preflight --quotas quotas.json -o json      # offline, for CI
       ngupgrade preflight -g workers --cloud-id b1g... --strict --sequential
+      kubectl get pdb -A -o json > pdbs.json && ngupgrade preflight --pdbs pdbs.json
 
     \b
     Exit codes:
       0  every quota holds (unknown quotas are warnings)
-      1  a quota is short, or unknown with --strict; or a group's resources
+      1  a quota is short, or unknown (or a PDB blocks the drain) with --strict;
+         or a group's resources
          cannot be placed on quota ids; or an invalid deploy policy
       2  usage error (e.g. a quota file with several clouds and no --cloud-id)
       3  bad state or quota file
@@ -82,6 +95,8 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
 
     from ngupgrade.render_quota import failure_summary, preflight_json, preflight_table
 
+    if pdbs_file is not None:
+        result = with_drain_blockers(result, read_pdb_file(pdbs_file))
     if settings.output == "json":
         emit_json(preflight_json(result))
     else:

@@ -1,0 +1,61 @@
+"""PodDisruptionBudgets that will block the drain of an upgrade (field report C15). Pure.
+
+The eviction API refuses to evict a pod whose PodDisruptionBudget has
+``status.disruptionsAllowed == 0`` (HTTP 429, seed 004: ``EvictionREST.Create``), and Managed
+Kubernetes keeps retrying the eviction instead of deleting the pod (seed 001, "Если PDB не
+дает вытеснить поды"): the upgrade stalls on that node. Typical causes (seed 001): a PDB with
+``maxUnavailable: 0``; ``minAvailable`` equal to the replicas (one replica and
+``minAvailable: 1``); replicas already unavailable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PodDisruptionBudget:
+    """One ``policy/v1`` PodDisruptionBudget as ``kubectl get pdb -A -o json`` shows it.
+
+    ``min_available``/``max_unavailable`` are the spec values as written (an int or a
+    percentage string, or None); the status counts are pods.
+    """
+
+    namespace: str
+    name: str
+    disruptions_allowed: int | None
+    min_available: int | str | None = None
+    max_unavailable: int | str | None = None
+    current_healthy: int | None = None
+    desired_healthy: int | None = None
+    expected_pods: int | None = None
+
+    @property
+    def ref(self) -> str:
+        """``namespace/name``, as kubectl names it."""
+        return f"{self.namespace}/{self.name}"
+
+
+def blocks_drain(pdb: PodDisruptionBudget) -> bool:
+    """True when the PDB allows no eviction now (``status.disruptionsAllowed == 0``)."""
+    return pdb.disruptions_allowed == 0
+
+
+def why_blocked(pdb: PodDisruptionBudget) -> str:
+    """The likely reason in the user's terms, for the report (seed 001's three cases)."""
+    if pdb.max_unavailable in (0, "0", "0%"):
+        return "maxUnavailable is 0"
+    if (pdb.min_available is not None and pdb.expected_pods is not None
+            and str(pdb.min_available) in (str(pdb.expected_pods), "100%")):
+        return (f"minAvailable {pdb.min_available} equals the {pdb.expected_pods} "
+                "expected pod(s)")
+    if (pdb.current_healthy is not None and pdb.desired_healthy is not None
+            and pdb.current_healthy <= pdb.desired_healthy):
+        return (f"{pdb.current_healthy} healthy pod(s), {pdb.desired_healthy} required: "
+                "some replicas are already unavailable")
+    return "disruptionsAllowed is 0"
+
+
+def drain_blockers(pdbs: list[PodDisruptionBudget]) -> list[PodDisruptionBudget]:
+    """The PDBs that allow 0 disruptions, in ``namespace/name`` order."""
+    return sorted((p for p in pdbs if blocks_drain(p)), key=lambda p: (p.namespace, p.name))
