@@ -354,18 +354,44 @@ def test_every_command_help_has_examples_and_exit_codes(run_cli, command: str) -
     assert "Exit codes:" in result.stdout
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cloud/auth.py resolve_transport: an endpoint that is not HOST:PORT (no port, port out of "
-    "range, a URL or a path) is accepted, then every call is retried as UNAVAILABLE and the "
-    "run ends with exit 4 after seconds instead of a usage error up front"))
 @pytest.mark.parametrize("endpoint", ["127.0.0.1", "127.0.0.1:99999", "127.0.0.1:1/x",
-                                      "localhost:port"])
+                                      "localhost:port", "localhost:0", "https://api.example:443",
+                                      "api.example:443/v1", ":443", "::1:443", "[nope]:1",
+                                      "host:\u00b2", "host: 443"])
 def test_endpoint_must_be_host_and_port(endpoint: str) -> None:
+    # Before: accepted; every call was then retried as UNAVAILABLE and the run ended with
+    # exit 4 after seconds instead of a usage error up front.
     from ngupgrade.cloud.auth import resolve_transport
     from ngupgrade.errors import UsageError
 
-    with pytest.raises(UsageError):
-        resolve_transport(endpoint, True, None)
+    for insecure in (True, False):
+        with pytest.raises(UsageError) as err:
+            resolve_transport(endpoint, insecure, None)
+        assert str(err.value) == ("--endpoint (or YC_ENDPOINT) must be HOST:PORT with a port "
+                                  f"1..65535, not {endpoint!r}")
+
+
+@pytest.mark.parametrize("endpoint", ["127.0.0.1:1", "localhost:65535", "[::1]:50051",
+                                      "api.cloud.yandex.net:443", "my_host.internal:8443"])
+def test_endpoint_host_and_port_is_accepted(endpoint: str) -> None:
+    from ngupgrade.cloud.auth import resolve_transport
+
+    assert resolve_transport(endpoint, False, None).endpoint == endpoint
+
+
+@pytest.mark.parametrize("where", ["flag", "env"])
+def test_bad_endpoint_is_a_usage_error_up_front(run_cli, monkeypatch: pytest.MonkeyPatch,
+                                                where: str) -> None:
+    args = ["preflight", "--state", str(EXAMPLE_STATE)]
+    if where == "flag":
+        args += ["--endpoint", "127.0.0.1"]
+    else:
+        monkeypatch.setenv("YC_ENDPOINT", "127.0.0.1")
+    result = run_cli(*args)
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.splitlines()[0] == (
+        "error: --endpoint (or YC_ENDPOINT) must be HOST:PORT with a port 1..65535, "
+        "not '127.0.0.1'")
 
 
 @pytest.mark.xfail(strict=True, reason=(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -105,13 +106,44 @@ class Transport:
     root_certificates: bytes | None
 
 
+_HOSTNAME = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?")
+
+
+def check_endpoint(endpoint: str) -> None:
+    """Accept ``HOST:PORT`` only: a host name, an IPv4 address or ``[IPv6]``, port 1..65535.
+
+    gRPC takes anything as a target and only fails when it connects, so a typo (no port, a URL,
+    a path) would be retried as UNAVAILABLE for seconds and end as an API error (exit 4).
+
+    Raises:
+        UsageError: naming ``--endpoint``/``YC_ENDPOINT`` and the value.
+    """
+    host, sep, port = endpoint.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            good_host = isinstance(ipaddress.ip_address(host[1:-1]), ipaddress.IPv6Address)
+        except ValueError:
+            good_host = False
+    else:
+        good_host = _HOSTNAME.fullmatch(host) is not None
+    good_port = port.isascii() and port.isdigit() and 1 <= int(port) <= 65535
+    if not (sep and good_host and good_port):
+        raise UsageError(f"--endpoint (or YC_ENDPOINT) must be HOST:PORT with a port 1..65535, "
+                         f"not {endpoint!r}",
+                         hint="e.g. api.cloud.yandex.net:443, or 127.0.0.1:PORT for the fake "
+                              "cloud; no scheme, no path")
+
+
 def resolve_transport(endpoint: str | None, insecure: bool, ca_file: str | None) -> Transport:
     """Check the endpoint flags together.
 
     Raises:
-        UsageError: ``--insecure`` without an endpoint or with a non-loopback one.
+        UsageError: an endpoint that is not ``HOST:PORT``; ``--insecure`` without an endpoint or
+            with a non-loopback one.
         BadInput: ``--ca-file`` cannot be read.
     """
+    if endpoint:
+        check_endpoint(endpoint)
     if insecure and not endpoint:
         raise UsageError("--insecure needs --endpoint (a loopback address such as the fake cloud)")
     if insecure and endpoint and not is_loopback(endpoint):
