@@ -234,11 +234,19 @@ def test_credentials_order_and_secrets_never_shown(tmp_path):
     assert "secret" not in repr(c) and "secret" not in str(c)
     assert resolve_credentials({"YC_TOKEN": "y0_secret"}).sdk_kwargs() == {"token": "y0_secret"}
     assert resolve_credentials({}).kind == "metadata"
+    import json
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    pem = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption()).decode()
     key = tmp_path / "key.json"
-    key.write_text('{"id": "k", "service_account_id": "sa", "private_key": "PEM"}')
+    key.write_text(json.dumps({"id": "k", "service_account_id": "sa", "private_key": pem}))
     c = resolve_credentials({"YC_SERVICE_ACCOUNT_KEY_FILE": str(key)})
     assert c.sdk_kwargs()["service_account_key"]["service_account_id"] == "sa"
-    assert "PEM" not in repr(c)
+    assert "PRIVATE KEY" not in repr(c) and "PRIVATE KEY" not in str(c)
 
 
 def test_bad_key_file_is_bad_input_naming_the_file_not_the_key(tmp_path):

@@ -55,7 +55,8 @@ def resolve_credentials(environ: Mapping[str, str]) -> Credentials:
 
     Raises:
         BadInput: ``YC_SERVICE_ACCOUNT_KEY_FILE`` names a file that cannot be read or is not an
-            authorized key (the message names the file and the missing field, never the key).
+            authorized key: a field missing, or a ``private_key`` that is not an unencrypted RSA
+            PEM key (the message names the file and the field, never the key).
     """
     if environ.get("YC_IAM_TOKEN"):
         return Credentials("iam_token", "YC_IAM_TOKEN", environ["YC_IAM_TOKEN"])
@@ -82,7 +83,33 @@ def _read_key_file(path: str) -> dict[str, str]:
         raise BadInput(f"service account key lacks {', '.join(missing)}", source=path,
                        hint="create one with `yc iam key create --service-account-name NAME "
                             "--output key.json`")
-    return {k: str(data[k]) for k in ("id", "service_account_id", "private_key")}
+    key = {k: str(data[k]) for k in ("id", "service_account_id", "private_key")}
+    _check_private_key(key["private_key"], path)
+    return key
+
+
+def _check_private_key(pem: str, path: str) -> None:
+    """The SDK signs its JWT with PS256: ``private_key`` must be an unencrypted RSA PEM key.
+
+    Otherwise the SDK raises RuntimeError('Invalid Service Account Key ...') or fails when it
+    signs. The message names the file, never the key.
+    """
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    hint = ("create one with `yc iam key create --service-account-name NAME --output key.json`; "
+            "private_key starts with -----BEGIN PRIVATE KEY-----")
+    not_pem = "service account key: private_key is not an unencrypted PKCS#8 PEM private key"
+    if "-----BEGIN PRIVATE KEY-----" not in pem:  # the SDK's own check (PKCS#1 fails it too)
+        raise BadInput(not_pem, source=path, hint=hint)
+    try:
+        key = load_pem_private_key(pem.encode("utf-8", "surrogatepass"), password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm) as err:
+        raise BadInput(not_pem, source=path, hint=hint) from err
+    if not isinstance(key, RSAPrivateKey):
+        raise BadInput("service account key: private_key is not an RSA key", source=path,
+                       hint=hint)
 
 
 def is_loopback(endpoint: str) -> bool:
