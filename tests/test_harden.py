@@ -296,17 +296,19 @@ def test_infinite_quota_limit_in_json_is_bad_input(value: str) -> None:
                          f'"limit": 5, "usage": {value}}}]}}', "q.json")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "testing/scenario.py Scenario.load: UnicodeDecodeError of a non-UTF-8 scenario file is "
-    "not caught (fake-cloud --scenario exits 70)"))
-def test_binary_scenario_file_is_bad_input(tmp_path) -> None:
+def test_binary_scenario_file_is_bad_input(run_cli, tmp_path) -> None:
+    # Before: UnicodeDecodeError was not caught (fake-cloud --scenario exited 70).
     from ngupgrade.errors import BadInput
     from ngupgrade.testing.scenario import Scenario
 
     path = tmp_path / "scenario.yaml"
     path.write_bytes(b"\xff\xfe\x00faults: []")
-    with pytest.raises(BadInput):
+    with pytest.raises(BadInput) as err:
         Scenario.load(str(path))
+    assert str(err.value) == f"{path}: scenario is not UTF-8 text (byte 0xff at offset 0)"
+    result = run_cli("fake-cloud", "--state", str(EXAMPLE_STATE), "--scenario", str(path))
+    assert result.exit_code == 3, result.stderr
+    assert result.stderr.splitlines()[0] == f"error: {err.value}"
 
 
 @pytest.mark.xfail(strict=True, reason=(

@@ -187,6 +187,9 @@ class Scenario:
                 raw = yaml.safe_load(fh)
         except OSError as err:
             raise BadInput(f"cannot read scenario: {err.strerror}", source=path) from err
+        except UnicodeDecodeError as err:
+            raise BadInput(f"scenario is not UTF-8 text (byte 0x{err.object[err.start]:02x} at "
+                           f"offset {err.start})", source=path) from err
         except yaml.YAMLError as err:
             raise BadInput(f"scenario is not YAML: {yaml_error_line(err)}", source=path) from err
         return cls.from_mapping(raw, source=path)
