@@ -311,18 +311,56 @@ def test_binary_scenario_file_is_bad_input(run_cli, tmp_path) -> None:
     assert result.stderr.splitlines()[0] == f"error: {err.value}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "testing/scenario.py from_mapping: unknown top-level keys are ignored, so a typo "
-    "('fault:' for 'faults:') silently runs a runbook test without its fault; a list "
-    "instead of a mapping (`[]`) is accepted too"))
-@pytest.mark.parametrize("raw", [{"fault": [{"kind": "stall", "at_step": 1}]}, []],
-                         ids=["typo", "list"])
-def test_scenario_refuses_what_it_does_not_understand(raw: object) -> None:
+_KNOWN = "step_seconds, policy_seconds, versions, clouds, clusters, node_groups, faults"
+
+
+@pytest.mark.parametrize(("raw", "message", "hint"), [
+    ({"fault": [{"kind": "stall", "at_step": 1}]},
+     f"unknown key 'fault' in scenario (known: {_KNOWN})", "did you mean 'faults'?"),
+    ([], f"scenario must be a mapping of {_KNOWN}, found list", None),
+    ({"faults": [], "nodegroups": {}, "x": 1},
+     f"unknown keys 'nodegroups', 'x' in scenario (known: {_KNOWN})",
+     "did you mean 'node_groups'?"),
+    ({"node_groups": {"workers": {"node": 4}}},
+     "unknown key 'node' in node_groups.workers (known: nodes, status, version, policy)",
+     "did you mean 'nodes'?"),
+    ({"node_groups": {"workers": {"policy": {"max_surge": 1, "max_unavailable": 0}}}},
+     "unknown key 'max_surge' in node_groups.workers.policy (known: max_expansion, "
+     "max_unavailable)", None),
+    ({"clouds": {"b1g": {"quota": {}}}},
+     "unknown key 'quota' in clouds.b1g (known: folders, quotas)", "did you mean 'quotas'?"),
+    ({"clouds": {"b1g": {"quotas": {"compute.instances.count": {"limt": 5}}}}},
+     "unknown key 'limt' in clouds.b1g.quotas.compute.instances.count (known: limit, usage)",
+     "did you mean 'limit'?"),
+    ({"clusters": {"cat": {"version": "1.30"}}},
+     "unknown key 'version' in clusters.cat (known: folder_id, master_version, status)",
+     "did you mean 'master_version'?"),
+], ids=["typo", "list", "several", "group", "policy", "cloud", "quota", "cluster"])
+def test_scenario_refuses_what_it_does_not_understand(raw: object, message: str,
+                                                      hint: str | None) -> None:
+    # Before: unknown keys were ignored, so a typo ('fault:' for 'faults:') silently ran a
+    # runbook test without its fault; a list instead of a mapping (`[]`) was accepted too.
     from ngupgrade.errors import BadInput
     from ngupgrade.testing.scenario import Scenario
 
-    with pytest.raises(BadInput):
+    with pytest.raises(BadInput) as err:
         Scenario.from_mapping(raw, source="scenario.yaml")  # type: ignore[arg-type]
+    assert str(err.value) == f"scenario.yaml: {message}"
+    assert err.value.hint == hint
+
+
+def test_empty_scenario_is_all_defaults(run_cli, tmp_path) -> None:
+    from ngupgrade.testing.scenario import Scenario
+
+    path = tmp_path / "scenario.yaml"
+    path.write_text("# nothing yet\n")
+    assert Scenario.load(str(path)) == Scenario()
+    path.write_text("fault:\n  - {kind: stall, at_step: 1}\n")
+    result = run_cli("fake-cloud", "--state", str(EXAMPLE_STATE), "--scenario", str(path))
+    assert result.exit_code == 3, result.stderr
+    assert result.stderr.splitlines() == [
+        f"error: {path}: unknown key 'fault' in scenario (known: {_KNOWN})",
+        "hint: did you mean 'faults'?"]
 
 
 # ---- group selection ---------------------------------------------------------------------------

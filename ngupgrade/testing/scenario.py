@@ -1,6 +1,7 @@
 """The fake cloud's scenario file (YAML or JSON): what the cloud holds beyond the Terraform state.
 
-Format (every key optional; see docs/cloud.md for the worked example)::
+Format (a mapping; every key optional, unknown keys refused; see docs/cloud.md for the worked
+example)::
 
     step_seconds: 60          # virtual seconds per timeline step of a version update
     policy_seconds: 5         # virtual seconds a deploy-policy update takes
@@ -30,6 +31,7 @@ Format (every key optional; see docs/cloud.md for the worked example)::
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -43,6 +45,24 @@ FaultKind = Literal[
     "policy_ignored",
 ]
 FAULT_KINDS: tuple[str, ...] = FaultKind.__args__  # type: ignore[attr-defined]
+
+
+SCENARIO_KEYS: tuple[str, ...] = ("step_seconds", "policy_seconds", "versions", "clouds",
+                                  "clusters", "node_groups", "faults")
+CLUSTER_KEYS: tuple[str, ...] = ("folder_id", "master_version", "status")
+
+
+def _check_keys(raw: Any, known: tuple[str, ...], where: str) -> None:
+    """Refuse keys the fake does not read: a typo would silently change the scenario."""
+    if not isinstance(raw, Mapping):
+        raise BadInput(f"{where} must be a mapping, found {type(raw).__name__}")
+    unknown = [str(k) for k in raw if k not in known]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], known, n=1)
+        raise BadInput(f"unknown key{'s' if len(unknown) > 1 else ''} "
+                       f"{', '.join(map(repr, unknown))} in {where} "
+                       f"(known: {', '.join(known)})",
+                       hint=f"did you mean {close[0]!r}?" if close else None)
 
 
 @dataclass
@@ -134,11 +154,31 @@ class Scenario:
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | None, source: str = "scenario") -> Scenario:
-        """Build from parsed YAML/JSON. Raises BadInput naming the file and the key."""
-        raw = raw or {}
+        """Build from parsed YAML/JSON (None, an empty file, is all defaults).
+
+        Raises:
+            BadInput: naming the file and the key: not a mapping, an unknown key (a typo such as
+                ``fault:`` would silently drop every fault) or a bad value.
+        """
+        if raw is None:
+            raw = {}
         if not isinstance(raw, Mapping):
-            raise BadInput("scenario must be a mapping", source=source)
+            raise BadInput(f"scenario must be a mapping of {', '.join(SCENARIO_KEYS)}, "
+                           f"found {type(raw).__name__}", source=source)
         try:
+            _check_keys(raw, SCENARIO_KEYS, "scenario")
+            for cloud_id, cloud in (raw.get("clouds") or {}).items():
+                _check_keys(cloud or {}, ("folders", "quotas"), f"clouds.{cloud_id}")
+                for qid, q in ((cloud or {}).get("quotas") or {}).items():
+                    _check_keys(q or {}, ("limit", "usage"), f"clouds.{cloud_id}.quotas.{qid}")
+            for cid, c in (raw.get("clusters") or {}).items():
+                _check_keys(c or {}, CLUSTER_KEYS, f"clusters.{cid}")
+            for key, g in (raw.get("node_groups") or {}).items():
+                _check_keys(g or {}, ("nodes", "status", "version", "policy"),
+                            f"node_groups.{key}")
+                if (g or {}).get("policy"):
+                    _check_keys(g["policy"], ("max_expansion", "max_unavailable"),
+                                f"node_groups.{key}.policy")
             sc = cls(
                 step_seconds=float(raw.get("step_seconds", 60.0)),
                 policy_seconds=float(raw.get("policy_seconds", 5.0)),
@@ -170,7 +210,7 @@ class Scenario:
             for i, f in enumerate(raw.get("faults") or ()):
                 sc.faults.append(Fault.parse(f, where=f"faults[{i}]"))
         except BadInput as err:
-            raise BadInput(err.message, source=source) from err
+            raise BadInput(err.message, source=source, hint=err.hint) from err
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise BadInput(f"bad scenario value: {err}", source=source) from err
         return sc
