@@ -349,6 +349,37 @@ def test_scenario_refuses_what_it_does_not_understand(raw: object, message: str,
     assert err.value.hint == hint
 
 
+@pytest.mark.parametrize(("raw", "message"), [
+    ({"step_seconds": float("nan")}, "step_seconds: expected a finite number, found nan"),
+    ({"policy_seconds": float("inf")}, "policy_seconds: expected a finite number, found inf"),
+    ({"clouds": {"b1g": {"quotas": {"compute.instances.count": {"limit": float("inf")}}}}},
+     "clouds.b1g.quotas.compute.instances.count.limit: expected a finite number, found inf"),
+    ({"clouds": {"b1g": {"quotas": {"compute.instances.count": {"usage": 10 ** 400}}}}},
+     "clouds.b1g.quotas.compute.instances.count.usage: expected a finite number, found an "
+     "integer of 401 digits"),
+], ids=["nan-step", "inf-policy", "inf-limit", "huge-usage"])
+def test_scenario_numbers_must_be_finite(raw: object, message: str) -> None:
+    # Before: nan/inf went into the virtual clock and quotas; 10**400 raised OverflowError.
+    from ngupgrade.errors import BadInput
+    from ngupgrade.testing.scenario import Scenario
+
+    with pytest.raises(BadInput) as err:
+        Scenario.from_mapping(raw, source="scenario.yaml")  # type: ignore[arg-type]
+    assert str(err.value) == f"scenario.yaml: {message}"
+
+
+def test_deeply_nested_scenario_is_bad_input(tmp_path) -> None:
+    # Before: yaml.safe_load raised RecursionError (fake-cloud --scenario exited 70).
+    from ngupgrade.errors import BadInput
+    from ngupgrade.testing.scenario import Scenario
+
+    path = tmp_path / "scenario.yaml"
+    path.write_text("faults: " + "[" * 100_000 + "]" * 100_000)
+    with pytest.raises(BadInput) as err:
+        Scenario.load(str(path))
+    assert str(err.value) == f"{path}: scenario nested too deeply"
+
+
 def test_empty_scenario_is_all_defaults(run_cli, tmp_path) -> None:
     from ngupgrade.testing.scenario import Scenario
 

@@ -32,6 +32,7 @@ example)::
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -63,6 +64,18 @@ def _check_keys(raw: Any, known: tuple[str, ...], where: str) -> None:
                        f"{', '.join(map(repr, unknown))} in {where} "
                        f"(known: {', '.join(known)})",
                        hint=f"did you mean {close[0]!r}?" if close else None)
+
+
+def _finite(value: Any, where: str) -> float:
+    """A finite number of seconds, quota limit or usage (``.inf``/``nan`` break the clock)."""
+    try:
+        number = float(value)
+    except OverflowError as err:
+        raise BadInput(f"expected a finite number, found an integer of {len(str(abs(value)))} "
+                       "digits", path=where) from err
+    if not math.isfinite(number):
+        raise BadInput(f"expected a finite number, found {value!r}", path=where)
+    return number
 
 
 @dataclass
@@ -180,8 +193,8 @@ class Scenario:
                     _check_keys(g["policy"], ("max_expansion", "max_unavailable"),
                                 f"node_groups.{key}.policy")
             sc = cls(
-                step_seconds=float(raw.get("step_seconds", 60.0)),
-                policy_seconds=float(raw.get("policy_seconds", 5.0)),
+                step_seconds=_finite(raw.get("step_seconds", 60.0), "step_seconds"),
+                policy_seconds=_finite(raw.get("policy_seconds", 5.0), "policy_seconds"),
                 versions=[str(v) for v in raw["versions"]] if raw.get("versions") else None,
             )
             for cloud_id, cloud in (raw.get("clouds") or {}).items():
@@ -192,8 +205,10 @@ class Scenario:
                 for qid, q in (cloud.get("quotas") or {}).items():
                     q = q or {}
                     limit, usage = q.get("limit"), q.get("usage", 0)
-                    table[str(qid)] = (None if limit is None else float(limit),
-                                       None if usage is None else float(usage))
+                    where = f"clouds.{cloud_id}.quotas.{qid}"
+                    table[str(qid)] = (
+                        None if limit is None else _finite(limit, f"{where}.limit"),
+                        None if usage is None else _finite(usage, f"{where}.usage"))
             for cid, c in (raw.get("clusters") or {}).items():
                 sc.clusters[str(cid)] = {k: str(v) for k, v in (c or {}).items()}
             for key, g in (raw.get("node_groups") or {}).items():
@@ -211,7 +226,7 @@ class Scenario:
                 sc.faults.append(Fault.parse(f, where=f"faults[{i}]"))
         except BadInput as err:
             raise BadInput(err.message, source=source, hint=err.hint) from err
-        except (KeyError, TypeError, ValueError, AttributeError) as err:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as err:
             raise BadInput(f"bad scenario value: {err}", source=source) from err
         return sc
 
@@ -227,6 +242,8 @@ class Scenario:
                 raw = yaml.safe_load(fh)
         except OSError as err:
             raise BadInput(f"cannot read scenario: {err.strerror}", source=path) from err
+        except RecursionError as err:  # lists nested thousands deep: no real scenario is
+            raise BadInput("scenario nested too deeply", source=path) from err
         except UnicodeDecodeError as err:
             raise BadInput(f"scenario is not UTF-8 text (byte 0x{err.object[err.start]:02x} at "
                            f"offset {err.start})", source=path) from err
