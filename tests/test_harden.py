@@ -216,7 +216,7 @@ def test_json_output_never_prints_nan_or_infinity(run_cli, tmp_path) -> None:
     assert "Traceback" not in result.stderr
 
 
-# ---- found here, to be fixed by the owners of cloud/ and testing/ (strict xfail) ------------
+# ---- found here as strict xfails, fixed in cloud/ and testing/ --------------------------------
 
 # Found here as an xfail; fixed on main (5a70b8d1). Kept as a guard: the SDK's endpoint
 # discovery (a TLS --endpoint on a closed port) used to escape as exit 70.
