@@ -72,3 +72,19 @@ def test_live_cloud_id_skips_the_folder_lookup(live, run_cli):
         res = run(run_cli, fake, "--cloud-id", CLOUD)
         assert res.exit_code == 0, res.stderr
         assert fake.calls_to("FolderService.Get") == []
+
+
+def test_live_plan_reads_a_piped_state_once_and_takes_live_sizes(live, run_cli):
+    """`terraform state pull | ngupgrade plan --state - --endpoint ...`: stdin is read once;
+    the autoscaled group is planned at its live size, the fixed one with drift from the cloud."""
+    sc = scenario(10)
+    sc["node_groups"]["workers"] = {"nodes": 4}  # out-of-band resize of a fixed group of 3
+    with fake_cloud.FakeCloud.from_state(str(EXAMPLE_STATE), sc) as fake:
+        res = run_cli("--endpoint", fake.endpoint, "--insecure", "plan", "--state", "-",
+                      "-o", "json", stdin=EXAMPLE_STATE.read_bytes())
+    assert res.exit_code == 0, res.stderr
+    by_name = {g["name"]: g for g in res.json()["groups"]}
+    assert (by_name["batch"]["nodes"], by_name["batch"]["nodes_source"]) == (7, "live")
+    assert (by_name["workers"]["nodes"], by_name["workers"]["nodes_source"]) == (4, "live")
+    assert "fixed-size-drift" in {w["code"] for w in by_name["workers"]["warnings"]}
+    assert (by_name["gpu"]["nodes"], by_name["gpu"]["nodes_source"]) == (1, "fixed")

@@ -91,10 +91,13 @@ def plan(
     *,
     live_sizes: Mapping[str, int] | None = None,
     live_policies: Mapping[str, DeployPolicy] | None = None,
+    live: bool = False,
 ) -> list[GroupPlan]:
-    """Load the selected node groups from the state and plan them.
+    """Load the selected node groups from the state (once) and plan them.
 
-    Overrides are checked before the state is read.
+    Overrides are checked before the state is read. With ``live``, the node count and deploy
+    policy of each group come from the cloud API (``settings.endpoint``), read after the
+    state so that stdin or a remote state is fetched only once.
 
     Raises:
         PolicyInvalid: an invalid override or policy in the state (exit 1).
@@ -103,5 +106,10 @@ def plan(
     """
     check_overrides(request.max_expansion, request.max_unavailable)
     groups = load_groups(settings, request.selectors)
+    if live:
+        from ngupgrade.app.cloud import live_facts  # the SDK only when the cloud is asked
+
+        facts = live_facts(settings, [g.id for g in groups])
+        live_sizes, live_policies = facts.sizes, facts.policies
     return plan_node_groups(groups, request, live_sizes=live_sizes,
                             live_policies=live_policies)

@@ -54,14 +54,8 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
     request = PlanRequest(selectors=groups, max_expansion=max_expansion,
                           max_unavailable=max_unavailable, nodes=nodes,
                           minutes_per_cycle=cycle_minutes)
-    sizes = policies = None
-    if settings.endpoint:  # live group size and policy when a cloud endpoint is given
-        from ngupgrade.app.cloud import live_facts
-        from ngupgrade.app.load import load_groups
-
-        live = live_facts(settings, [g.id for g in load_groups(settings, groups)])
-        sizes, policies = live.sizes, live.policies
-    plans = plan_use_case(settings, request, live_sizes=sizes, live_policies=policies)
+    # live group size and policy when a cloud endpoint is given
+    plans = plan_use_case(settings, request, live=bool(settings.endpoint))
     if settings.output == "json":
         emit_json(plan_json(plans))
         return
