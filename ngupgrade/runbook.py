@@ -427,8 +427,9 @@ class Runbook:
                         "verdict"),
         ]
         restore = self.restore_target(prep)
-        if self.options.restore_policy and prep.override is not None and restore is not None \
-                and restore != prep.override:
+        in_force = prep.override or prep.live.policy  # the policy when the restore step comes
+        # The same rule as _restore: an Update only when the target differs from what is set.
+        if self.options.restore_policy and restore is not None and restore != in_force:
             calls += [
                 PlannedCall("NodeGroupService.Update",
                             f"{gid} update_mask=[deploy_policy.*] deploy_policy="

@@ -442,3 +442,17 @@ def test_api_lost_mid_wait_keeps_the_journal_open_and_resume_finishes(journal: P
         assert again.code == 0, again.error
         assert version_updates(fake) == 1
         assert fake.group("workers").version == "1.30"
+
+
+def test_restore_without_override_when_the_live_policy_drifted(journal: Path) -> None:
+    """The cloud runs 2/1 while Terraform declares 1/0: --restore-policy puts 1/0 back even
+    without an override, and the dry run lists exactly the Updates --apply then sends."""
+    drifted = {"workers": {"policy": {"max_expansion": 2, "max_unavailable": 1}}}
+    with example_cloud(node_groups=drifted) as fake:
+        dry = run(fake, journal, apply=False, restore=True)
+        planned = dry.of("dry_run")[0].data["calls"]["yandex_kubernetes_node_group.workers"]
+        assert [c["method"] for c in planned].count("NodeGroupService.Update") == 2
+        out = run(fake, journal, restore=True)
+        assert out.code == 0, out.error
+        assert updates(fake) == [["version"], POLICY_MASK]
+        assert fake.group("workers").policy == DeployPolicy(1, 0)
