@@ -11,10 +11,11 @@ import pytest
 from tests.conftest import EXAMPLE_STATE
 
 
+@pytest.mark.parametrize("command", [["plan"], ["upgrade", "-g", "workers", "--version", "1.30"]])
 @pytest.mark.parametrize("value", ["nan", "inf", "1e400"])
-def test_cycle_minutes_must_be_finite(run_cli, value: str) -> None:
+def test_cycle_minutes_must_be_finite(run_cli, value: str, command: list[str]) -> None:
     # Before: nan and inf passed FloatRange and crashed the duration maths (exit 70).
-    result = run_cli("plan", "--state", str(EXAMPLE_STATE), "--cycle-minutes", value)
+    result = run_cli(*command, "--state", str(EXAMPLE_STATE), "--cycle-minutes", value)
     assert result.exit_code == 2, result.stderr
     assert "--cycle-minutes" in result.stderr
     assert "not a finite number" in result.stderr

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from ngupgrade.app.settings import Settings
-from ngupgrade.cli._common import common_options, settings_of
+from ngupgrade.cli._common import FiniteFloatRange, common_options, settings_of
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cloud.waiter import PollPolicy
 from ngupgrade.errors import NgUpgradeError
@@ -78,9 +78,9 @@ def runtime(settings: Settings, time_scale: float) -> Runtime:
               help="Quota limits for the preflight from a file, as `ngupgrade preflight`.")
 @click.option("--cloud-id", metavar="ID", help="Cloud of the groups, for the preflight.")
 @click.option("--strict", is_flag=True, help="An unknown quota fails the preflight gate.")
-@click.option("--cycle-minutes", type=click.FloatRange(min=0, min_open=True), default=6.0,
+@click.option("--cycle-minutes", type=FiniteFloatRange(min=0, min_open=True), default=6.0,
               show_default=True, metavar="M", help="Minutes one upgrade cycle takes (estimate).")
-@click.option("--time-scale", type=click.FloatRange(min=0, min_open=True), default=1.0,
+@click.option("--time-scale", type=FiniteFloatRange(min=0, min_open=True), default=1.0,
               hidden=True, help="Virtual seconds per real second (drills on the fake cloud).")
 @common_options
 def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
