@@ -201,3 +201,15 @@ def test_wait_exits_6_as_stalled_when_nodes_stop_changing(cloud, run_cli):
     assert "operation op-1 stalled: no progress for 30m" in res.stderr
     res = _wait(run_cli, fake, "--group", GID, "--stall-timeout", "0", "--timeout", "1h")
     assert res.exit_code == EXIT_TIMEOUT and "still running after 1h" in res.stderr
+
+
+@pytest.mark.parametrize(("status", "code", "needle"), [
+    ("STOPPED", 1, "is STOPPED, and no operation runs on it"),
+    ("RECONCILING", EXIT_TIMEOUT, "is RECONCILING, but no unfinished operation is listed"),
+])
+def test_nothing_running_and_not_running_is_no_success(cloud, run_cli, status, code, needle):
+    """`wait -g X && next-step` must not carry on past a group that is not RUNNING."""
+    fake = cloud(node_groups={GID: {"status": status}})
+    res = _wait(run_cli, fake, "--group", GID)
+    assert res.exit_code == code
+    assert f"node group {GID} {needle}" in res.stderr

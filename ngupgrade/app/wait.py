@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ngupgrade.app import timing
 from ngupgrade.cloud.gateway import CloudGateway
-from ngupgrade.cloud.types import LiveNodeGroup, OperationState
+from ngupgrade.cloud.types import BROKEN_STATUSES, LiveNodeGroup, OperationState
 from ngupgrade.cloud.waiter import (
     OnPoll,
     Watchdog,
@@ -15,7 +15,7 @@ from ngupgrade.cloud.waiter import (
     wait_operation,
     wait_reconciled,
 )
-from ngupgrade.errors import UsageError
+from ngupgrade.errors import CheckFailed, OperationTimeout, UsageError
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,8 @@ def wait_for(gw: CloudGateway, target: WaitTarget, *, timeout: float,
     t = timing.CURRENT
     if target.operation is None:
         group = gw.get_node_group(target.node_group_id) if target.node_group_id else None
+        if group is not None:
+            _judge_idle(group)
         return WaitVerdict(None, group)
     op_id = target.operation.id
     if target.node_group_id:
@@ -73,3 +75,23 @@ def wait_for(gw: CloudGateway, target: WaitTarget, *, timeout: float,
     state = wait_operation(gw, op_id, timeout=timeout, policy=t.poll, clock=t.clock,
                            sleep=t.sleep, on_poll=on_poll)
     return WaitVerdict(state, None)
+
+
+def _judge_idle(group: LiveNodeGroup) -> None:
+    """Nothing runs on the group: only RUNNING is a success (the same verdict as after an
+    operation, :func:`~ngupgrade.cloud.waiter.wait_reconciled`).
+
+    Raises:
+        CheckFailed: the group is STOPPING, STOPPED or DELETING (exit 1: nothing to wait for).
+        OperationTimeout: it is still changing (RECONCILING, PROVISIONING...) with no
+            operation listed yet (exit 6: look again).
+    """
+    if group.status == "RUNNING":
+        return
+    if group.status in BROKEN_STATUSES:
+        raise CheckFailed(f"node group {group.id} is {group.status}, and no operation runs on it",
+                          hint="nothing will bring it back to RUNNING by waiting; see the "
+                               "group's events in the console")
+    raise OperationTimeout(
+        f"node group {group.id} is {group.status}, but no unfinished operation is listed",
+        hint=f"look again in a minute: `ngupgrade wait --group {group.id}`")

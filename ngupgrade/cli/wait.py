@@ -38,8 +38,9 @@ def wait(group: str | None, operation: str | None, timeout: float,
     without error and the group RUNNING again.
 
     \b
-    Exit codes: 0 done and RUNNING; 4 API error; 5 the operation failed;
-    6 still running at the timeout or stalled (run the same command again); 130 interrupted.
+    Exit codes: 0 done and RUNNING; 1 nothing runs and the group is STOPPED or DELETING;
+    4 API error; 5 the operation failed; 6 still running at the timeout or stalled (run the
+    same command again); 130 interrupted.
     """
     settings = settings_of(click.get_current_context())
     group_id = resolve_group(settings, group).id if group else None
