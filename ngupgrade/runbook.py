@@ -50,6 +50,8 @@ from ngupgrade.simulate import GroupPlan, Step, plan_group
 from ngupgrade.stall import StallWatchdog
 
 DEFAULT_STALL_SECONDS = 30 * 60.0
+AMBIGUOUS_CODES = frozenset({"DEADLINE_EXCEEDED", "UNAVAILABLE"})
+"""gRPC codes after which a mutation may or may not have reached the cloud."""
 """No progress for this long means stalled (C15: "watchdog 30 min")."""
 MIN_TIMEOUT_SECONDS = 60 * 60.0
 """The default wait is twice the plan's longest estimate, and never under an hour (C12)."""
@@ -553,8 +555,12 @@ class Runbook:
             ref = self.api.update_node_group(prep.group.id, policy=policy, version=version,
                                              latest_revision=latest_revision, current=current)
         except CloudApiError as err:
-            # The gateway raises only when no operation was started (it attaches otherwise):
-            # the step never began, and a rerun starts it again.
+            if err.code in AMBIGUOUS_CODES:
+                # The Update may have landed and its operation not be listed yet: keep the
+                # step as started (with the operations known before it), so --resume finds
+                # a late operation instead of sending a second Update.
+                raise
+            # A definite refusal: the step never began, and a rerun starts it again.
             del j.steps[step]
             j.save()
             if err.code == "FAILED_PRECONDITION" and err.hint is None:

@@ -456,3 +456,21 @@ def test_restore_without_override_when_the_live_policy_drifted(journal: Path) ->
         assert out.code == 0, out.error
         assert updates(fake) == [["version"], POLICY_MASK]
         assert fake.group("workers").policy == DeployPolicy(1, 0)
+
+
+def test_ambiguous_update_failure_keeps_the_step_for_resume(journal: Path) -> None:
+    """Update answers UNAVAILABLE and no operation shows up: the step stays "started" in the
+    journal (it may still land), exit 4 says --resume; the resume finds nothing and sends it."""
+    with example_cloud(faults=[{"kind": "rpc_error", "method": "NodeGroupService.Update",
+                                "code": "UNAVAILABLE", "times": 1}]) as fake:
+        out = run(fake, journal)
+        assert out.code == 4
+        assert out.error is not None and "--resume" in (out.error.hint or "")
+        recorded = json.loads(journal.read_text())
+        assert recorded["outcome"] is None
+        assert recorded["steps"]["version_update"]["status"] == "started"
+        assert recorded["steps"]["version_update"]["operation_id"] is None
+        again = run(fake, journal, resume=True)
+        assert again.code == 0, again.error
+        assert [c.code for c in fake.calls_to("NodeGroupService.Update")] == ["UNAVAILABLE", "OK"]
+        assert fake.group("workers").version == "1.30"
