@@ -67,10 +67,11 @@ def groups_json(groups: list[NodeGroup]) -> dict[str, Any]:
     return {"groups": [group_json(g) for g in groups]}
 
 
-def format_gib(size_bytes: int) -> str:
-    """Bytes as GiB for people: ``17179869184`` -> ``"16"``, ``1610612736`` -> ``"1.5"``."""
+def format_gib(size_bytes: float) -> str:
+    """Bytes as GiB for people, two decimals at most: ``17179869184`` -> ``"16"``,
+    ``1610612736`` -> ``"1.5"``, ``2 GiB - 1 byte`` -> ``"2"``."""
     value = size_bytes / GIB
-    return f"{value:.0f}" if value == int(value) else f"{value:.2f}".rstrip("0")
+    return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
 def scale_text(scale: ScalePolicy) -> str:

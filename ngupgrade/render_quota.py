@@ -31,8 +31,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ngupgrade.drain import why_blocked
-from ngupgrade.model import GIB
 from ngupgrade.quota import Preflight, QuotaVerdict, Suggestion
+from ngupgrade.render_groups import format_gib
 
 
 def _num(value: float | None) -> int | float | None:
@@ -68,8 +68,7 @@ def human(quota_id: str, value: float | None) -> str:
         return "?"
     unit = quota_unit(quota_id)
     if unit == "GiB":
-        gib = value / GIB
-        text = f"{gib:.0f}" if float(gib).is_integer() else f"{gib:.2f}".rstrip("0")
+        text = format_gib(value)
     else:
         text = f"{value:.0f}" if float(value).is_integer() else f"{value:g}"
         if value == 1 and unit.endswith("s") and unit != "GiB":

@@ -58,3 +58,9 @@ def test_c01_json_in_bytes_with_the_design_keys():
     (s,) = doc["suggestions"]
     assert (s["max_expansion"], s["max_unavailable"], s["min_ready_nodes"], s["nodes"]) == (
         0, 1, 1, 2)
+
+
+def test_gib_never_ends_with_a_bare_point():
+    assert human("compute.instanceMemory.size", 2 * GIB - 1) == "2 GiB"
+    assert human("compute.instanceMemory.size", 0.25 * GIB) == "0.25 GiB"
+    assert human("compute.instanceMemory.size", 16 * GIB) == "16 GiB"

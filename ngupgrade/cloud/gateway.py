@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -130,6 +131,9 @@ class CloudGateway:
     ) -> None:
         self._stubs = stubs
         self._cache: dict[Any, Any] = {}
+        # The preflight calls the gateway from a thread pool; the SDK's channel cache and
+        # endpoint discovery are not thread-safe, so stubs are made under a lock.
+        self._cache_lock = threading.Lock()
         self.call_timeout = call_timeout
         self.retry = retry
         self.conflict = conflict
@@ -143,7 +147,12 @@ class CloudGateway:
 
     def _stub(self, ctor: Any) -> Any:
         stub = self._cache.get(ctor)
-        if stub is None:
+        if stub is not None:
+            return stub
+        with self._cache_lock:
+            stub = self._cache.get(ctor)
+            if stub is not None:
+                return stub
             try:
                 stub = self._cache[ctor] = self._stubs(ctor)
             except Exception as err:
