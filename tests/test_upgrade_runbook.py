@@ -474,3 +474,22 @@ def test_ambiguous_update_failure_keeps_the_step_for_resume(journal: Path) -> No
         assert again.code == 0, again.error
         assert [c.code for c in fake.calls_to("NodeGroupService.Update")] == ["UNAVAILABLE", "OK"]
         assert fake.group("workers").version == "1.30"
+
+
+def test_each_later_group_is_read_again_before_its_turn(journal: Path) -> None:
+    """An operation that starts on the second group while the first one upgrades is seen
+    when its turn comes: refused with its id, nothing sent to it."""
+    batch = 'module.pools["prod"].yandex_kubernetes_node_group.this["batch"]'
+    with example_cloud() as fake:
+
+        def meanwhile(event: Event) -> None:
+            if event.kind == "verdict" and event.group == "yandex_kubernetes_node_group.workers":
+                fake.add_fault({"kind": "operation_in_progress", "operation_id": "op-77",
+                                "description": "auto upgrade", "group": "batch",
+                                "seconds": 3600})
+
+        out = run(fake, journal, group=("workers", batch), hook=meanwhile)
+        assert out.code == 1
+        assert out.error is not None and "op-77" in out.error.message
+        assert version_updates(fake) == 1
+        assert fake.group("workers").version == "1.30" and fake.group("batch").version == "1.29"

@@ -199,7 +199,11 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
 
     current: Prepared | None = None
     try:
-        for prep in report.prepared:
+        for index, prep in enumerate(report.prepared):
+            if index > 0:
+                # The groups before this one may have taken hours: read it again (status,
+                # nodes, running operations) so its checks and its journal start from now.
+                prep = report.prepared[index] = runbook.prepare(prep.group, prep.journal.path)
             current = prep
             report.results.append(runbook.run(prep))
     except KeyboardInterrupt as err:
