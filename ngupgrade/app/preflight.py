@@ -20,7 +20,6 @@ The sources are small protocols, so the cloud gateway (``ngupgrade.cloud``), the
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -29,7 +28,6 @@ from threading import Lock
 from typing import Any, Protocol, TypeVar
 
 from ngupgrade import quota
-from ngupgrade.app.settings import Settings
 from ngupgrade.drain import PodDisruptionBudget, drain_blockers, why_blocked
 from ngupgrade.errors import UsageError
 from ngupgrade.model import AutoScale, NodeGroup, QuotaLimit
@@ -222,28 +220,6 @@ def limits_by_cloud(listed: Mapping[tuple[str, str], Iterable[QuotaLimit]]
         for q in found:
             bucket[q.quota_id] = q
     return out
-
-
-def open_cloud(settings: Settings) -> Any:
-    """The cloud gateway of this invocation (the cloud helper's ``open_cloud``/``open_gateway``).
-
-    The gateway is a QuotaSource, a CloudDirectory and a NodeLister at once. Looked up lazily,
-    so the offline path never imports the SDK.
-
-    Raises:
-        UsageError: this build has no cloud gateway (use ``--quotas FILE``).
-    """
-    for name, attr in (("ngupgrade.app.cloud", "open_cloud"),
-                       ("ngupgrade.cloud.gateway", "open_gateway")):
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        opener = getattr(module, attr, None)
-        if opener is not None:
-            return opener(settings)
-    raise UsageError("reading quotas from the cloud needs the cloud gateway, which this build "
-                     "lacks", hint="export the quotas and pass --quotas FILE")
 
 
 def with_drain_blockers(result: Preflight, pdbs: Sequence[PodDisruptionBudget]) -> Preflight:

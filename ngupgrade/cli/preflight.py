@@ -5,12 +5,7 @@ from __future__ import annotations
 import click
 
 from ngupgrade.app.load import load_groups
-from ngupgrade.app.preflight import (
-    PreflightRequest,
-    open_cloud,
-    run_preflight,
-    with_drain_blockers,
-)
+from ngupgrade.app.preflight import PreflightRequest, run_preflight, with_drain_blockers
 from ngupgrade.cli._common import common_options, emit_json, group_option, settings_of
 from ngupgrade.errors import CheckFailed, UsageError
 from ngupgrade.state.pdb_file import read_pdb_file
@@ -84,6 +79,8 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
                                        at_current_size=at_current_size)
         result = run_preflight(found, source, request)
     else:
+        from ngupgrade.app.cloud import open_cloud  # the SDK only on the live path
+
         gateway = open_cloud(settings)
         try:
             result = run_preflight(found, gateway, request, directory=gateway, nodes=gateway,
