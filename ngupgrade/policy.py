@@ -183,6 +183,12 @@ def default_policy() -> ResolvedPolicy:
     return ResolvedPolicy(PROVIDER_DEFAULT_POLICY, "default", assumed=True)
 
 
+def in_force(policy: DeployPolicy | None) -> DeployPolicy:
+    """The deploy policy a group runs with: an unset one is the server default 3/0 (seed 000;
+    an API answer or a state without ``deploy_policy``), never 0/0 (C05)."""
+    return policy or PROVIDER_DEFAULT_POLICY
+
+
 def resolve(
     state: DeployPolicy | None,
     *,

@@ -46,6 +46,7 @@ from ngupgrade.errors import (
     UsageError,
 )
 from ngupgrade.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
+from ngupgrade.policy import in_force
 from ngupgrade.simulate import GroupPlan, Step, plan_group
 from ngupgrade.stall import StallWatchdog
 
@@ -597,7 +598,9 @@ class Runbook:
         t = self.clock()
         rec = j.step(step)
         live = self.api.get_node_group(prep.group.id)
-        if live.policy == want and (rec is None or rec.operation_id is None):
+        # An API answer without deploy_policy means the server default 3/0 (seed 000), as
+        # set-policy reads it too.
+        if in_force(live.policy) == want and (rec is None or rec.operation_id is None):
             j.finish_step(step)
             self.emit("step_skipped", addr, step=step,
                       reason=f"deploy policy already {policy_text(want)}")
@@ -607,7 +610,7 @@ class Runbook:
         op_id = self._send(prep, step, policy=want)
         result.operations[step] = op_id
         self._wait_plain(prep, op_id)
-        have = self.api.get_node_group(prep.group.id).policy
+        have = in_force(self.api.get_node_group(prep.group.id).policy)
         if have != want:
             what = "restored" if step == jr.STEP_RESTORE else "applied"
             after = ("the version was not touched" if step == jr.STEP_POLICY

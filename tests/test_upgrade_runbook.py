@@ -493,3 +493,15 @@ def test_each_later_group_is_read_again_before_its_turn(journal: Path) -> None:
         assert out.error is not None and "op-77" in out.error.message
         assert version_updates(fake) == 1
         assert fake.group("workers").version == "1.30" and fake.group("batch").version == "1.29"
+
+
+def test_override_equal_to_the_server_default_of_an_unset_policy_sends_nothing(
+        journal: Path) -> None:
+    """The API shows no deploy_policy (the server default 3/0 applies): --max-expansion 3
+    --max-unavailable 0 is already in force, so no policy Update is sent (as set-policy)."""
+    with example_cloud(node_groups={"workers": {"policy": None}}) as fake:
+        out = run(fake, journal, max_expansion=3, max_unavailable=0)
+        assert out.code == 0, out.error
+        assert updates(fake) == [["version"]]
+        skipped = [e.data["reason"] for e in out.of("step_skipped")]
+        assert "deploy policy already 3/0" in skipped

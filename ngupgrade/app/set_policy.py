@@ -17,8 +17,8 @@ from ngupgrade.cloud.gateway import CloudGateway, mask_paths
 from ngupgrade.cloud.types import LiveNodeGroup
 from ngupgrade.cloud.waiter import OnPoll, wait_reconciled
 from ngupgrade.errors import CheckFailed
-from ngupgrade.model import PROVIDER_DEFAULT_POLICY, DeployPolicy
-from ngupgrade.policy import check_overrides, validate
+from ngupgrade.model import DeployPolicy
+from ngupgrade.policy import check_overrides, in_force, validate
 
 OnStarted = Callable[[str], None]
 """Called with the operation id as soon as the Update is accepted (to print how to resume)."""
@@ -52,7 +52,7 @@ def plan_change(gw: CloudGateway, target: GroupTarget, max_expansion: int | None
     """
     check_overrides(max_expansion, max_unavailable)
     live = gw.get_node_group(target.id)
-    current = live.policy or PROVIDER_DEFAULT_POLICY
+    current = in_force(live.policy)
     after = DeployPolicy(
         current.max_expansion if max_expansion is None else max_expansion,
         current.max_unavailable if max_unavailable is None else max_unavailable)
@@ -79,7 +79,7 @@ def apply_change(gw: CloudGateway, change: PolicyChange, *, timeout: float,
     wait_reconciled(gw, change.target.id, ref.id, timeout=timeout, policy=t.poll,
                     clock=t.clock, sleep=t.sleep, on_poll=on_poll)
     reread = gw.get_node_group(change.target.id)
-    have = reread.policy or PROVIDER_DEFAULT_POLICY
+    have = in_force(reread.policy)
     if have != change.after:
         raise CheckFailed(
             f"deploy policy not applied (have {have.max_expansion}/{have.max_unavailable}, "
