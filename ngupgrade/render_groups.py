@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ngupgrade.model import GIB, PROVIDER_DEFAULT_POLICY, AutoScale, NodeGroup, ScalePolicy
+from ngupgrade.model import PROVIDER_DEFAULT_POLICY, AutoScale, NodeGroup, ScalePolicy
+from ngupgrade.units import format_gib
 
 
 def scale_json(scale: ScalePolicy) -> dict[str, Any]:
@@ -65,13 +66,6 @@ def group_json(group: NodeGroup) -> dict[str, Any]:
 def groups_json(groups: list[NodeGroup]) -> dict[str, Any]:
     """``{"groups": [...]}`` for ``ngupgrade groups --output json``."""
     return {"groups": [group_json(g) for g in groups]}
-
-
-def format_gib(size_bytes: float) -> str:
-    """Bytes as GiB for people, two decimals at most: ``17179869184`` -> ``"16"``,
-    ``1610612736`` -> ``"1.5"``, ``2 GiB - 1 byte`` -> ``"2"``."""
-    value = size_bytes / GIB
-    return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
 def scale_text(scale: ScalePolicy) -> str:

@@ -32,7 +32,7 @@ from typing import Any
 
 from ngupgrade.drain import why_blocked
 from ngupgrade.quota import Preflight, QuotaVerdict, Suggestion
-from ngupgrade.render_groups import format_gib
+from ngupgrade.units import format_gib
 
 
 def _num(value: float | None) -> int | float | None:

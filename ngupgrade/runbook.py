@@ -49,6 +49,7 @@ from ngupgrade.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
 from ngupgrade.policy import in_force
 from ngupgrade.simulate import GroupPlan, Step, plan_group
 from ngupgrade.stall import StallWatchdog
+from ngupgrade.units import human_seconds
 
 DEFAULT_STALL_SECONDS = 30 * 60.0
 AMBIGUOUS_CODES = frozenset({"DEADLINE_EXCEEDED", "UNAVAILABLE"})
@@ -178,18 +179,6 @@ def cycle_estimate(steps: Sequence[Step], new_nodes: int, group_size: int,
         return 0, 1
     i = timeline_position(steps, new_nodes, group_size, start)
     return i, steps[i].wave
-
-
-def human_seconds(seconds: float) -> str:
-    """``45s``, ``12m``, ``1h05m``."""
-    s = max(0, round(seconds))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        m, r = divmod(s, 60)
-        return f"{m}m" if r == 0 else f"{m}m{r:02d}s"
-    h, r = divmod(s, 3600)
-    return f"{h}h{r // 60:02d}m"
 
 
 # -- values ----------------------------------------------------------------------------------

@@ -17,13 +17,14 @@ import pytest
 
 from ngupgrade.app import timing
 from ngupgrade.app.settings import Settings
-from ngupgrade.cli._duration import human, parse_duration
+from ngupgrade.cli._duration import parse_duration
 from ngupgrade.cli._progress import Progress
 from ngupgrade.cloud.gateway import open_gateway
 from ngupgrade.cloud.types import OperationState
 from ngupgrade.errors import EXIT_OPERATION_FAILED, EXIT_TIMEOUT, EXIT_USAGE
 from ngupgrade.model import DeployPolicy
 from ngupgrade.testing import FakeCloud, node_group
+from ngupgrade.units import human_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 STATE = ROOT / "terraform" / "examples" / "terraform.tfstate"
@@ -142,7 +143,7 @@ def test_durations():
     for bad in ("", "-5", "5d", "m", "1h 2m"):
         with pytest.raises(ValueError):
             parse_duration(bad)
-    assert [human(s) for s in (42, 330, 3720)] == ["42s", "5m30s", "1h02m"]
+    assert [human_seconds(s) for s in (42, 330, 3720)] == ["42s", "5m30s", "1h02m"]
 
 
 def test_progress_on_a_terminal_uses_a_live_status_line(capsys):

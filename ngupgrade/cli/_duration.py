@@ -52,14 +52,3 @@ class Duration(click.ParamType):
         except ValueError as err:
             self.fail(str(err), param, ctx)
 
-
-def human(seconds: float) -> str:
-    """``1h02m``, ``5m30s``, ``42s``."""
-    s = round(seconds)
-    h, rest = divmod(s, 3600)
-    m, sec = divmod(rest, 60)
-    if h:
-        return f"{h}h{m:02d}m"
-    if m:
-        return f"{m}m{sec:02d}s"
-    return f"{sec}s"

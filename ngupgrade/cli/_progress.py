@@ -12,8 +12,8 @@ from typing import Any
 
 import click
 
-from ngupgrade.cli._duration import human
 from ngupgrade.cloud.types import OperationState
+from ngupgrade.units import human_seconds
 
 
 class Progress(AbstractContextManager["Progress"]):
@@ -46,7 +46,8 @@ class Progress(AbstractContextManager["Progress"]):
     def on_poll(self, state: OperationState, waited: float) -> None:
         self.polls += 1
         verdict = "done" if state.done else "running"
-        line = f"{state.id} {verdict} ({state.description or 'operation'}), waited {human(waited)}"
+        what = state.description or "operation"
+        line = f"{state.id} {verdict} ({what}), waited {human_seconds(waited)}"
         if self._status is not None:
             self._status.update(self._text(line))
         else:

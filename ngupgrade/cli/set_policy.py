@@ -7,11 +7,12 @@ import click
 from ngupgrade.app.cloud import open_cloud, resolve_group
 from ngupgrade.app.set_policy import apply_change, plan_change, terraform_block
 from ngupgrade.cli._common import common_options, emit_json, only_one, settings_of
-from ngupgrade.cli._duration import Duration, human
+from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._progress import Progress
 from ngupgrade.cloud.waiter import resume_hint
 from ngupgrade.errors import UsageError
 from ngupgrade.model import PROVIDER_DEFAULT_POLICY
+from ngupgrade.units import human_seconds
 
 
 @click.command("set-policy")
@@ -88,7 +89,8 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
         elif text:
             click.echo("already set: nothing to do" if not change.changed else
                        f"dry run: nothing changed; add --apply to send it "
-                       f"(update_mask: {', '.join(change.paths)}; wait up to {human(timeout)})")
+                       f"(update_mask: {', '.join(change.paths)}; "
+                       f"wait up to {human_seconds(timeout)})")
     if not text:
         emit_json(payload)
         return

@@ -29,6 +29,7 @@ from typing import Protocol
 from ngupgrade.cloud.types import BROKEN_STATUSES, LiveNode, LiveNodeGroup, OperationState
 from ngupgrade.errors import OperationFailed, OperationTimeout, Stalled, UsageError
 from ngupgrade.stall import StallWatchdog
+from ngupgrade.units import human_seconds
 
 
 class NodeApi(Protocol):
@@ -96,8 +97,8 @@ class Watchdog:
         if self._watch.stalled(now):
             raise Stalled(
                 f"operation {operation_id} stalled: no progress for "
-                f"{_human(self._watch.still_for(now))} ({self.what}); a drain may be blocked "
-                f"by a PodDisruptionBudget that allows 0 disruptions",
+                f"{human_seconds(self._watch.still_for(now))} ({self.what}); a drain may be "
+                f"blocked by a PodDisruptionBudget that allows 0 disruptions",
                 operation_id=operation_id, hint=resume_hint(operation_id))
 
 
@@ -158,7 +159,7 @@ def wait_operation(
         remaining = deadline - now
         if remaining <= 0:
             waited = "did not wait (--timeout 0)" if timeout == 0 else \
-                f"still running after {_human(timeout)}"
+                f"still running after {human_seconds(timeout)}"
             raise OperationTimeout(
                 f"operation {operation_id} ({state.description or 'no description'}) {waited}",
                 operation_id=operation_id, hint=resume_hint(operation_id))
@@ -211,12 +212,3 @@ def wait_reconciled(
         f"{group.status} (not RUNNING) after {policy.settle_polls} extra checks",
         operation_id=operation_id,
         hint=f"check again later with `ngupgrade wait --group {node_group_id}`")
-
-
-def _human(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds % 3600 == 0 and seconds >= 3600:
-        return f"{seconds // 3600}h"
-    if seconds % 60 == 0 and seconds >= 60:
-        return f"{seconds // 60}m"
-    return f"{seconds}s"

@@ -1,0 +1,26 @@
+"""Numbers for people: durations and sizes as every report prints them. Pure."""
+
+from __future__ import annotations
+
+from ngupgrade.model import GIB
+
+
+def human_seconds(seconds: float) -> str:
+    """A duration in seconds, short: ``45s``, ``12m``, ``7m05s``, ``1h``, ``1h05m``.
+
+    Under an hour the seconds show; from an hour on, minutes are the finest unit.
+    """
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        m, r = divmod(s, 60)
+        return f"{m}m" if r == 0 else f"{m}m{r:02d}s"
+    h, r = divmod(s, 3600)
+    return f"{h}h" if r < 60 else f"{h}h{r // 60:02d}m"
+
+
+def format_gib(size_bytes: float) -> str:
+    """Bytes as GiB (2**30), two decimals at most: ``17179869184`` -> ``"16"``,
+    ``1610612736`` -> ``"1.5"``, ``2 GiB - 1 byte`` -> ``"2"``."""
+    return f"{size_bytes / GIB:.2f}".rstrip("0").rstrip(".")
