@@ -35,7 +35,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ngupgrade import journal as jr
-from ngupgrade.cloud.types import LiveCluster, LiveNode, LiveNodeGroup, OperationRef, OperationState
+from ngupgrade.cloud.types import (
+    LiveCluster,
+    LiveNode,
+    LiveNodeGroup,
+    OperationRef,
+    OperationState,
+    newest,
+)
 from ngupgrade.cloud.waiter import PollPolicy, wait_operation, wait_reconciled
 from ngupgrade.errors import (
     CheckFailed,
@@ -315,7 +322,7 @@ class Runbook:
         cluster = self.api.get_cluster(live.cluster_id or group.cluster_id)
         ops = self.api.list_operations(group.id)
         unfinished = [op for op in ops if not op.done]
-        running = max(unfinished, key=lambda op: (op.created_at, op.id)) if unfinished else None
+        running = newest(unfinished)
 
         existing = jr.load(journal_path) if journal_path else None
         if existing is not None and existing.outcome is None and not opts.resume:
@@ -520,10 +527,8 @@ class Runbook:
 
     def _started_by(self, prep: Prepared, known: list[str]) -> str | None:
         """The operation a step's Update started, when its id never reached the journal."""
-        fresh = [op for op in self.api.list_operations(prep.group.id) if op.id not in known]
-        if not fresh:
-            return None
-        return max(fresh, key=lambda op: (op.created_at, op.id)).id
+        fresh = newest(op for op in self.api.list_operations(prep.group.id) if op.id not in known)
+        return fresh.id if fresh is not None else None
 
     def _send(self, prep: Prepared, step: str, *, policy: DeployPolicy | None = None,
               version: str | None = None, latest_revision: bool = False) -> str:

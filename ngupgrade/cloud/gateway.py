@@ -37,6 +37,7 @@ from ngupgrade.cloud.types import (
     LiveNodeGroup,
     OperationRef,
     OperationState,
+    newest,
 )
 from ngupgrade.errors import CloudApiError, OperationFailed, OperationTimeout, UsageError
 from ngupgrade.model import AutoScale, DeployPolicy, FixedScale, QuotaLimit, ScalePolicy
@@ -317,10 +318,7 @@ class CloudGateway:
 
     def running_operation(self, node_group_id: str) -> OperationState | None:
         """The newest unfinished operation on the group, or None (resume by group, C11)."""
-        running = [op for op in self.list_operations(node_group_id) if not op.done]
-        if not running:
-            return None
-        return max(running, key=lambda op: (op.created_at, op.id))
+        return newest(op for op in self.list_operations(node_group_id) if not op.done)
 
     @staticmethod
     def _pages(fetch: Callable[[str], Any], limit: int = 1000) -> Any:
@@ -430,8 +428,7 @@ class CloudGateway:
         if found is not None:
             return found
         cluster_id = (current or self.get_node_group(node_group_id)).cluster_id
-        running = [op for op in self.list_cluster_operations(cluster_id) if not op.done]
-        return max(running, key=lambda op: (op.created_at, op.id)) if running else None
+        return newest(op for op in self.list_cluster_operations(cluster_id) if not op.done)
 
     def _conflict_backoff(self) -> float:
         return self.poll.initial if self.poll is not None else 5.0
@@ -461,9 +458,10 @@ class CloudGateway:
         for delay in (0.0, 1.0, 2.0, 4.0):
             if delay:
                 self.sleep(delay)
-            fresh = [op for op in self.list_operations(node_group_id) if op.id not in known]
-            if fresh:
-                return max(fresh, key=lambda op: (op.created_at, op.id))
+            fresh = newest(op for op in self.list_operations(node_group_id)
+                           if op.id not in known)
+            if fresh is not None:
+                return fresh
         return None
 
 

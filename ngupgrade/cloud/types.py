@@ -7,6 +7,7 @@ grpc. Statuses are the names of the API enums (reference section 3.2), e.g. ``RU
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -107,3 +108,8 @@ class OperationState:
     def failed(self) -> bool:
         """Finished with an error (field report C10: never read as success)."""
         return self.done and self.error_code is not None
+
+
+def newest(operations: Iterable[OperationState]) -> OperationState | None:
+    """The most recently created operation (ties broken by id), or None for none."""
+    return max(operations, key=lambda op: (op.created_at, op.id), default=None)
