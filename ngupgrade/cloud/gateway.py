@@ -168,8 +168,8 @@ class CloudGateway:
                                       "--insecure)") from err
         return stub
 
-    def _call(self, ctor: Any, method: str, request: Any, *, what: str,
-              read: bool = True) -> Any:
+    def _call(self, ctor: Any, method: str, request: Any, *, what: str) -> Any:
+        """A read, retried on transient codes (mutations go through update_node_group)."""
         fn = getattr(self._stub(ctor), method)
         last_id: list[str] = []
 
@@ -180,9 +180,7 @@ class CloudGateway:
             return fn(request, timeout=self.call_timeout, metadata=md)
 
         try:
-            if read:
-                return call_with_retry(once, what=what, policy=self.retry, sleep=self.sleep)
-            return once()
+            return call_with_retry(once, what=what, policy=self.retry, sleep=self.sleep)
         except Exception as err:
             if rpc_code_name(err) is None:
                 raise
