@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 EXAMPLE = ROOT / "terraform" / "examples" / "terraform.tfstate"
 
-from ngupgrade.model import DeployPolicy, FixedScale, NodeGroup, TfAddress  # noqa: E402
-from ngupgrade.render_plan import group_plan_json, plan_text  # noqa: E402
-from ngupgrade.simulate import plan_group  # noqa: E402
+from ngupgrade.cli.render.plan import group_plan_json, plan_text  # noqa: E402
+from ngupgrade.core.model import DeployPolicy, FixedScale, NodeGroup, TfAddress  # noqa: E402
+from ngupgrade.core.simulate import plan_group  # noqa: E402
 
 
 def groups(count: int) -> list[NodeGroup]:

@@ -28,10 +28,10 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 
-from ngupgrade import quota
+from ngupgrade.adapters.state.parse import parse_state
 from ngupgrade.app.preflight import DEFAULT_MAX_WORKERS, run_preflight
-from ngupgrade.model import GIB, NodeGroup, QuotaLimit
-from ngupgrade.state.parse import parse_state
+from ngupgrade.core import quota
+from ngupgrade.core.model import GIB, NodeGroup, QuotaLimit
 
 PROVIDER = 'provider["registry.terraform.io/yandex-cloud/yandex"]'
 

@@ -22,8 +22,8 @@ import sys
 import time
 from typing import Any
 
-from ngupgrade.cloud.waiter import PollPolicy, wait_operation
-from ngupgrade.model import DeployPolicy
+from ngupgrade.adapters.cloud.waiter import PollPolicy, wait_operation
+from ngupgrade.core.model import DeployPolicy
 from ngupgrade.testing import FakeCloud, node_group
 
 GID = "catgroup000000000001"

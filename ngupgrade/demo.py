@@ -21,7 +21,7 @@ import os
 import sys
 import tempfile
 
-from ngupgrade.errors import NgUpgradeError
+from ngupgrade.core.errors import NgUpgradeError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(os.path.dirname(HERE), "terraform", "examples")

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from ngupgrade.model import AutoScale, DeployPolicy, FixedScale, NodeGroup, ScalePolicy, TfAddress
+from ngupgrade.core.model import (
+    AutoScale,
+    DeployPolicy,
+    FixedScale,
+    NodeGroup,
+    ScalePolicy,
+    TfAddress,
+)
 
 
 def group(

@@ -15,10 +15,10 @@ import yaml
 
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.upgrade import UpgradeRequest, run_upgrade
-from ngupgrade.errors import NgUpgradeError
-from ngupgrade.model import NodeGroup
-from ngupgrade.runbook import Event, UpgradeOptions
+from ngupgrade.core.errors import NgUpgradeError
+from ngupgrade.core.model import NodeGroup
 from ngupgrade.testing import FakeCloud, Scenario
+from ngupgrade.upgrade.runbook import Event, UpgradeOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 STATE = str(ROOT / "terraform" / "examples" / "terraform.tfstate")

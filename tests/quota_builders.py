@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ngupgrade.model import (
+from ngupgrade.core.model import (
     GIB,
     AutoScale,
     BootDisk,

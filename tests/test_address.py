@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ngupgrade.model import ModuleStep, TfAddress
+from ngupgrade.core.model import ModuleStep, TfAddress
 
 
 def test_formats_module_with_for_each_and_count_keys() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ngupgrade.model import GIB
+from ngupgrade.core.model import GIB
 from tests.conftest import EXAMPLE_STATE
 
 CLOUD = "b1gexamplecloud000001"

@@ -9,12 +9,12 @@ import logging
 
 import pytest
 
+from ngupgrade.adapters.cloud.auth import is_loopback, resolve_credentials, resolve_transport
+from ngupgrade.adapters.cloud.gateway import ConflictPolicy, mask_paths, open_gateway
+from ngupgrade.adapters.cloud.retry import RetryPolicy
 from ngupgrade.app.settings import Settings
-from ngupgrade.cloud.auth import is_loopback, resolve_credentials, resolve_transport
-from ngupgrade.cloud.gateway import ConflictPolicy, mask_paths, open_gateway
-from ngupgrade.cloud.retry import RetryPolicy
-from ngupgrade.errors import EXIT_API, BadInput, CloudApiError, UsageError
-from ngupgrade.model import DeployPolicy, FixedScale, QuotaLimit
+from ngupgrade.core.errors import EXIT_API, BadInput, CloudApiError, UsageError
+from ngupgrade.core.model import DeployPolicy, FixedScale, QuotaLimit
 from ngupgrade.testing import FakeCloud, node_group
 
 GID = "catgroup000000000001"
@@ -72,7 +72,7 @@ def test_transient_failure_is_retried_with_one_log_line_per_retry(fake, caplog):
                     "times": 2})
     slept: list[float] = []
     gw = fake.gateway(sleep=slept.append)
-    with caplog.at_level(logging.WARNING, logger="ngupgrade.cloud"):
+    with caplog.at_level(logging.WARNING, logger="ngupgrade.adapters.cloud"):
         assert gw.get_node_group(GID).id == GID
     assert [c.code for c in fake.calls_to("NodeGroupService.Get")] == [
         "UNAVAILABLE", "UNAVAILABLE", "OK"]
@@ -183,7 +183,7 @@ def test_c13_waits_for_the_blocking_operation_then_retries_once(fake, caplog):
     fake.add_fault({"kind": "operation_in_progress", "operation_id": "op-9",
                     "description": "master upgrade", "polls": 2})
     gw = fake.gateway()
-    with caplog.at_level(logging.WARNING, logger="ngupgrade.cloud"):
+    with caplog.at_level(logging.WARNING, logger="ngupgrade.adapters.cloud"):
         ref = gw.update_node_group(GID, version="1.30")
     assert ref.update_calls == 2 and ref.id != "op-9"
     updates = fake.calls_to("NodeGroupService.Update")

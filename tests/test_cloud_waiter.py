@@ -10,15 +10,15 @@ import itertools
 
 import pytest
 
-from ngupgrade.cloud.waiter import PollPolicy, wait_operation, wait_reconciled
-from ngupgrade.errors import (
+from ngupgrade.adapters.cloud.waiter import PollPolicy, wait_operation, wait_reconciled
+from ngupgrade.core.errors import (
     EXIT_OPERATION_FAILED,
     EXIT_TIMEOUT,
     OperationFailed,
     OperationTimeout,
     UsageError,
 )
-from ngupgrade.model import DeployPolicy
+from ngupgrade.core.model import DeployPolicy
 from ngupgrade.testing import FakeCloud, node_group
 
 GID = "catgroup000000000001"
@@ -146,8 +146,8 @@ def test_poll_policy_is_validated():
 
 def test_c15_no_progress_for_30_minutes_is_stalled_and_nothing_is_cancelled():
     """C15: size 3, 1/0; one new node at +10 min, then nothing; op-1 runs for 90 min."""
-    from ngupgrade.cloud.waiter import Watchdog, node_progress
-    from ngupgrade.errors import Stalled
+    from ngupgrade.adapters.cloud.waiter import Watchdog, node_progress
+    from ngupgrade.core.errors import Stalled
 
     with _fake(step_seconds=600, faults=[{"kind": "stall", "at_step": 1}]) as fake:
         gw = fake.gateway()
@@ -165,7 +165,7 @@ def test_c15_no_progress_for_30_minutes_is_stalled_and_nothing_is_cancelled():
 
 
 def test_watchdog_does_not_fire_while_nodes_keep_moving():
-    from ngupgrade.cloud.waiter import Watchdog, node_progress
+    from ngupgrade.adapters.cloud.waiter import Watchdog, node_progress
 
     with _fake(size=5, step_seconds=600) as fake:  # 15 steps x 10 min, each a change
         gw = fake.gateway()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ngupgrade.drain import PodDisruptionBudget, drain_blockers, why_blocked
+from ngupgrade.core.drain.blockers import PodDisruptionBudget, drain_blockers, why_blocked
 from tests.conftest import EXAMPLE_STATE
 
 QUOTAS = str(EXAMPLE_STATE.parent / "quotas.yaml")

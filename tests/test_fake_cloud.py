@@ -12,11 +12,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from ngupgrade.adapters.cloud.waiter import wait_operation, wait_reconciled
 from ngupgrade.app.settings import Settings
-from ngupgrade.cloud.waiter import wait_operation, wait_reconciled
-from ngupgrade.errors import BadInput, CloudApiError, OperationFailed
-from ngupgrade.model import GIB, DeployPolicy
-from ngupgrade.simulate import timeline as planned_timeline
+from ngupgrade.core.errors import BadInput, CloudApiError, OperationFailed
+from ngupgrade.core.model import GIB, DeployPolicy
+from ngupgrade.core.simulate import timeline as planned_timeline
 from ngupgrade.testing import FakeCloud, Fault, Scenario, node_group
 from ngupgrade.testing.pytest_plugin import fake_cloud  # noqa: F401  (the plugin's fixture)
 

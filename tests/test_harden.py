@@ -126,8 +126,8 @@ def test_table_shows_keys_with_brackets_verbatim(run_cli, tmp_path, key: str) ->
 
 def test_progress_line_shows_brackets_verbatim() -> None:
     # Before: an operation description or group address with "[/]" raised MarkupError on a tty.
+    from ngupgrade.adapters.cloud.types import OperationState
     from ngupgrade.cli._progress import Progress
-    from ngupgrade.cloud.types import OperationState
 
     with Progress('ng["x[/]"]', tty=True) as progress:
         progress.on_poll(OperationState("op-1", "update [/] [bold]", done=False), 3.0)
@@ -232,8 +232,8 @@ def test_unreachable_tls_endpoint_is_an_api_error(run_cli) -> None:
                          ids=["json", "yaml"])
 def test_deeply_nested_quota_file_is_bad_input(run_cli, tmp_path, text: str) -> None:
     # Before: json.loads/yaml.safe_load raised RecursionError (exit 70).
-    from ngupgrade.cloud.quota_file import parse_quota_text
-    from ngupgrade.errors import BadInput
+    from ngupgrade.adapters.files.quota_file import parse_quota_text
+    from ngupgrade.core.errors import BadInput
 
     with pytest.raises(BadInput) as err:
         parse_quota_text(text, "q.json")
@@ -252,8 +252,8 @@ def test_deeply_nested_quota_file_is_bad_input(run_cli, tmp_path, text: str) -> 
 ], ids=["json", "yaml"])
 def test_quota_limit_too_large_for_a_double_is_bad_input(text: str) -> None:
     # Before: float(huge int) raised OverflowError (exit 70).
-    from ngupgrade.cloud.quota_file import parse_quota_text
-    from ngupgrade.errors import BadInput
+    from ngupgrade.adapters.files.quota_file import parse_quota_text
+    from ngupgrade.core.errors import BadInput
 
     with pytest.raises(BadInput) as err:
         parse_quota_text(text, "q.json")
@@ -266,8 +266,8 @@ def test_quota_limit_too_large_for_a_double_is_bad_input(text: str) -> None:
                                   + "}}\n"], ids=["json", "yaml"])
 def test_quota_limit_with_thousands_of_digits_is_bad_input(text: str) -> None:
     # Before: int() of over 4300 digits raised ValueError inside json.loads/yaml (exit 70).
-    from ngupgrade.cloud.quota_file import parse_quota_text
-    from ngupgrade.errors import BadInput
+    from ngupgrade.adapters.files.quota_file import parse_quota_text
+    from ngupgrade.core.errors import BadInput
 
     with pytest.raises(BadInput) as err:
         parse_quota_text(text, "q.json")
@@ -277,8 +277,8 @@ def test_quota_limit_with_thousands_of_digits_is_bad_input(text: str) -> None:
 @pytest.mark.parametrize("value", [".inf", "Infinity", "1e400", '"1e400"', '"-inf"', ".nan"])
 def test_infinite_quota_limit_is_bad_input(value: str) -> None:
     # Before: inf was accepted; inf - inf = nan headroom, printed as 'SHORT by nan cores'.
-    from ngupgrade.cloud.quota_file import parse_quota_text
-    from ngupgrade.errors import BadInput
+    from ngupgrade.adapters.files.quota_file import parse_quota_text
+    from ngupgrade.core.errors import BadInput
 
     with pytest.raises(BadInput) as err:
         parse_quota_text(f"cl: {{compute.instances.count: {{limit: {value}, usage: 1}}}}\n",
@@ -289,8 +289,8 @@ def test_infinite_quota_limit_is_bad_input(value: str) -> None:
 
 @pytest.mark.parametrize("value", ["Infinity", "1e400", '"Infinity"', "NaN"])
 def test_infinite_quota_limit_in_json_is_bad_input(value: str) -> None:
-    from ngupgrade.cloud.quota_file import parse_quota_text
-    from ngupgrade.errors import BadInput
+    from ngupgrade.adapters.files.quota_file import parse_quota_text
+    from ngupgrade.core.errors import BadInput
 
     with pytest.raises(BadInput, match=r"\.usage: expected a finite number"):
         parse_quota_text(f'{{"quotaLimits": [{{"quotaId": "compute.instances.count", '
@@ -299,7 +299,7 @@ def test_infinite_quota_limit_in_json_is_bad_input(value: str) -> None:
 
 def test_binary_scenario_file_is_bad_input(run_cli, tmp_path) -> None:
     # Before: UnicodeDecodeError was not caught (fake-cloud --scenario exited 70).
-    from ngupgrade.errors import BadInput
+    from ngupgrade.core.errors import BadInput
     from ngupgrade.testing.scenario import Scenario
 
     path = tmp_path / "scenario.yaml"
@@ -341,7 +341,7 @@ def test_scenario_refuses_what_it_does_not_understand(raw: object, message: str,
                                                       hint: str | None) -> None:
     # Before: unknown keys were ignored, so a typo ('fault:' for 'faults:') silently ran a
     # runbook test without its fault; a list instead of a mapping (`[]`) was accepted too.
-    from ngupgrade.errors import BadInput
+    from ngupgrade.core.errors import BadInput
     from ngupgrade.testing.scenario import Scenario
 
     with pytest.raises(BadInput) as err:
@@ -361,7 +361,7 @@ def test_scenario_refuses_what_it_does_not_understand(raw: object, message: str,
 ], ids=["nan-step", "inf-policy", "inf-limit", "huge-usage"])
 def test_scenario_numbers_must_be_finite(raw: object, message: str) -> None:
     # Before: nan/inf went into the virtual clock and quotas; 10**400 raised OverflowError.
-    from ngupgrade.errors import BadInput
+    from ngupgrade.core.errors import BadInput
     from ngupgrade.testing.scenario import Scenario
 
     with pytest.raises(BadInput) as err:
@@ -371,7 +371,7 @@ def test_scenario_numbers_must_be_finite(raw: object, message: str) -> None:
 
 def test_deeply_nested_scenario_is_bad_input(tmp_path) -> None:
     # Before: yaml.safe_load raised RecursionError (fake-cloud --scenario exited 70).
-    from ngupgrade.errors import BadInput
+    from ngupgrade.core.errors import BadInput
     from ngupgrade.testing.scenario import Scenario
 
     path = tmp_path / "scenario.yaml"
@@ -433,8 +433,8 @@ def test_every_command_help_has_examples_and_exit_codes(run_cli, command: str) -
 def test_endpoint_must_be_host_and_port(endpoint: str) -> None:
     # Before: accepted; every call was then retried as UNAVAILABLE and the run ended with
     # exit 4 after seconds instead of a usage error up front.
-    from ngupgrade.cloud.auth import resolve_transport
-    from ngupgrade.errors import UsageError
+    from ngupgrade.adapters.cloud.auth import resolve_transport
+    from ngupgrade.core.errors import UsageError
 
     for insecure in (True, False):
         with pytest.raises(UsageError) as err:
@@ -446,7 +446,7 @@ def test_endpoint_must_be_host_and_port(endpoint: str) -> None:
 @pytest.mark.parametrize("endpoint", ["127.0.0.1:1", "localhost:65535", "[::1]:50051",
                                       "api.cloud.yandex.net:443", "my_host.internal:8443"])
 def test_endpoint_host_and_port_is_accepted(endpoint: str) -> None:
-    from ngupgrade.cloud.auth import resolve_transport
+    from ngupgrade.adapters.cloud.auth import resolve_transport
 
     assert resolve_transport(endpoint, False, None).endpoint == endpoint
 
@@ -498,8 +498,8 @@ def test_service_account_key_must_be_an_unencrypted_pkcs8_rsa_key(tmp_path) -> N
 
     from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-    from ngupgrade.cloud.auth import Credentials, resolve_credentials
-    from ngupgrade.errors import BadInput
+    from ngupgrade.adapters.cloud.auth import Credentials, resolve_credentials
+    from ngupgrade.core.errors import BadInput
 
     rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     good = _pem(rsa_key)
@@ -538,8 +538,8 @@ def test_service_account_key_must_be_an_unencrypted_pkcs8_rsa_key(tmp_path) -> N
 def test_quota_file_that_is_neither_json_nor_yaml_is_one_line(text: str, yaml_says: str) -> None:
     # Before: the YAML parser's message went into the BadInput as is, with its caret picture:
     # five lines instead of one with the line and column.
-    from ngupgrade.cloud.quota_file import parse_quota_text
-    from ngupgrade.errors import BadInput
+    from ngupgrade.adapters.files.quota_file import parse_quota_text
+    from ngupgrade.core.errors import BadInput
 
     with pytest.raises(BadInput) as err:
         parse_quota_text(text, "q.yaml")
@@ -549,7 +549,7 @@ def test_quota_file_that_is_neither_json_nor_yaml_is_one_line(text: str, yaml_sa
 
 
 def test_scenario_that_is_not_yaml_is_one_line(tmp_path) -> None:
-    from ngupgrade.errors import BadInput
+    from ngupgrade.core.errors import BadInput
     from ngupgrade.testing.scenario import Scenario
 
     path = tmp_path / "scenario.yaml"
@@ -635,7 +635,7 @@ def test_string_keys_print_and_parse_like_terraform(key: str, terraform_prints: 
     # Before: json.dumps quoting; `terraform state list` prints ng["$${var.x}"] and
     # ng["form\u000cfeed"], which ngupgrade neither printed nor accepted as --group, and a
     # "\U000e0001" key (Terraform's escape above the BMP) was not an address at all.
-    from ngupgrade.model import TfAddress
+    from ngupgrade.core.model import TfAddress
 
     addr = TfAddress("yandex_kubernetes_node_group", "ng", key)
     assert str(addr) == f"yandex_kubernetes_node_group.ng{terraform_prints}"
@@ -643,7 +643,7 @@ def test_string_keys_print_and_parse_like_terraform(key: str, terraform_prints: 
 
 
 def test_json_escaped_keys_are_still_accepted() -> None:
-    from ngupgrade.model import TfAddress
+    from ngupgrade.core.model import TfAddress
 
     assert TfAddress.parse('t.n["a\\u00e9\\ud83d\\ude00\\/"]').index == "a\u00e9\U0001f600/"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from _plan_groups import auto, fixed
 
-from ngupgrade import policy as pol
 from ngupgrade.app.plan import PlanRequest, plan_node_groups
-from ngupgrade.errors import PolicyInvalid
-from ngupgrade.model import DeployPolicy
-from ngupgrade.simulate import Cycles
+from ngupgrade.core import policy as pol
+from ngupgrade.core.errors import PolicyInvalid
+from ngupgrade.core.model import DeployPolicy
+from ngupgrade.core.simulate import Cycles
 
 
 def test_every_group_is_planned_in_order() -> None:

@@ -7,8 +7,8 @@ import re
 import pytest
 from _plan_groups import auto, fixed
 
-from ngupgrade.render_plan import timeline_lines
-from ngupgrade.simulate import plan_group
+from ngupgrade.cli.render.plan import timeline_lines
+from ngupgrade.core.simulate import plan_group
 from tests.conftest import ROOT
 
 DOC = ROOT / "docs" / "upgrade-math.md"

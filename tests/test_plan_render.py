@@ -8,7 +8,7 @@ from _plan_groups import auto, fixed
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ngupgrade.render_plan import (
+from ngupgrade.cli.render.plan import (
     PICTURE_MAX_CELLS,
     _cells,
     group_plan_json,
@@ -18,7 +18,7 @@ from ngupgrade.render_plan import (
     plan_text,
     timeline_lines,
 )
-from ngupgrade.simulate import plan_group
+from ngupgrade.core.simulate import plan_group
 
 PLAN_GROUP_KEYS = {
     "address", "id", "name", "cluster_id", "scale", "policy", "effective_policy", "nodes",

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ngupgrade import policy as pol
-from ngupgrade.errors import EXIT_CHECK_FAILED, CheckFailed, PolicyInvalid
-from ngupgrade.model import PROVIDER_DEFAULT_POLICY, AutoScale, DeployPolicy, FixedScale
+from ngupgrade.core import policy as pol
+from ngupgrade.core.errors import EXIT_CHECK_FAILED, CheckFailed, PolicyInvalid
+from ngupgrade.core.model import PROVIDER_DEFAULT_POLICY, AutoScale, DeployPolicy, FixedScale
 
 # --- validation (seed 000; C05) -------------------------------------------------------------
 

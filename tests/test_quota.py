@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ngupgrade import quota
-from ngupgrade.errors import PolicyInvalid
-from ngupgrade.model import GIB, DeployPolicy, QuotaLimit, TfAddress
-from ngupgrade.quota import (
+from ngupgrade.core import quota
+from ngupgrade.core.errors import PolicyInvalid
+from ngupgrade.core.model import GIB, DeployPolicy, QuotaLimit, TfAddress
+from ngupgrade.core.quota import (
     DISKS,
     EXTERNAL_ADDRESSES,
     INSTANCE_CORES,

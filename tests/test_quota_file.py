@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from ngupgrade.cloud.quota_file import parse_quota_text, read_quota_file
-from ngupgrade.errors import BadInput
-from ngupgrade.model import QuotaLimit
+from ngupgrade.adapters.files.quota_file import parse_quota_text, read_quota_file
+from ngupgrade.core.errors import BadInput
+from ngupgrade.core.model import QuotaLimit
 
 PROTO_CAMEL = {
     "resource": {"id": "b1gcloudA", "type": "resource-manager.cloud"},

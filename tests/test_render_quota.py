@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ngupgrade import quota
-from ngupgrade.model import GIB
-from ngupgrade.render_quota import failure_summary, human, preflight_json, preflight_table
+from ngupgrade.cli.render.quota import failure_summary, human, preflight_json, preflight_table
+from ngupgrade.core import quota
+from ngupgrade.core.model import GIB
 from tests.quota_builders import CLOUD, group, node, ql
 
 

@@ -11,8 +11,8 @@ import json
 import pytest
 
 from ngupgrade.app import timing
-from ngupgrade.errors import EXIT_API, EXIT_CHECK_FAILED, EXIT_TIMEOUT
-from ngupgrade.model import DeployPolicy
+from ngupgrade.core.errors import EXIT_API, EXIT_CHECK_FAILED, EXIT_TIMEOUT
+from ngupgrade.core.model import DeployPolicy
 from ngupgrade.testing import FakeCloud, node_group
 
 GID = "catgroup000000000001"

@@ -10,10 +10,10 @@ from _plan_groups import auto, fixed
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ngupgrade import policy as pol
-from ngupgrade.errors import PolicyInvalid
-from ngupgrade.model import DeployPolicy
-from ngupgrade.simulate import (
+from ngupgrade.core import policy as pol
+from ngupgrade.core.errors import PolicyInvalid
+from ngupgrade.core.model import DeployPolicy
+from ngupgrade.core.simulate import (
     DEFAULT_MINUTES_PER_CYCLE,
     Cycles,
     Duration,

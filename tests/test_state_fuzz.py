@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ngupgrade.errors import BadInput
-from ngupgrade.state.parse import parse_state
+from ngupgrade.adapters.state.parse import parse_state
+from ngupgrade.core.errors import BadInput
 from tests.conftest import EXAMPLE_STATE
 
 BASE = json.loads(EXAMPLE_STATE.read_text())

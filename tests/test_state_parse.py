@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from ngupgrade.errors import BadInput
-from ngupgrade.model import GIB, AutoScale, BootDisk, DeployPolicy, FixedScale
-from ngupgrade.state.parse import parse_state
+from ngupgrade.adapters.state.parse import parse_state
+from ngupgrade.core.errors import BadInput
+from ngupgrade.core.model import GIB, AutoScale, BootDisk, DeployPolicy, FixedScale
 from tests.conftest import EXAMPLE_SHOW_JSON, EXAMPLE_STATE
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ngupgrade.errors import BadInput, UsageError
-from ngupgrade.state.s3 import object_key
-from ngupgrade.state.sources import StateRequest, read_state_bytes
-from ngupgrade.state.terraform_cli import state_pull
+from ngupgrade.adapters.state.s3 import object_key
+from ngupgrade.adapters.state.sources import StateRequest, read_state_bytes
+from ngupgrade.adapters.state.terraform_cli import state_pull
+from ngupgrade.core.errors import BadInput, UsageError
 from tests.conftest import EXAMPLE_STATE
 
 

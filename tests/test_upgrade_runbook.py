@@ -15,11 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from ngupgrade import journal as jr
-from ngupgrade.errors import CheckFailed, OperationFailed, Stalled
-from ngupgrade.model import DeployPolicy
-from ngupgrade.runbook import Event
+from ngupgrade.adapters.files import journal as jr
+from ngupgrade.cli.render.plan import plan_json
+from ngupgrade.cli.render.quota import preflight_json
+from ngupgrade.core.errors import CheckFailed, OperationFailed, Stalled
+from ngupgrade.core.model import DeployPolicy
 from ngupgrade.testing import FakeCloud, node_group
+from ngupgrade.upgrade.runbook import Event
 from tests._upgrade_helpers import (
     POLICY_MASK,
     WORKERS_ID,
@@ -93,7 +95,7 @@ def test_c16_b_policy_applied_then_version_and_terraform_warning(journal: Path) 
         assert len(masks) == 2
         assert set(masks[0]) <= set(POLICY_MASK) and "version" not in masks[0]
         assert masks[1] == ["version"]
-        plan = out.of("plan")[0].data["plan"]["groups"][0]
+        plan = plan_json(out.of("plan")[0].data["_plans"])["groups"][0]
         assert plan["effective_policy"] == {"max_expansion": 3, "max_unavailable": 0}
         assert (plan["peak_nodes"], plan["cycles"]) == (9, {"min": 2, "max": 2})
         warning = out.of("warning")[0].data["message"]
@@ -170,7 +172,7 @@ def test_c15_stall_exit_6_never_cancels(journal: Path) -> None:
         assert "PodDisruptionBudget" in out.error.message
         assert "kubectl get pdb" in (out.error.hint or "")
         assert "NOT cancelled" in out.error.message and "op-1" in out.error.message
-        plan = out.of("plan")[0].data["plan"]["groups"][0]
+        plan = plan_json(out.of("plan")[0].data["_plans"])["groups"][0]
         assert (plan["cycles"]["max"], plan["peak_nodes"]) == (3, 4)
         progress = [e for e in out.of("progress")]
         first_third = next(e for e in progress if e.data["new_nodes"] == 1
@@ -389,7 +391,8 @@ def test_several_groups_one_after_another(journal: Path) -> None:
         first_verdict = kinds.index(("verdict", "yandex_kubernetes_node_group.workers"))
         second_op = kinds.index(("operation", batch))
         assert first_verdict < second_op
-        assert out.of("preflight")[0].data["preflight"]["mode"]["sequential"] is True
+        gate = preflight_json(out.of("preflight")[0].data["_preflight"])
+        assert gate["mode"]["sequential"] is True
         assert version_updates(fake) == 2
         assert fake.group("batch").version == "1.30" and fake.group("workers").version == "1.30"
         # one journal per group under the journal directory

@@ -12,19 +12,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ngupgrade import journal as jr
+from ngupgrade.adapters.files import journal as jr
 from ngupgrade.cli._duration import parse_duration
-from ngupgrade.errors import BadInput, CheckFailed, UsageError
-from ngupgrade.model import DeployPolicy
-from ngupgrade.runbook import (
+from ngupgrade.core.errors import BadInput, CheckFailed, UsageError
+from ngupgrade.core.model import DeployPolicy
+from ngupgrade.core.simulate import timeline
+from ngupgrade.core.stall import StallWatchdog
+from ngupgrade.upgrade.runbook import (
     check_target_version,
     cycle_estimate,
     human_seconds,
     parse_version,
     timeline_position,
 )
-from ngupgrade.simulate import timeline
-from ngupgrade.stall import StallWatchdog
 
 
 @pytest.mark.parametrize(("text", "seconds"), [

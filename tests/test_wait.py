@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pytest
 
+from ngupgrade.adapters.cloud.gateway import open_gateway
+from ngupgrade.adapters.cloud.types import OperationState
 from ngupgrade.app import timing
 from ngupgrade.app.settings import Settings
 from ngupgrade.cli._duration import parse_duration
 from ngupgrade.cli._progress import Progress
-from ngupgrade.cloud.gateway import open_gateway
-from ngupgrade.cloud.types import OperationState
-from ngupgrade.errors import EXIT_OPERATION_FAILED, EXIT_TIMEOUT, EXIT_USAGE
-from ngupgrade.model import DeployPolicy
+from ngupgrade.core.errors import EXIT_OPERATION_FAILED, EXIT_TIMEOUT, EXIT_USAGE
+from ngupgrade.core.model import DeployPolicy
+from ngupgrade.core.units import human_seconds
 from ngupgrade.testing import FakeCloud, node_group
-from ngupgrade.units import human_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 STATE = ROOT / "terraform" / "examples" / "terraform.tfstate"

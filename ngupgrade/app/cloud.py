@@ -11,11 +11,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ngupgrade.adapters.cloud.gateway import CloudGateway, open_gateway
 from ngupgrade.app import timing
 from ngupgrade.app.settings import Settings
-from ngupgrade.cloud.gateway import CloudGateway, open_gateway
-from ngupgrade.errors import UsageError
-from ngupgrade.model import DeployPolicy
+from ngupgrade.core.errors import UsageError
+from ngupgrade.core.model import DeployPolicy
 
 _YC_ID = re.compile(r"^[a-z][a-z0-9]{19}$")
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ngupgrade.adapters.state.parse import ParsedState, parse_state
+from ngupgrade.adapters.state.sources import StateRequest, read_state_bytes
 from ngupgrade.app.settings import Settings
-from ngupgrade.errors import UsageError
-from ngupgrade.model import NodeGroup, TfAddress
-from ngupgrade.state.parse import ParsedState, parse_state
-from ngupgrade.state.sources import StateRequest, read_state_bytes
+from ngupgrade.core.errors import UsageError
+from ngupgrade.core.model import NodeGroup, TfAddress
 
 
 def state_request(settings: Settings) -> StateRequest:

@@ -2,7 +2,7 @@
 
 Reads the state (through :func:`ngupgrade.app.load.load_groups`), validates every deploy
 policy before anything else, and plans each group with the pure core
-(:func:`ngupgrade.simulate.plan_group`). No cloud call yet: live sizes and live policies come
+(:func:`ngupgrade.core.simulate.plan_group`). No cloud call yet: live sizes and live policies come
 in through ``live_sizes`` / ``live_policies`` (keyed by node-group id), the seam where the cloud
 gateway plugs in.
 """
@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 from ngupgrade.app.load import load_groups
 from ngupgrade.app.settings import Settings
-from ngupgrade.model import DeployPolicy, NodeGroup
-from ngupgrade.policy import (
+from ngupgrade.core.model import DeployPolicy, NodeGroup
+from ngupgrade.core.policy import (
     GROUP_NODE_LIMIT,
     TERRAFORM_UPDATE_TIMEOUT_MINUTES,
     check_overrides,
 )
-from ngupgrade.simulate import (
+from ngupgrade.core.simulate import (
     DEFAULT_MINUTES_PER_CYCLE,
     GroupPlan,
     plan_group,

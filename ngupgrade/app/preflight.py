@@ -14,8 +14,8 @@ whose state leaves it unset (``NodeGroupService.Get``) run alongside. So the
 wall time is at most three round trips (cluster, folder, list), two when the state names
 the folders.
 
-The sources are small protocols, so the cloud gateway (``ngupgrade.cloud``), the offline
-:class:`~ngupgrade.cloud.quota_file.QuotaFile` and test fakes all plug in.
+The sources are small protocols, so the cloud gateway (``ngupgrade.adapters.cloud``), the offline
+:class:`~ngupgrade.adapters.files.quota_file.QuotaFile` and test fakes all plug in.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from dataclasses import dataclass, replace
 from threading import Lock
 from typing import Any, Protocol, TypeVar
 
-from ngupgrade import quota
-from ngupgrade.drain import PodDisruptionBudget, drain_blockers, why_blocked
-from ngupgrade.errors import UsageError
-from ngupgrade.model import AutoScale, NodeGroup, QuotaLimit
-from ngupgrade.quota import Preflight, PreflightWarning
+from ngupgrade.core import quota
+from ngupgrade.core.drain.blockers import PodDisruptionBudget, drain_blockers, why_blocked
+from ngupgrade.core.errors import UsageError
+from ngupgrade.core.model import AutoScale, NodeGroup, QuotaLimit
+from ngupgrade.core.quota import Preflight, PreflightWarning
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ngupgrade.adapters.cloud.gateway import CloudGateway, mask_paths
+from ngupgrade.adapters.cloud.types import LiveNodeGroup
+from ngupgrade.adapters.cloud.waiter import OnPoll, wait_reconciled
 from ngupgrade.app import timing
 from ngupgrade.app.cloud import GroupTarget
-from ngupgrade.cloud.gateway import CloudGateway, mask_paths
-from ngupgrade.cloud.types import LiveNodeGroup
-from ngupgrade.cloud.waiter import OnPoll, wait_reconciled
-from ngupgrade.errors import CheckFailed
-from ngupgrade.model import DeployPolicy
-from ngupgrade.policy import check_overrides, in_force, validate
+from ngupgrade.core.errors import CheckFailed
+from ngupgrade.core.model import DeployPolicy
+from ngupgrade.core.policy import check_overrides, in_force, validate
 
 OnStarted = Callable[[str], None]
 """Called with the operation id as soon as the Update is accepted (to print how to resume)."""

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ngupgrade.cloud.waiter import PollPolicy
+from ngupgrade.adapters.cloud.waiter import PollPolicy
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,10 @@ Order of work, so that nothing changes before every check has passed:
 1. the request is checked (a version or ``--latest-revision``, the policy override values,
    at least one ``--group``) before the state is read;
 2. every selected group is read from the state and from the cloud, checked and planned
-   (:meth:`ngupgrade.runbook.Runbook.prepare`);
+   (:meth:`ngupgrade.upgrade.runbook.Runbook.prepare`);
 3. the quota preflight runs once for all groups that still need their version update, as
    sequential upgrades (the largest demand per quota counts), with the override policy:
-   a shortfall is :class:`~ngupgrade.errors.CheckFailed` (exit 1) before any change;
+   a shortfall is :class:`~ngupgrade.core.errors.CheckFailed` (exit 1) before any change;
 4. without ``apply``: the plan, the preflight and the calls it would make, and stop;
 5. with ``apply``: each group in the order given, one after another.
 
@@ -23,18 +23,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ngupgrade import journal as jr
+from ngupgrade.adapters.cloud.waiter import PollPolicy
+from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.settings import Settings
-from ngupgrade.cloud.waiter import PollPolicy
-from ngupgrade.errors import (
+from ngupgrade.core.errors import (
     EXIT_INTERRUPTED,
     CheckFailed,
     NgUpgradeError,
     UsageError,
 )
-from ngupgrade.model import NodeGroup
-from ngupgrade.policy import check_overrides
-from ngupgrade.runbook import (
+from ngupgrade.core.model import NodeGroup
+from ngupgrade.core.policy import check_overrides
+from ngupgrade.core.quota import failure_summary
+from ngupgrade.upgrade.runbook import (
     Emit,
     Event,
     GroupResult,
@@ -135,7 +136,7 @@ def run_upgrade(
                 else load_groups(settings, request.selectors))
     owned = api is None
     if api is None:
-        from ngupgrade.cloud.gateway import open_gateway
+        from ngupgrade.adapters.cloud.gateway import open_gateway
 
         api = open_gateway(settings, clock=clock, sleep=sleep, poll=poll or PollPolicy())
     sink = emit or (lambda event: None)
@@ -156,8 +157,6 @@ def run_upgrade(
 def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequence[Any],
                      api: UpgradeApi, runbook: Runbook, report: UpgradeReport,
                      sink: Emit) -> None:
-    from ngupgrade.render_plan import plan_json
-
     def event(kind: str, **data: Any) -> None:
         sink(Event(kind, "", runbook.clock() - runbook.t0, data))
 
@@ -168,7 +167,7 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
                                                       request.journal_dir)
         report.prepared.append(runbook.prepare(group, path))
     plans = [p.plan for p in report.prepared]
-    event("plan", plan=plan_json(plans), _plans=plans)
+    event("plan", _plans=plans)  # the CLI renders it (cli/render/plan.py)
     for prep in report.prepared:
         if prep.nothing_to_do:
             event("note", group=prep.address, message=f"nothing to do: {prep.nothing_to_do}")
@@ -176,10 +175,7 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
     gated = [p for p in report.prepared if p.needs_surge]
     if gated:
         report.preflight = _preflight(settings, request, gated, api)
-        from ngupgrade.render_quota import failure_summary, preflight_json
-
-        event("preflight", ok=report.preflight.ok, preflight=preflight_json(report.preflight),
-              _preflight=report.preflight)
+        event("preflight", ok=report.preflight.ok, _preflight=report.preflight)
         if not report.preflight.ok:
             raise CheckFailed(failure_summary(report.preflight) + "; nothing was changed",
                               hint="apply a suggested deploy policy (--max-expansion / "
@@ -235,7 +231,7 @@ def _terraform_warning(prep: Prepared, event: Callable[..., None], restore: bool
     tf = prep.terraform_policy
     if prep.override is None or tf is None or prep.override == tf:
         return
-    from ngupgrade.runbook import policy_text
+    from ngupgrade.upgrade.runbook import policy_text
 
     after = (f"--restore-policy puts {policy_text(tf)} back after the upgrade"
              if restore else "pass --restore-policy to put it back right after the upgrade")
@@ -253,7 +249,7 @@ def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prep
     groups = [replace(p.group, policy=p.plan.policy.policy) for p in gated]
     cloud_id = request.cloud_id
     if request.quotas_file is not None:
-        from ngupgrade.cloud.quota_file import read_quota_file
+        from ngupgrade.adapters.files.quota_file import read_quota_file
 
         source = read_quota_file(request.quotas_file)
         if cloud_id is None:

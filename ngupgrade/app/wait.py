@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ngupgrade.app import timing
-from ngupgrade.cloud.gateway import CloudGateway
-from ngupgrade.cloud.types import BROKEN_STATUSES, LiveNodeGroup, OperationState
-from ngupgrade.cloud.waiter import (
+from ngupgrade.adapters.cloud.gateway import CloudGateway
+from ngupgrade.adapters.cloud.types import BROKEN_STATUSES, LiveNodeGroup, OperationState
+from ngupgrade.adapters.cloud.waiter import (
     OnPoll,
     Watchdog,
     node_progress,
     wait_operation,
     wait_reconciled,
 )
-from ngupgrade.errors import CheckFailed, OperationTimeout, UsageError
+from ngupgrade.app import timing
+from ngupgrade.core.errors import CheckFailed, OperationTimeout, UsageError
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def wait_for(gw: CloudGateway, target: WaitTarget, *, timeout: float,
 
 def _judge_idle(group: LiveNodeGroup) -> None:
     """Nothing runs on the group: only RUNNING is a success (the same verdict as after an
-    operation, :func:`~ngupgrade.cloud.waiter.wait_reconciled`).
+    operation, :func:`~ngupgrade.adapters.cloud.waiter.wait_reconciled`).
 
     Raises:
         CheckFailed: the group is STOPPING, STOPPED or DELETING (exit 1: nothing to wait for).

@@ -18,7 +18,7 @@ import click
 
 from ngupgrade.app.settings import Settings
 from ngupgrade.cli._common import common_options
-from ngupgrade.errors import EXIT_INTERRUPTED, NgUpgradeError
+from ngupgrade.core.errors import EXIT_INTERRUPTED, NgUpgradeError
 
 EXIT_BUG = 70
 _CLOUD_CHANGING = frozenset({"upgrade", "set-policy", "wait"})

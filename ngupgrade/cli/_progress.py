@@ -12,8 +12,8 @@ from typing import Any
 
 import click
 
-from ngupgrade.cloud.types import OperationState
-from ngupgrade.units import human_seconds
+from ngupgrade.adapters.cloud.types import OperationState
+from ngupgrade.core.units import human_seconds
 
 
 class Progress(AbstractContextManager["Progress"]):

@@ -7,7 +7,7 @@ import time
 
 import click
 
-from ngupgrade.app.fake_cloud import start_fake_cloud
+from ngupgrade.app.load import load_groups
 from ngupgrade.cli._common import FiniteFloatRange, common_options, settings_of
 
 
@@ -38,7 +38,14 @@ def fake_cloud(scenario: str | None, port: int, speed: float) -> None:
     scenario file.
     """
     settings = settings_of(click.get_current_context())
-    fake = start_fake_cloud(settings, scenario, port, speed)
+    # The fake is test tooling, so the CLI (not a use case) wires it: nothing below the CLI
+    # imports ngupgrade.testing (import-linter contract).
+    from ngupgrade.testing.fake_cloud import FakeCloud, RealClock
+    from ngupgrade.testing.scenario import Scenario
+
+    groups = load_groups(settings)
+    sc = Scenario.load(scenario) if scenario else Scenario()
+    fake = FakeCloud(groups, sc, clock=RealClock(speed)).start(port)
     click.echo(f"endpoint: {fake.endpoint}")
     sys.stdout.flush()
     click.echo(f"serving {len(fake.groups)} node group(s) at speed x{speed:g}; use "

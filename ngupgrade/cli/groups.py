@@ -6,7 +6,7 @@ import click
 
 from ngupgrade.app.load import load_groups
 from ngupgrade.cli._common import common_options, emit_json, group_option, print_table, settings_of
-from ngupgrade.render_groups import GROUP_COLUMNS, group_row, groups_json
+from ngupgrade.cli.render.groups import GROUP_COLUMNS, group_row, groups_json
 
 
 @click.command()

@@ -13,9 +13,9 @@ from ngupgrade.cli._common import (
     group_option,
     settings_of,
 )
-from ngupgrade.model import MAX_GROUP_NODES
-from ngupgrade.render_plan import plan_json, plan_text
-from ngupgrade.simulate import DEFAULT_MINUTES_PER_CYCLE
+from ngupgrade.cli.render.plan import plan_json, plan_text
+from ngupgrade.core.model import MAX_GROUP_NODES
+from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
 
 
 @click.command()

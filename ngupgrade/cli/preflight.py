@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
+from ngupgrade.adapters.files.pdb_file import read_pdb_file
 from ngupgrade.app.load import load_groups
 from ngupgrade.app.preflight import PreflightRequest, run_preflight, with_drain_blockers
 from ngupgrade.cli._common import common_options, emit_json, group_option, settings_of
-from ngupgrade.errors import CheckFailed, UsageError
-from ngupgrade.state.pdb_file import read_pdb_file
+from ngupgrade.core.errors import CheckFailed, UsageError
 
 
 @click.command()
@@ -66,7 +66,7 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
     request = PreflightRequest(cloud_id=cloud_id, sequential=sequential, strict=strict,
                                at_current_size=at_current_size)
     if quotas_file is not None:
-        from ngupgrade.cloud.quota_file import read_quota_file
+        from ngupgrade.adapters.files.quota_file import read_quota_file
 
         source = read_quota_file(quotas_file)
         if request.cloud_id is None:
@@ -90,7 +90,7 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
             if close is not None:
                 close()
 
-    from ngupgrade.render_quota import failure_summary, preflight_json, preflight_table
+    from ngupgrade.cli.render.quota import failure_summary, preflight_json, preflight_table
 
     if pdbs_file is not None:
         result = with_drain_blockers(result, read_pdb_file(pdbs_file))

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import click
 
+from ngupgrade.adapters.cloud.waiter import resume_hint
 from ngupgrade.app.cloud import open_cloud, resolve_group
 from ngupgrade.app.set_policy import apply_change, plan_change, terraform_block
 from ngupgrade.cli._common import common_options, emit_json, only_one, settings_of
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._progress import Progress
-from ngupgrade.cloud.waiter import resume_hint
-from ngupgrade.errors import UsageError
-from ngupgrade.model import PROVIDER_DEFAULT_POLICY
-from ngupgrade.units import human_seconds
+from ngupgrade.core.errors import UsageError
+from ngupgrade.core.model import PROVIDER_DEFAULT_POLICY
+from ngupgrade.core.units import human_seconds
 
 
 @click.command("set-policy")
@@ -99,7 +99,7 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
 
 def _show_diff(label: str, before: object, change: object) -> None:
     from ngupgrade.app.set_policy import PolicyChange
-    from ngupgrade.model import DeployPolicy
+    from ngupgrade.core.model import DeployPolicy
 
     assert isinstance(change, PolicyChange) and isinstance(before, DeployPolicy)
     source = "" if change.before else "  (unset in the API: server default)"

@@ -1,5 +1,5 @@
 """``ngupgrade upgrade``: the runbook upgrade with a preflight gate, progress, stall detection
-and resume (issue 6). The sequence lives in :mod:`ngupgrade.runbook`; this module parses the
+and resume (issue 6). The sequence lives in :mod:`ngupgrade.upgrade.runbook`; this module parses the
 flags and shows the events: a progress display on a terminal, plain lines in a pipe or CI log,
 NDJSON with ``--output json``.
 """
@@ -15,12 +15,12 @@ from typing import Any
 
 import click
 
+from ngupgrade.adapters.cloud.waiter import PollPolicy
 from ngupgrade.app.settings import Settings
 from ngupgrade.cli._common import FiniteFloatRange, common_options, settings_of
 from ngupgrade.cli._duration import Duration
-from ngupgrade.cloud.waiter import PollPolicy
-from ngupgrade.errors import NgUpgradeError
-from ngupgrade.runbook import Event, human_seconds
+from ngupgrade.core.errors import NgUpgradeError
+from ngupgrade.upgrade.runbook import Event, human_seconds
 
 
 @dataclass
@@ -114,7 +114,7 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
     failed; 6 timed out or stalled (still running: --resume); 130 interrupted (--resume).
     """
     from ngupgrade.app.upgrade import UpgradeRequest, run_upgrade
-    from ngupgrade.runbook import UpgradeOptions
+    from ngupgrade.upgrade.runbook import UpgradeOptions
 
     settings = settings_of(click.get_current_context())
     options = UpgradeOptions(
@@ -174,6 +174,14 @@ class NdjsonDisplay(Display):
             payload["group"] = ev.group
         payload["at"] = round(ev.at, 1)
         payload.update(_public(ev.data))
+        if ev.kind == "plan":
+            from ngupgrade.cli.render.plan import plan_json
+
+            payload["plan"] = plan_json(ev.data["_plans"])
+        elif ev.kind == "preflight":
+            from ngupgrade.cli.render.quota import preflight_json
+
+            payload["preflight"] = preflight_json(ev.data["_preflight"])
         self._write(payload)
 
     def error(self, err: NgUpgradeError) -> None:
@@ -211,12 +219,12 @@ class PlainDisplay(Display):
         g = ev.group
         kind = ev.kind
         if kind == "plan":
-            from ngupgrade.render_plan import plan_text
+            from ngupgrade.cli.render.plan import plan_text
 
             self.out("== plan")
             self.out(plan_text(d["_plans"]))
         elif kind == "preflight":
-            from ngupgrade.render_quota import preflight_table
+            from ngupgrade.cli.render.quota import preflight_table
 
             self.out("\n== quota preflight (groups upgraded one after another)")
             self.out(preflight_table(d["_preflight"]).rstrip("\n"))

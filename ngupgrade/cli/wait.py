@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
+from ngupgrade.adapters.cloud.waiter import resume_hint
 from ngupgrade.app.cloud import open_cloud, resolve_group
 from ngupgrade.app.wait import find_target, wait_for
 from ngupgrade.cli._common import common_options, emit_json, only_one, settings_of
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._progress import Progress
-from ngupgrade.cloud.waiter import resume_hint
 
 
 @click.command("wait")
@@ -67,7 +67,7 @@ def wait(group: str | None, operation: str | None, timeout: float,
 
 
 def _report(output: str, op_id: str | None, group: object, line: str) -> None:
-    from ngupgrade.cloud.types import LiveNodeGroup
+    from ngupgrade.adapters.cloud.types import LiveNodeGroup
 
     if output == "json":
         g = group if isinstance(group, LiveNodeGroup) else None

@@ -3,13 +3,13 @@
 A real ``grpc.server`` implements the services ngupgrade uses: NodeGroupService (Get, Update,
 ListNodes, ListOperations), ClusterService.Get, OperationService.Get, FolderService.Get,
 QuotaLimitService.List and ApiEndpointService.List. It is seeded from node groups (read from a
-Terraform state by :meth:`FakeCloud.from_state`, or given as :class:`~ngupgrade.model.NodeGroup`
+Terraform state by :meth:`FakeCloud.from_state`, or given as ``NodeGroup``
 values) plus a :class:`~ngupgrade.testing.scenario.Scenario`.
 
 Time is the fake's own clock: :class:`VirtualClock` (tests move it; pass ``fake.sleep`` and
 ``fake.clock.now`` to the waiter and nothing sleeps for real) or :class:`RealClock` with a speed
 factor (``ngupgrade fake-cloud --speed 60``). A version update follows the upgrade timeline of
-:func:`ngupgrade.simulate.timeline` step by step, ``step_seconds`` per step: nodes created,
+:func:`ngupgrade.core.simulate.timeline` step by step, ``step_seconds`` per step: nodes created,
 drained, updated in place or deleted; the group reads RECONCILING until the operation is done;
 quota usage moves with the node count, and a step that would push a quota past its limit fails
 the operation with RESOURCE_EXHAUSTED, as the cloud does. Scripted faults: see
@@ -49,8 +49,8 @@ from yandex.cloud.quotamanager.v1 import quota_limit_service_pb2_grpc as quota_g
 from yandex.cloud.resourcemanager.v1 import folder_pb2
 from yandex.cloud.resourcemanager.v1 import folder_service_pb2_grpc as folder_grpc
 
-from ngupgrade.errors import UsageError
-from ngupgrade.model import (
+from ngupgrade.core.errors import UsageError
+from ngupgrade.core.model import (
     PROVIDER_DEFAULT_POLICY,
     AutoScale,
     DeployPolicy,
@@ -71,7 +71,7 @@ SERVICE_IDS = ("managed-kubernetes", "operation", "resource-manager", "quota-man
 
 
 class StepLike(Protocol):
-    """What the fake reads of a timeline step (``ngupgrade.simulate.Step``)."""
+    """What the fake reads of a timeline step (``ngupgrade.core.simulate.Step``)."""
 
     @property
     def action(self) -> str: ...
@@ -125,10 +125,10 @@ class RealClock:
 # -- the default timeline -------------------------------------------------------------------
 
 def default_timeline(nodes: int, policy: DeployPolicy) -> Sequence[StepLike]:
-    """The planner's timeline (:func:`ngupgrade.simulate.timeline`) of the clamped policy, so
+    """The planner's timeline (:func:`ngupgrade.core.simulate.timeline`) of the clamped policy, so
     the fake upgrades exactly as ``ngupgrade plan`` says."""
-    from ngupgrade.policy import clamp
-    from ngupgrade.simulate import timeline
+    from ngupgrade.core.policy import clamp
+    from ngupgrade.core.simulate import timeline
 
     return timeline(nodes, clamp(policy, nodes))
 
@@ -435,9 +435,9 @@ class FakeCloud:
         return Settings(endpoint=self.endpoint, insecure=True)
 
     def gateway(self, **kwargs: Any) -> Any:
-        """A real :class:`~ngupgrade.cloud.gateway.CloudGateway` over the SDK to this fake, with
+        """A real ``CloudGateway`` over the SDK to this fake, with
         the fake's clock and sleep injected (override any gateway argument in ``kwargs``)."""
-        from ngupgrade.cloud.gateway import open_gateway
+        from ngupgrade.adapters.cloud.gateway import open_gateway
 
         kwargs.setdefault("clock", self.now)
         kwargs.setdefault("sleep", self.sleep)

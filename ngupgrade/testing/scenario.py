@@ -37,8 +37,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ngupgrade.errors import BadInput
-from ngupgrade.model import DeployPolicy
+from ngupgrade.core.errors import BadInput
+from ngupgrade.core.model import DeployPolicy
 
 FaultKind = Literal[
     "rpc_error", "permission_denied", "deadline_after_apply", "operation_error",
@@ -235,7 +235,7 @@ class Scenario:
         """Read a YAML (or JSON) scenario file. Raises BadInput."""
         import yaml
 
-        from ngupgrade.cloud.quota_file import yaml_error_line
+        from ngupgrade.adapters.files.quota_file import yaml_error_line
 
         try:
             with open(path, encoding="utf-8") as fh:

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from ngupgrade.errors import BadInput
-from ngupgrade.model import DeployPolicy
+from ngupgrade.core.errors import BadInput
+from ngupgrade.core.model import DeployPolicy
 
 FORMAT = 1
 DEFAULT_DIR = ".ngupgrade"

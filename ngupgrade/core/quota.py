@@ -33,11 +33,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ngupgrade import simulate
-from ngupgrade.drain import PodDisruptionBudget
-from ngupgrade.errors import CheckFailed
-from ngupgrade.model import PROVIDER_DEFAULT_POLICY, AutoScale, DeployPolicy, NodeGroup, QuotaLimit
-from ngupgrade.policy import clamp, validate
+from ngupgrade.core import simulate
+from ngupgrade.core.drain.blockers import PodDisruptionBudget
+from ngupgrade.core.errors import CheckFailed
+from ngupgrade.core.model import (
+    PROVIDER_DEFAULT_POLICY,
+    AutoScale,
+    DeployPolicy,
+    NodeGroup,
+    QuotaLimit,
+)
+from ngupgrade.core.policy import clamp, validate
+from ngupgrade.core.units import human_quota
 
 Service = Literal["compute", "managed-kubernetes", "vpc"]
 SERVICES: tuple[Service, ...] = ("compute", "managed-kubernetes", "vpc")
@@ -593,3 +600,14 @@ def evaluate(groups: Sequence[GroupDemand],
     return Preflight(clouds=tuple(clouds), groups=tuple(groups), suggestions=tuple(suggestions),
                      warnings=tuple(warnings), sequential=sequential, strict=strict,
                      at_current_size=at_current_size)
+
+
+def failure_summary(result: Preflight) -> str:
+    """One line naming what failed, for the error the CLI prints (quota ids with need/headroom)."""
+    parts = [f"{cloud}: {q.quota_id} needs {human_quota(q.quota_id, q.demand)}, headroom "
+             f"{human_quota(q.quota_id, q.headroom)}" for cloud, q in result.short]
+    if result.strict:
+        parts += [f"{cloud}: {q.quota_id} unknown" for cloud, q in result.unknown]
+        parts += [f"PodDisruptionBudget {p.ref} allows 0 disruptions"
+                  for p in result.drain_blockers]
+    return "quota preflight failed: " + "; ".join(parts)

@@ -17,7 +17,7 @@ Two forms are accepted (DESIGN.md section 5), in JSON or YAML:
 A response without ``resource.id`` belongs to no named cloud; it is accepted only when it is
 the only cloud of the file, and then answers for whichever cloud is asked.
 
-Every fault is a :class:`~ngupgrade.errors.BadInput` (exit 3) naming the file and the JSON path.
+Every fault is a ``BadInput`` (exit 3) naming the file and the JSON path.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from typing import Any, ClassVar
 
 import yaml
 
-from ngupgrade.errors import BadInput
-from ngupgrade.model import QuotaLimit
+from ngupgrade.core.errors import BadInput
+from ngupgrade.core.model import QuotaLimit
 
 CLOUD_RESOURCE_TYPE = "resource-manager.cloud"
 

@@ -17,7 +17,7 @@ import re
 import shutil
 import subprocess
 
-from ngupgrade.errors import BadInput
+from ngupgrade.core.errors import BadInput
 
 PULL_TIMEOUT_SECONDS = 300
 """A remote backend can be slow; past this the pull is abandoned with a clear error."""

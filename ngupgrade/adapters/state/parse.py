@@ -19,8 +19,8 @@ from typing import Annotated
 
 import msgspec
 
-from ngupgrade.errors import BadInput
-from ngupgrade.model import (
+from ngupgrade.core.errors import BadInput
+from ngupgrade.core.model import (
     GIB,
     MAX_GROUP_NODES,
     AutoScale,

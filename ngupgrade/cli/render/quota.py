@@ -1,6 +1,6 @@
 """Rendering of a quota preflight: a table in units people read, JSON in the API's units.
 
-Pure: takes a :class:`ngupgrade.quota.Preflight`, returns text or plain dicts.
+Pure: takes a :class:`ngupgrade.core.quota.Preflight`, returns text or plain dicts.
 
 JSON (DESIGN.md section 5; stable keys, new keys may be added, none renamed)::
 
@@ -30,9 +30,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ngupgrade.drain import why_blocked
-from ngupgrade.quota import Preflight, QuotaVerdict, Suggestion
-from ngupgrade.units import format_gib
+from ngupgrade.core.drain.blockers import why_blocked
+from ngupgrade.core.quota import (
+    Preflight,
+    QuotaVerdict,
+    Suggestion,
+    failure_summary,  # noqa: F401  (re-exported for the CLI)
+)
+from ngupgrade.core.units import human_quota as human
 
 
 def _num(value: float | None) -> int | float | None:
@@ -40,40 +45,6 @@ def _num(value: float | None) -> int | float | None:
     if value is None:
         return None
     return int(value) if float(value).is_integer() else value
-
-
-def quota_unit(quota_id: str) -> str:
-    """The unit people read for a quota id: GiB, cores, nodes, VMs, disks, GPUs, addresses."""
-    name = quota_id.lower()
-    if name.endswith(".size"):
-        return "GiB"
-    if "cores" in name:
-        return "cores"
-    if "gpus" in name:
-        return "GPUs"
-    if name.endswith("instances.count"):
-        return "VMs"
-    if name.endswith("nodes.count"):
-        return "nodes"
-    if name.endswith("disks.count"):
-        return "disks"
-    if "addresses" in name:
-        return "IPs"
-    return ""
-
-
-def human(quota_id: str, value: float | None) -> str:
-    """``value`` of ``quota_id`` for people: bytes as GiB, counts with their unit; ``?`` if None."""
-    if value is None:
-        return "?"
-    unit = quota_unit(quota_id)
-    if unit == "GiB":
-        text = format_gib(value)
-    else:
-        text = f"{value:.0f}" if float(value).is_integer() else f"{value:g}"
-        if value == 1 and unit.endswith("s") and unit != "GiB":
-            unit = unit[:-1]  # 1 core, 1 VM, 1 GPU, 1 disk, 1 IP
-    return f"{text} {unit}".rstrip()
 
 
 def _count(n: int, noun: str) -> str:
@@ -226,17 +197,6 @@ def preflight_table(result: Preflight) -> str:
         lines.append("warnings")
         lines.extend(f"  [{w.code}] {w.message}" for w in result.warnings)
     return "\n".join(lines) + "\n"
-
-
-def failure_summary(result: Preflight) -> str:
-    """One line naming what failed, for the error the CLI prints (quota ids with need/headroom)."""
-    parts = [f"{cloud}: {q.quota_id} needs {human(q.quota_id, q.demand)}, headroom "
-             f"{human(q.quota_id, q.headroom)}" for cloud, q in result.short]
-    if result.strict:
-        parts += [f"{cloud}: {q.quota_id} unknown" for cloud, q in result.unknown]
-        parts += [f"PodDisruptionBudget {p.ref} allows 0 disruptions"
-                  for p in result.drain_blockers]
-    return "quota preflight failed: " + "; ".join(parts)
 
 
 def api_calls_text(calls: Mapping[str, int]) -> str:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ngupgrade.errors import BadInput, UsageError
+from ngupgrade.core.errors import BadInput, UsageError
 
 if TYPE_CHECKING:
-    from ngupgrade.state.sources import StateRequest
+    from ngupgrade.adapters.state.sources import StateRequest
 
 
 def object_key(key: str, workspace: str, workspace_key_prefix: str = "env:") -> str:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ngupgrade.errors import BadInput, UsageError
+from ngupgrade.core.errors import BadInput, UsageError
 
 CredentialKind = Literal["iam_token", "oauth_token", "service_account_key", "metadata"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ngupgrade.model import PROVIDER_DEFAULT_POLICY, AutoScale, NodeGroup, ScalePolicy
-from ngupgrade.units import format_gib
+from ngupgrade.core.model import PROVIDER_DEFAULT_POLICY, AutoScale, NodeGroup, ScalePolicy
+from ngupgrade.core.units import format_gib
 
 
 def scale_json(scale: ScalePolicy) -> dict[str, Any]:

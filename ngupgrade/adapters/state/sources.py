@@ -14,7 +14,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from ngupgrade.errors import BadInput, UsageError
+from ngupgrade.core.errors import BadInput, UsageError
 
 DEFAULT_STATE_FILE = "terraform.tfstate"
 
@@ -53,12 +53,12 @@ def read_state_bytes(request: StateRequest) -> tuple[bytes, str]:
     if spec == "-":
         return _read_stdin(), "-"
     if spec.startswith("tf:"):
-        from ngupgrade.state.terraform_cli import state_pull
+        from ngupgrade.adapters.state.terraform_cli import state_pull
 
         directory = spec[3:] or "."
         return state_pull(directory, request.terraform_bin, workspace=request.workspace), spec
     if spec.startswith("s3://"):
-        from ngupgrade.state.s3 import read_s3_state  # boto3 only for s3:// states
+        from ngupgrade.adapters.state.s3 import read_s3_state  # boto3 only for s3:// states
 
         return read_s3_state(request, spec)
     return _read_file(spec), spec

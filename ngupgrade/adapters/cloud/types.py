@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from ngupgrade.model import DeployPolicy, ScalePolicy
+from ngupgrade.core.model import DeployPolicy, ScalePolicy
 
 GroupStatus = Literal[
     "STATUS_UNSPECIFIED", "PROVISIONING", "RUNNING", "RECONCILING", "STOPPING", "STOPPED",
@@ -70,7 +70,7 @@ class LiveCluster:
 
 @dataclass(frozen=True)
 class OperationRef:
-    """Handle of a mutation: wait for it (:mod:`ngupgrade.cloud.waiter`); never assume it is done.
+    """Handle of a mutation: wait for it (:mod:`.waiter`); never assume it is done.
 
     ``attached`` is True when the Update call itself failed ambiguously (a deadline or
     UNAVAILABLE) and the operation it had started was found through ``ListOperations``.

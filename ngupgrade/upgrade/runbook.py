@@ -1,6 +1,6 @@
 """The runbook upgrade of one node group: checks, policy override, version update, verdict.
 
-The sequence per group (issue 6; each step journaled in :mod:`ngupgrade.journal`):
+The sequence per group (issue 6; each step journaled in :mod:`ngupgrade.adapters.files.journal`):
 
 1. read the live group (version, status, size, policy), its nodes, its cluster's master and
    its operations (:meth:`Runbook.prepare`);
@@ -8,7 +8,7 @@ The sequence per group (issue 6; each step journaled in :mod:`ngupgrade.journal`
    ``--resume`` when it is this upgrade's, else wait for it: ``ngupgrade wait``);
 3. the target version against the master: a node group is never ahead of its master, and
    moves one minor version per step (reference section 3.1, ``update-kubernetes.md``);
-4. plan (:func:`ngupgrade.simulate.plan_group`); the preflight gate runs in the use case
+4. plan (:func:`ngupgrade.core.simulate.plan_group`); the preflight gate runs in the use case
    (:mod:`ngupgrade.app.upgrade`) across all groups before any change;
 5. with a policy override: ``Update`` with a mask of the deploy-policy paths only, wait, read
    the group back and abort before the version update when the values did not take (C16
@@ -16,7 +16,7 @@ The sequence per group (issue 6; each step journaled in :mod:`ngupgrade.journal`
 6. ``Update`` of ``version`` only (or ``version.latest_revision``), then wait with progress:
    nodes on the new version out of the total (``ListNodes``: instances that were not there at
    the start), the cycle estimate from the plan's timeline, elapsed against expected; a stall
-   watchdog raises :class:`~ngupgrade.errors.Stalled` when nothing moves (C15); the cloud
+   watchdog raises :class:`~ngupgrade.core.errors.Stalled` when nothing moves (C15); the cloud
    operation is never cancelled;
 7. the verdict: operation done without error (C10), status RUNNING,
    ``version_info.current_version`` equal to the target, node count back to the start;
@@ -34,8 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ngupgrade import journal as jr
-from ngupgrade.cloud.types import (
+from ngupgrade.adapters.cloud.types import (
     LiveCluster,
     LiveNode,
     LiveNodeGroup,
@@ -43,8 +42,9 @@ from ngupgrade.cloud.types import (
     OperationState,
     newest,
 )
-from ngupgrade.cloud.waiter import PollPolicy, wait_operation, wait_reconciled
-from ngupgrade.errors import (
+from ngupgrade.adapters.cloud.waiter import PollPolicy, wait_operation, wait_reconciled
+from ngupgrade.adapters.files import journal as jr
+from ngupgrade.core.errors import (
     CheckFailed,
     CloudApiError,
     OperationFailed,
@@ -52,11 +52,11 @@ from ngupgrade.errors import (
     Stalled,
     UsageError,
 )
-from ngupgrade.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
-from ngupgrade.policy import in_force
-from ngupgrade.simulate import GroupPlan, Step, plan_group
-from ngupgrade.stall import StallWatchdog
-from ngupgrade.units import human_seconds
+from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
+from ngupgrade.core.policy import in_force
+from ngupgrade.core.simulate import GroupPlan, Step, plan_group
+from ngupgrade.core.stall import StallWatchdog
+from ngupgrade.core.units import human_seconds
 
 DEFAULT_STALL_SECONDS = 30 * 60.0
 AMBIGUOUS_CODES = frozenset({"DEADLINE_EXCEEDED", "UNAVAILABLE"})
@@ -76,7 +76,7 @@ PDB_HINT = (
 
 
 class UpgradeApi(Protocol):
-    """What the runbook needs of the cloud (:class:`ngupgrade.cloud.gateway.CloudGateway`)."""
+    """What the runbook needs of the cloud (``adapters.cloud.gateway.CloudGateway``)."""
 
     def get_node_group(self, node_group_id: str) -> LiveNodeGroup: ...
 

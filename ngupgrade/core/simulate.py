@@ -19,8 +19,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from ngupgrade.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
-from ngupgrade.policy import (
+from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
+from ngupgrade.core.policy import (
     FIXED_SIZE_DRIFT,
     GROUP_NODE_LIMIT,
     NODES_OVERRIDE_UNUSED,
@@ -88,7 +88,7 @@ class Duration:
 def timeline(nodes: int, policy: DeployPolicy) -> tuple[Step, ...]:
     """The step sequence of an upgrade of ``nodes`` nodes under an effective policy.
 
-    ``policy`` must already be clamped (:func:`ngupgrade.policy.clamp`) and valid for a
+    ``policy`` must already be clamped (:func:`ngupgrade.core.policy.clamp`) and valid for a
     non-empty group. Sequences (seed 000; DESIGN.md section 3):
 
     * ``E'>0, U'=0``: create ``min(E', old left)`` new nodes; drain as many old; delete them.

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 import tenacity
 
-log = logging.getLogger("ngupgrade.cloud")
+log = logging.getLogger("ngupgrade.adapters.cloud")
 
 T = TypeVar("T")
 

@@ -9,9 +9,9 @@ endpoint, and on timeout returns an unfinished operation as if it were a result.
   one interval (<= 30 s) after it happens;
 * the deadline is monotonic (an injected ``clock``; ``sleep`` is injected too, so tests wait
   in microseconds on the fake cloud's virtual clock);
-* a finished operation with an error raises :class:`~ngupgrade.errors.OperationFailed`
+* a finished operation with an error raises :class:`~ngupgrade.core.errors.OperationFailed`
   (operation id, google.rpc code and message; C10); a deadline raises
-  :class:`~ngupgrade.errors.OperationTimeout` whose hint says how to attach again (C11, C12).
+  :class:`~ngupgrade.core.errors.OperationTimeout` whose hint says how to attach again (C11, C12).
   ``timeout=0`` means "don't wait": one look, then done or OperationTimeout. Nothing here ever
   passes a timeout to the SDK, where 0 would mean "wait forever";
 * the reconcile verdict (:func:`wait_reconciled`): the operation is done without error AND the
@@ -26,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from ngupgrade.cloud.types import BROKEN_STATUSES, LiveNode, LiveNodeGroup, OperationState
-from ngupgrade.errors import OperationFailed, OperationTimeout, Stalled, UsageError
-from ngupgrade.stall import StallWatchdog
-from ngupgrade.units import human_seconds
+from ngupgrade.adapters.cloud.types import BROKEN_STATUSES, LiveNode, LiveNodeGroup, OperationState
+from ngupgrade.core.errors import OperationFailed, OperationTimeout, Stalled, UsageError
+from ngupgrade.core.stall import StallWatchdog
+from ngupgrade.core.units import human_seconds
 
 
 class NodeApi(Protocol):

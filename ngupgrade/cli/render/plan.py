@@ -17,9 +17,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ngupgrade.model import AutoScale, ScalePolicy
-from ngupgrade.render_groups import scale_json
-from ngupgrade.simulate import GroupPlan, Step
+from ngupgrade.cli.render.groups import scale_json
+from ngupgrade.core.model import AutoScale, ScalePolicy
+from ngupgrade.core.simulate import GroupPlan, Step
 
 PICTURE_MAX_CELLS = 48
 """Widest picture; larger groups draw one cell per ``ceil(peak / 48)`` nodes."""

@@ -1,10 +1,10 @@
 """The cloud gateway: the one adapter over the ``yandexcloud`` SDK (reference section 3).
 
-Use cases call :class:`CloudGateway` and get plain values (:mod:`ngupgrade.cloud.types`)
+Use cases call :class:`CloudGateway` and get plain values (:mod:`ngupgrade.adapters.cloud.types`)
 or the project's errors, never protobuf messages or ``grpc.RpcError``:
 
-* reads and polls retry the transient codes (:mod:`ngupgrade.cloud.retry`);
-* any other RPC failure becomes :class:`~ngupgrade.errors.CloudApiError` (exit 4) with the
+* reads and polls retry the transient codes (:mod:`ngupgrade.adapters.cloud.retry`);
+* any other RPC failure becomes :class:`~ngupgrade.core.errors.CloudApiError` (exit 4) with the
   gRPC code, the message and the request id (``x-request-id`` from the answer, else the
   ``x-client-request-id`` we sent);
 * ``Update`` is never retried blindly: after an ambiguous failure (DEADLINE_EXCEEDED or
@@ -30,8 +30,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ngupgrade.cloud.retry import RetryPolicy, call_with_retry, rpc_code_name
-from ngupgrade.cloud.types import (
+from ngupgrade.adapters.cloud.retry import RetryPolicy, call_with_retry, rpc_code_name
+from ngupgrade.adapters.cloud.types import (
     LiveCluster,
     LiveNode,
     LiveNodeGroup,
@@ -39,13 +39,13 @@ from ngupgrade.cloud.types import (
     OperationState,
     newest,
 )
-from ngupgrade.errors import CloudApiError, OperationFailed, OperationTimeout, UsageError
-from ngupgrade.model import AutoScale, DeployPolicy, FixedScale, QuotaLimit, ScalePolicy
+from ngupgrade.core.errors import CloudApiError, OperationFailed, OperationTimeout, UsageError
+from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, QuotaLimit, ScalePolicy
 
 if TYPE_CHECKING:
-    from ngupgrade.cloud.waiter import PollPolicy
+    from ngupgrade.adapters.cloud.waiter import PollPolicy
 
-log = logging.getLogger("ngupgrade.cloud")
+log = logging.getLogger("ngupgrade.adapters.cloud")
 
 class EndpointSettings(Protocol):
     """The part of ``ngupgrade.app.settings.Settings`` the gateway reads (no import upward)."""
@@ -343,7 +343,7 @@ class CloudGateway:
         """``NodeGroupService.Update`` with a mask of only the changed paths; returns the handle.
 
         ``current`` is the group as last read (read now when None); a policy value equal to the
-        current one is left out of the mask. Wait with :mod:`ngupgrade.cloud.waiter`.
+        current one is left out of the mask. Wait with :mod:`ngupgrade.adapters.cloud.waiter`.
 
         Raises:
             UsageError: nothing would change.
@@ -432,7 +432,7 @@ class CloudGateway:
         return self.poll.initial if self.poll is not None else 5.0
 
     def _wait_blocker(self, blocker: OperationState, what: str) -> None:
-        from ngupgrade.cloud.waiter import PollPolicy, wait_operation
+        from ngupgrade.adapters.cloud.waiter import PollPolicy, wait_operation
 
         log.warning("%s: another operation in progress; waiting for %s (%s), at most %.0f s",
                     what, blocker.id, blocker.description or "no description",
@@ -544,7 +544,7 @@ def open_gateway(settings: EndpointSettings, *, environ: Mapping[str, str] | Non
     Raises:
         UsageError: ``--insecure`` with a non-loopback endpoint. BadInput: unreadable key/CA.
     """
-    from ngupgrade.cloud.auth import resolve_credentials, resolve_transport
+    from ngupgrade.adapters.cloud.auth import resolve_credentials, resolve_transport
 
     env = os.environ if environ is None else environ
     endpoint = settings.endpoint or env.get("YC_ENDPOINT") or None

@@ -21,8 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from ngupgrade.errors import PolicyInvalid
-from ngupgrade.model import PROVIDER_DEFAULT_POLICY, AutoScale, DeployPolicy, ScalePolicy
+from ngupgrade.core.errors import PolicyInvalid
+from ngupgrade.core.model import PROVIDER_DEFAULT_POLICY, AutoScale, DeployPolicy, ScalePolicy
 
 POLICY_MIN = 0
 POLICY_MAX = 100

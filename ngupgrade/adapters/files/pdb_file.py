@@ -10,8 +10,8 @@ import json
 import sys
 from typing import Any
 
-from ngupgrade.drain import PodDisruptionBudget
-from ngupgrade.errors import BadInput
+from ngupgrade.core.drain.blockers import PodDisruptionBudget
+from ngupgrade.core.errors import BadInput
 
 
 def read_pdb_file(path: str) -> list[PodDisruptionBudget]:

@@ -215,7 +215,7 @@ class DeployPolicy:
     """``deploy_policy`` of a node group: nodes added (surge) and nodes down at once.
 
     Seed 000: each 0..100, defaults 3 and 0, at least one non-zero. Validation lives in
-    :mod:`ngupgrade.policy`; this value holds what was configured, valid or not.
+    :mod:`ngupgrade.core.policy`; this value holds what was configured, valid or not.
     """
 
     max_expansion: int

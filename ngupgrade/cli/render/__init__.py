@@ -1,0 +1,1 @@
+"""Pure renderers: text tables and the JSON shapes (stable keys) of each report."""

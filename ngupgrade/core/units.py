@@ -1,0 +1,60 @@
+"""Numbers for people: durations and sizes as every report prints them. Pure."""
+
+from __future__ import annotations
+
+from ngupgrade.core.model import GIB
+
+
+def human_seconds(seconds: float) -> str:
+    """A duration in seconds, short: ``45s``, ``12m``, ``7m05s``, ``1h``, ``1h05m``.
+
+    Under an hour the seconds show; from an hour on, minutes are the finest unit.
+    """
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        m, r = divmod(s, 60)
+        return f"{m}m" if r == 0 else f"{m}m{r:02d}s"
+    h, r = divmod(s, 3600)
+    return f"{h}h" if r < 60 else f"{h}h{r // 60:02d}m"
+
+
+def format_gib(size_bytes: float) -> str:
+    """Bytes as GiB (2**30), two decimals at most: ``17179869184`` -> ``"16"``,
+    ``1610612736`` -> ``"1.5"``, ``2 GiB - 1 byte`` -> ``"2"``."""
+    return f"{size_bytes / GIB:.2f}".rstrip("0").rstrip(".")
+
+
+def quota_unit(quota_id: str) -> str:
+    """The unit people read for a quota id: GiB, cores, nodes, VMs, disks, GPUs, addresses."""
+    name = quota_id.lower()
+    if name.endswith(".size"):
+        return "GiB"
+    if "cores" in name:
+        return "cores"
+    if "gpus" in name:
+        return "GPUs"
+    if name.endswith("instances.count"):
+        return "VMs"
+    if name.endswith("nodes.count"):
+        return "nodes"
+    if name.endswith("disks.count"):
+        return "disks"
+    if "addresses" in name:
+        return "IPs"
+    return ""
+
+
+def human_quota(quota_id: str, value: float | None) -> str:
+    """``value`` of ``quota_id`` for people: bytes as GiB, counts with their unit; ``?`` if None."""
+    if value is None:
+        return "?"
+    unit = quota_unit(quota_id)
+    if unit == "GiB":
+        text = format_gib(value)
+    else:
+        text = f"{value:.0f}" if float(value).is_integer() else f"{value:g}"
+        if value == 1 and unit.endswith("s") and unit != "GiB":
+            unit = unit[:-1]  # 1 core, 1 VM, 1 GPU, 1 disk, 1 IP
+    return f"{text} {unit}".rstrip()

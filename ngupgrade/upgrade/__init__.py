@@ -1,0 +1,1 @@
+"""Orchestration: the upgrade runbook over Protocols (cloud API, journal, clock)."""
