@@ -26,7 +26,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check ngupgrade tests bench terraform
 	$(BIN)/mypy
-	$(BIN)/lint-imports
+	PYTHONPATH=. $(BIN)/lint-imports
 
 ## bench: speed and call-count measurements, each against a baseline in the same run
 bench: $(STAMP)
