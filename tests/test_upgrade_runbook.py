@@ -508,3 +508,22 @@ def test_override_equal_to_the_server_default_of_an_unset_policy_sends_nothing(
         assert updates(fake) == [["version"]]
         skipped = [e.data["reason"] for e in out.of("step_skipped")]
         assert "deploy policy already 3/0" in skipped
+
+
+def test_dry_run_lists_the_updates_apply_sends_when_the_api_shows_no_policy(
+        journal: Path) -> None:
+    """Issue 9: Terraform declares 3/0 and the API returns no deploy_policy, so the server
+    default 3/0 is in force (reference 1.2, seed 000): --restore-policy has nothing to put
+    back. The dry run must list exactly the one version Update that --apply sends."""
+    groups = [node_group(WORKERS_ID, size=3, policy=DeployPolicy(3, 0))]
+    sc = scenario(versions=None, node_groups={"workers": {"policy": None}})
+    with FakeCloud(groups, sc).start() as fake:
+        dry = run(fake, journal, groups=groups, apply=False, restore=True)
+        assert dry.code == 0, dry.error
+        planned = dry.of("dry_run")[0].data["calls"]["yandex_kubernetes_node_group.workers"]
+        assert [c["method"] for c in planned].count("NodeGroupService.Update") == 1
+        out = run(fake, journal, groups=groups, restore=True)
+        assert out.code == 0, out.error
+        assert updates(fake) == [["version"]]
+        listed = out.of("calls")[0].data["calls"]["yandex_kubernetes_node_group.workers"]
+        assert [c["method"] for c in listed].count("NodeGroupService.Update") == 1
