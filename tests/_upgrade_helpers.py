@@ -18,7 +18,8 @@ from ngupgrade.app.upgrade import UpgradeRequest, run_upgrade
 from ngupgrade.core.errors import NgUpgradeError
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.testing import FakeCloud, Scenario
-from ngupgrade.upgrade.runbook import Event, UpgradeOptions
+from ngupgrade.upgrade.events import Event
+from ngupgrade.upgrade.values import UpgradeOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 STATE = str(ROOT / "terraform" / "examples" / "terraform.tfstate")

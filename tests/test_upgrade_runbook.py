@@ -21,7 +21,7 @@ from ngupgrade.cli.render.quota import preflight_json
 from ngupgrade.core.errors import CheckFailed, OperationFailed, Stalled
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.testing import FakeCloud, node_group
-from ngupgrade.upgrade.runbook import Event
+from ngupgrade.upgrade.events import Event
 from tests._upgrade_helpers import (
     POLICY_MASK,
     WORKERS_ID,
@@ -527,3 +527,5 @@ def test_dry_run_lists_the_updates_apply_sends_when_the_api_shows_no_policy(
         assert updates(fake) == [["version"]]
         listed = out.of("calls")[0].data["calls"]["yandex_kubernetes_node_group.workers"]
         assert [c["method"] for c in listed].count("NodeGroupService.Update") == 1
+        # and no reminder that Terraform's 3/0 differs from the unset (3/0) policy
+        assert not any("deploy_policy" in e.data["message"] for e in out.of("reminder"))

@@ -18,10 +18,10 @@ from ngupgrade.core.errors import BadInput, CheckFailed, UsageError
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.core.simulate import timeline
 from ngupgrade.core.stall import StallWatchdog
-from ngupgrade.upgrade.runbook import (
+from ngupgrade.core.units import human_seconds
+from ngupgrade.upgrade.rules import (
     check_target_version,
     cycle_estimate,
-    human_seconds,
     parse_version,
     timeline_position,
 )

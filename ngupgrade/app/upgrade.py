@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ngupgrade.adapters.cloud.waiter import PollPolicy
+from ngupgrade.adapters.cloud.waiter import PollPolicy, Timing
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.settings import Settings
 from ngupgrade.core.errors import (
@@ -35,17 +35,16 @@ from ngupgrade.core.errors import (
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.policy import check_overrides
 from ngupgrade.core.quota import failure_summary
-from ngupgrade.upgrade.runbook import (
-    Emit,
-    Event,
+from ngupgrade.core.units import human_seconds
+from ngupgrade.upgrade.events import Emit, Event
+from ngupgrade.upgrade.rules import parse_version, policy_text
+from ngupgrade.upgrade.runbook import Runbook
+from ngupgrade.upgrade.values import (
     GroupResult,
     PlannedCall,
     Prepared,
-    Runbook,
     UpgradeApi,
     UpgradeOptions,
-    human_seconds,
-    parse_version,
 )
 
 
@@ -140,7 +139,8 @@ def run_upgrade(
 
         api = open_gateway(settings, clock=clock, sleep=sleep, poll=poll or PollPolicy())
     sink = emit or (lambda event: None)
-    runbook = Runbook(api, request.options, clock=clock, sleep=sleep, emit=sink, poll=poll,
+    timing = Timing(clock, sleep, poll or PollPolicy())
+    runbook = Runbook(api, request.options, timing=timing, emit=sink,
                       journal_writer=journal_writer)
     report = UpgradeReport(applied=request.apply)
     try:
@@ -158,7 +158,7 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
                      api: UpgradeApi, runbook: Runbook, report: UpgradeReport,
                      sink: Emit) -> None:
     def event(kind: str, **data: Any) -> None:
-        sink(Event(kind, "", runbook.clock() - runbook.t0, data))
+        sink(Event(kind, "", runbook.timing.clock() - runbook.t0, data))
 
     for group in groups:
         path = None
@@ -222,8 +222,8 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
                    "nodes": r.nodes, "steps": {k: round(v, 1) for k, v in r.steps.items()},
                    "operations": r.operations, "note": r.note, "journal": r.journal_path}
                   for r in report.results],
-          seconds=round(runbook.clock() - runbook.t0, 1),
-          duration=human_seconds(runbook.clock() - runbook.t0))
+          seconds=round(runbook.timing.clock() - runbook.t0, 1),
+          duration=human_seconds(runbook.timing.clock() - runbook.t0))
 
 
 def _terraform_warning(prep: Prepared, event: Callable[..., None], restore: bool) -> None:
@@ -231,8 +231,6 @@ def _terraform_warning(prep: Prepared, event: Callable[..., None], restore: bool
     tf = prep.terraform_policy
     if prep.override is None or tf is None or prep.override == tf:
         return
-    from ngupgrade.upgrade.runbook import policy_text
-
     after = (f"--restore-policy puts {policy_text(tf)} back after the upgrade"
              if restore else "pass --restore-policy to put it back right after the upgrade")
     event("warning", group=prep.address, code="policy-differs-from-terraform",

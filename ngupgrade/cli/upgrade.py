@@ -20,7 +20,8 @@ from ngupgrade.app.settings import Settings
 from ngupgrade.cli._common import FiniteFloatRange, common_options, settings_of
 from ngupgrade.cli._duration import Duration
 from ngupgrade.core.errors import NgUpgradeError
-from ngupgrade.upgrade.runbook import Event, human_seconds
+from ngupgrade.core.units import human_seconds
+from ngupgrade.upgrade.events import Event
 
 
 @dataclass
@@ -114,7 +115,7 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
     failed; 6 timed out or stalled (still running: --resume); 130 interrupted (--resume).
     """
     from ngupgrade.app.upgrade import UpgradeRequest, run_upgrade
-    from ngupgrade.upgrade.runbook import UpgradeOptions
+    from ngupgrade.upgrade.values import UpgradeOptions
 
     settings = settings_of(click.get_current_context())
     options = UpgradeOptions(

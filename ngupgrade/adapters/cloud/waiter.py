@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ngupgrade.adapters.cloud.types import BROKEN_STATUSES, LiveNode, LiveNodeGroup, OperationState
@@ -65,6 +65,17 @@ class PollPolicy:
     def __post_init__(self) -> None:
         if self.initial <= 0 or self.cap < self.initial or self.factor < 1:
             raise ValueError("poll policy needs 0 < initial <= cap and factor >= 1")
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Time as one dependency: ``clock`` gives monotonic seconds, ``sleep`` waits seconds,
+    ``poll`` is the poll policy. The CLI builds one (real time, or the fake cloud's virtual
+    clock in tests) and passes it down to every use case; nothing reads time from a global."""
+
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+    poll: PollPolicy = field(default_factory=PollPolicy)
 
 
 def resume_hint(operation_id: str) -> str:

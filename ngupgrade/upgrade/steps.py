@@ -1,0 +1,370 @@
+"""The steps of one group's upgrade, each deciding once whether it is needed.
+
+A step object answers two questions with the same rule: :meth:`planned_calls` (what a dry run
+lists, judged from the group as read when the run was prepared and what the steps before it
+leave) and :meth:`run` (judged from the group as read at its turn). The dry run and
+``--apply`` therefore cannot disagree about a step (issue 9: they once compared the raw
+policy in one place and the policy in force in the other).
+
+The steps, in order (issue 6, steps 5 to 8; each journaled):
+
+* :class:`PolicyStep` ``policy_update``: the override alone (masked), wait, verify it took
+  (C16 variant A: abort before the version when it did not);
+* :class:`VersionStep` ``version_update``: ``version`` alone, wait with progress;
+* :class:`VerifyStep` ``verify``: done without error, RUNNING, on the target, back to size;
+* :class:`PolicyStep` ``restore_policy``: put back what Terraform declares, and verify.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from ngupgrade.adapters.cloud.gateway import mask_paths
+from ngupgrade.adapters.cloud.types import LiveNodeGroup, newest
+from ngupgrade.adapters.cloud.waiter import Timing, wait_operation, wait_reconciled
+from ngupgrade.adapters.files import journal as jr
+from ngupgrade.core.errors import CheckFailed, CloudApiError
+from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
+from ngupgrade.core.policy import in_force
+from ngupgrade.upgrade.progress import wait_with_progress
+from ngupgrade.upgrade.rules import policy_text
+from ngupgrade.upgrade.values import (
+    MIN_TIMEOUT_SECONDS,
+    GroupResult,
+    PlannedCall,
+    Prepared,
+    UpgradeApi,
+    UpgradeOptions,
+)
+
+AMBIGUOUS_CODES = frozenset({"DEADLINE_EXCEEDED", "UNAVAILABLE"})
+"""gRPC codes after which a mutation may or may not have reached the cloud."""
+
+
+@dataclass
+class Context:
+    """What a step needs while it runs: the cloud, the options, time and the event sink.
+
+    ``emit(kind, group, **data)`` sends one event.
+    """
+
+    api: UpgradeApi
+    options: UpgradeOptions
+    timing: Timing
+    emit: Callable[..., None]
+
+    def timeout(self, prep: Prepared) -> float:
+        """``--timeout``, else twice the plan's longest estimate, at least an hour (C12)."""
+        if self.options.timeout is not None:
+            return self.options.timeout
+        return max(MIN_TIMEOUT_SECONDS, 2 * prep.plan.duration.max_minutes * 60)
+
+    def wait_plain(self, prep: Prepared, op_id: str) -> None:
+        """Wait for a policy operation (no progress to show)."""
+        t = self.timing
+        wait_operation(self.api, op_id, timeout=self.timeout(prep), policy=t.poll,
+                       clock=t.clock, sleep=t.sleep)
+
+    def started_by(self, prep: Prepared, known: list[str]) -> str | None:
+        """The operation a step's Update started, when its id never reached the journal."""
+        fresh = newest(op for op in self.api.list_operations(prep.group.id)
+                       if op.id not in known)
+        return fresh.id if fresh is not None else None
+
+    def send(self, prep: Prepared, step: str, *, current: LiveNodeGroup,
+             policy: DeployPolicy | None = None, version: str | None = None,
+             latest_revision: bool = False) -> str:
+        """Journal the step as started, send its one Update, journal the operation id."""
+        j = prep.journal
+        rec = j.step(step)
+        if rec is not None and rec.status != "done":
+            op_id = rec.operation_id or self.started_by(prep, rec.known_operations)
+            if op_id is not None:
+                if rec.operation_id is None:
+                    j.set_operation(step, op_id)
+                self.emit("operation", prep.address, step=step, operation_id=op_id,
+                          attached=True)
+                return op_id
+        known = [op.id for op in self.api.list_operations(prep.group.id)]
+        j.start_step(step, known)
+        try:
+            ref = self.api.update_node_group(prep.group.id, policy=policy, version=version,
+                                             latest_revision=latest_revision, current=current)
+        except CloudApiError as err:
+            if err.code in AMBIGUOUS_CODES:
+                # The Update may have landed and its operation not be listed yet: keep the
+                # step as started (with the operations known before it), so --resume finds
+                # a late operation instead of sending a second Update.
+                raise
+            # A definite refusal: the step never began, and a rerun starts it again.
+            del j.steps[step]
+            j.save()
+            if err.code == "FAILED_PRECONDITION" and err.hint is None:
+                again = CloudApiError(
+                    f"{prep.address}: {err.message}; nothing was changed by this step",
+                    hint="another operation holds the cluster or the group (its id is in the "
+                         "message): wait for it (`ngupgrade wait --operation ID`), then run "
+                         "the same command again")
+                again.code, again.request_id = err.code, err.request_id
+                raise again from err
+            raise
+        j.set_operation(step, ref.id)
+        self.emit("operation", prep.address, step=step, operation_id=ref.id,
+                  attached=ref.attached, update_calls=ref.update_calls)
+        return ref.id
+
+
+class Step(Protocol):
+    """One step of the sequence: its journal name, its planned calls, its run."""
+
+    name: str
+
+    def planned_calls(self) -> list[PlannedCall]:
+        """The calls ``--apply`` makes for this step; empty when it is not needed."""
+        ...
+
+    def run(self, ctx: Context, result: GroupResult) -> None:
+        """Run (or resume, or skip) the step; record its seconds and operation in ``result``."""
+        ...
+
+
+@dataclass
+class PolicyStep:
+    """Set the deploy policy alone (masked), wait, verify it took (C16).
+
+    ``name`` is ``policy_update`` (the override) or ``restore_policy`` (what Terraform
+    declares, else the policy before). ``expected`` is the policy the group should run when
+    this step's turn comes, as far as the dry run can tell (the live one, or the override).
+    """
+
+    prep: Prepared
+    name: str
+    want: DeployPolicy | None
+    expected: DeployPolicy | None
+
+    def _settled(self) -> str | None:
+        """A reason to skip that needs no read of the group."""
+        if self.prep.journal.is_done(self.name):
+            return "done before"
+        if self.want is None:
+            return "Terraform declares no deploy_policy and the group had none"
+        return None
+
+    def skip_reason(self, have: DeployPolicy | None) -> str | None:
+        """The one decision: why no Update is needed, or None when it is.
+
+        ``have`` is the group's policy as the API shows it; None is the server default 3/0
+        (:func:`ngupgrade.core.policy.in_force`, seed 000). A step whose Update already has an
+        operation is never skipped: it attaches to it.
+        """
+        settled = self._settled()
+        if settled is not None:
+            return settled
+        rec = self.prep.journal.step(self.name)
+        if in_force(have) == self.want and (rec is None or rec.operation_id is None):
+            return f"deploy policy already {policy_text(self.want)}"
+        return None
+
+    def planned_calls(self) -> list[PlannedCall]:
+        if self.skip_reason(self.expected) is not None or self.want is None:
+            return []
+        gid = self.prep.group.id
+        mask = ", ".join(mask_paths(self.expected, self.want, None, False))
+        why = ("restore what Terraform declares" if self.name == jr.STEP_RESTORE
+               else f"now {policy_text(self.expected)}")
+        return [
+            PlannedCall("NodeGroupService.Update",
+                        f"{gid} update_mask=[{mask}] deploy_policy={policy_text(self.want)} "
+                        f"({why})"),
+            PlannedCall("OperationService.Get",
+                        f"until done, then NodeGroupService.Get to verify "
+                        f"{policy_text(self.want)} took"),
+        ]
+
+    def run(self, ctx: Context, result: GroupResult) -> None:
+        prep, j, addr = self.prep, self.prep.journal, self.prep.address
+        settled = self._settled()
+        if settled is not None:
+            if not j.is_done(self.name):
+                j.finish_step(self.name)
+            ctx.emit("step_skipped", addr, step=self.name, reason=settled)
+            return
+        assert self.want is not None
+        t = ctx.timing.clock()
+        live = ctx.api.get_node_group(prep.group.id)
+        reason = self.skip_reason(live.policy)
+        if reason is not None:
+            j.finish_step(self.name)
+            ctx.emit("step_skipped", addr, step=self.name, reason=reason)
+            return
+        ctx.emit("step_started", addr, step=self.name, policy=jr.policy_json(self.want),
+                 before=jr.policy_json(live.policy))
+        op_id = ctx.send(prep, self.name, policy=self.want, current=live)
+        result.operations[self.name] = op_id
+        ctx.wait_plain(prep, op_id)
+        have = in_force(ctx.api.get_node_group(prep.group.id).policy)
+        if have != self.want:
+            what = "restored" if self.name == jr.STEP_RESTORE else "applied"
+            after = ("the version was not touched" if self.name == jr.STEP_POLICY
+                     else "the upgrade itself is done")
+            raise CheckFailed(
+                f"{addr}: deploy policy not {what} (have {policy_text(have)}, want "
+                f"{policy_text(self.want)}) after operation {op_id}; {after}",
+                hint="look at the group in the console; set the policy again, then run again")
+        j.finish_step(self.name)
+        result.steps[self.name] = ctx.timing.clock() - t
+        ctx.emit("step_finished", addr, step=self.name, operation_id=op_id,
+                 seconds=result.steps[self.name], policy=jr.policy_json(have))
+
+
+@dataclass
+class VersionStep:
+    """Update ``version`` alone (or ``version.latest_revision``), then wait with progress."""
+
+    prep: Prepared
+    options: UpgradeOptions
+    name: str = jr.STEP_VERSION
+
+    def skip_reason(self, version: str, new_revision_available: bool) -> str | None:
+        """The one decision: why no version Update is needed, or None when it is.
+
+        Already on the target (or, for ``--latest-revision`` on a resumed run whose policy
+        step never started, no newer revision offered), and no Update of this step on record.
+        """
+        j = self.prep.journal
+        if j.is_done(self.name):
+            return "done before"
+        target = self.options.version
+        if j.step(self.name) is None and (
+                (target is not None and version == target)
+                or (target is None and j.steps.get(jr.STEP_POLICY) is None
+                    and not new_revision_available and self.prep.resumed)):
+            return f"already on {version}"
+        return None
+
+    def planned_calls(self) -> list[PlannedCall]:
+        live = self.prep.live
+        if self.skip_reason(live.version, live.new_revision_available) is not None:
+            return []
+        spec = (f"version={self.options.version}" if self.options.version
+                else "version.latest_revision=true")
+        d = self.prep.plan.duration
+        return [
+            PlannedCall("NodeGroupService.Update",
+                        f"{self.prep.group.id} update_mask=[version] {spec}"),
+            PlannedCall("OperationService.Get + NodeGroupService.ListNodes",
+                        f"until done (expected {d.min_minutes:g}..{d.max_minutes:g} min, "
+                        f"{self.prep.plan.cycles.max} cycles), then NodeGroupService.Get for "
+                        "the verdict"),
+        ]
+
+    def run(self, ctx: Context, result: GroupResult) -> None:
+        prep, j, addr = self.prep, self.prep.journal, self.prep.address
+        if j.is_done(self.name):
+            ctx.emit("step_skipped", addr, step=self.name, reason="done before")
+            return
+        live = ctx.api.get_node_group(prep.group.id)
+        reason = self.skip_reason(live.version, live.new_revision_available)
+        if reason is not None:
+            j.finish_step(self.name)
+            ctx.emit("step_skipped", addr, step=self.name, reason=reason)
+            return
+        t = ctx.timing.clock()
+        opts = self.options
+        ctx.emit("step_started", addr, step=self.name, version=opts.version,
+                 latest_revision=opts.latest_revision, before=live.version,
+                 expected_minutes={"min": prep.plan.duration.min_minutes,
+                                   "max": prep.plan.duration.max_minutes},
+                 cycles=prep.plan.cycles.max)
+        op_id = ctx.send(prep, self.name, version=opts.version,
+                         latest_revision=opts.latest_revision, current=live)
+        result.operations[self.name] = op_id
+        wait_with_progress(ctx, prep, op_id, result)
+        j.finish_step(self.name)
+        result.steps[self.name] = ctx.timing.clock() - t
+        ctx.emit("step_finished", addr, step=self.name, operation_id=op_id,
+                 seconds=result.steps[self.name])
+
+
+@dataclass
+class VerifyStep:
+    """The verdict: done without error, RUNNING, on the target, back to the starting size."""
+
+    prep: Prepared
+    options: UpgradeOptions
+    name: str = jr.STEP_VERIFY
+
+    def planned_calls(self) -> list[PlannedCall]:
+        return []  # reads only; the version step's entry names the verdict's Get
+
+    def run(self, ctx: Context, result: GroupResult) -> None:
+        prep, j, addr = self.prep, self.prep.journal, self.prep.address
+        api, timing = ctx.api, ctx.timing
+        gid = prep.group.id
+        t = timing.clock()
+        ctx.emit("step_started", addr, step=self.name)
+        rec = j.step(jr.STEP_VERSION)
+        op_id = result.operations.get(jr.STEP_VERSION) or (rec.operation_id if rec else None)
+        if op_id:
+            group = wait_reconciled(api, gid, op_id, timeout=ctx.timeout(prep),
+                                    policy=timing.poll, clock=timing.clock, sleep=timing.sleep)
+        else:
+            group = api.get_node_group(gid)
+        nodes = api.list_nodes(gid)
+        scale = prep.group.scale
+        for _ in range(timing.poll.settle_polls):
+            if _size_ok(len(nodes), j.start_nodes, scale):
+                break
+            timing.sleep(timing.poll.settle_interval)
+            nodes = api.list_nodes(gid)
+        problems = []
+        if group.status != "RUNNING":
+            problems.append(f"status {group.status}, not RUNNING")
+        target = self.options.version
+        if target is not None and group.version != target:
+            problems.append(f"version {group.version}, not {target} "
+                            "(version_info.current_version)")
+        if target is None and group.new_revision_available:
+            problems.append(f"a newer revision of {group.version} is still available")
+        if not _size_ok(len(nodes), j.start_nodes, scale):
+            problems.append(f"{len(nodes)} nodes, not back to the starting {j.start_nodes}")
+        ok = not problems
+        ctx.emit("verdict", addr, ok=ok, operation_id=op_id, status=group.status,
+                 version=group.version, target=target, nodes=len(nodes),
+                 start_nodes=j.start_nodes, problems=problems)
+        if not ok:
+            raise CheckFailed(f"{addr}: the upgrade did not verify: {'; '.join(problems)}",
+                              hint="look at the group in the console; nothing was rolled back")
+        j.finish_step(self.name)
+        result.steps[self.name] = timing.clock() - t
+        result.nodes = len(nodes)
+        result.version_after = group.version
+        ctx.emit("step_finished", addr, step=self.name, seconds=result.steps[self.name])
+
+
+def _size_ok(count: int, start: int, scale: FixedScale | AutoScale) -> bool:
+    if isinstance(scale, AutoScale):
+        return count == start or scale.min <= count <= scale.max
+    return count == start
+
+
+def restore_target(prep: Prepared) -> DeployPolicy | None:
+    """The policy ``--restore-policy`` puts back: Terraform's, else the one before."""
+    return prep.journal.terraform_policy or prep.journal.start_policy
+
+
+def build_steps(prep: Prepared, options: UpgradeOptions) -> list[Step]:
+    """The step objects of one prepared group, in order; none when there is nothing to do."""
+    if prep.nothing_to_do:
+        return []
+    steps: list[Step] = []
+    if prep.override is not None:
+        steps.append(PolicyStep(prep, jr.STEP_POLICY, prep.override, prep.live.policy))
+    steps += [VersionStep(prep, options), VerifyStep(prep, options)]
+    if options.restore_policy:
+        # When the restore's turn comes the group runs the override, else what it ran.
+        steps.append(PolicyStep(prep, jr.STEP_RESTORE, restore_target(prep),
+                                prep.override or prep.live.policy))
+    return steps
