@@ -16,6 +16,7 @@ import sys
 
 import click
 
+from ngupgrade import __version__
 from ngupgrade.app.settings import Settings
 from ngupgrade.cli._common import common_options
 from ngupgrade.core.errors import EXIT_INTERRUPTED, NgUpgradeError
@@ -51,6 +52,30 @@ class LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        rest = super().parse_args(ctx, args)
+        if ctx.meta.get(_VERSION_ASKED):
+            # click 8 keeps the command name apart (click 9 will leave it in ctx.args).
+            words = [*getattr(ctx, "_protected_args", []), *ctx.args]
+            if words:
+                # `ngupgrade --version 1.30 upgrade ...` would print our version and exit 0:
+                # a silent pass in CI. The root --version takes nothing after it.
+                ctx.fail(f"--version before a command prints ngupgrade's own version and takes "
+                         f"nothing after it (got: {' '.join(words)}); for a Kubernetes version, "
+                         f"put it after the command: ngupgrade upgrade -g GROUP --version 1.30")
+            click.echo(f"ngupgrade, version {__version__}")
+            ctx.exit(0)
+        return rest
+
+
+_VERSION_ASKED = "ngupgrade.version_asked"
+
+
+def _ask_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """Record a root ``--version``; LazyGroup.parse_args answers it once it sees what follows."""
+    if value:
+        ctx.meta[_VERSION_ASKED] = True
+
 
 HELP = """Plan, preflight and run Yandex Managed Kubernetes node-group upgrades safely,
 next to Terraform.
@@ -82,7 +107,8 @@ Exit codes: 0 ok; 1 a check failed (quota short, policy invalid); 2 usage error;
 
 @click.group(cls=LazyGroup, help=HELP, context_settings={"help_option_names": ["-h", "--help"],
                                                           "max_content_width": 100})
-@click.version_option(package_name="ngupgrade")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_ask_version,
+              help="Show ngupgrade's version and exit (alone: not before a command).")
 @common_options
 def cli() -> None:
     """Root group; options given here apply to the command that follows."""
