@@ -10,9 +10,12 @@ Exit codes (DESIGN.md section 5): 0 success; 1 a check failed; 2 usage error; 3 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import os
 import sys
+from typing import Any
 
 import click
 
@@ -67,6 +70,25 @@ class LazyGroup(click.Group):
             ctx.exit(0)
         return rest
 
+    # click's main turns EPIPE into exit 1 ("a check failed"); main() decides instead, for
+    # the root's own output (--help, --version) and for every command's.
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError as err:
+            raise _ReaderGone from err
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as err:
+            raise _ReaderGone from err
+
+
+class _ReaderGone(Exception):
+    """stdout's reader went away (``ngupgrade groups -o json | head -c 100``)."""
+
 
 _VERSION_ASKED = "ngupgrade.version_asked"
 
@@ -115,20 +137,36 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI and exit with the documented code; never shows a traceback for known faults."""
+    """Run the CLI and exit with the documented code; never shows a traceback for known faults.
+
+    A reader that stops early (``| head``) is not a failed check: exit 0, silently. (Whether
+    the pipe breaks before or after a verdict depends only on how much was buffered, so the
+    verdict cannot stand consistently; the reader chose to stop reading it.)
+    """
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # here, not at interpreter exit, where EPIPE would print and exit 120
+    except (BrokenPipeError, _ReaderGone):
+        _silence_stdout()
+        code = 0
+    sys.exit(code)
+
+
+def _run(argv: list[str] | None) -> int:
+    """Run one command; return its exit code (the mapping of DESIGN.md section 5)."""
     settings = Settings()
     try:
         cli.main(args=argv, prog_name="ngupgrade", standalone_mode=False, obj=settings)
     except click.exceptions.Abort:
         _say("interrupted")
-        sys.exit(EXIT_INTERRUPTED)
+        return EXIT_INTERRUPTED
     except click.ClickException as err:
         if isinstance(err, click.BadParameter):
             err = _name_the_environment_variable(err)
         err.show()
-        sys.exit(err.exit_code)
+        return err.exit_code
     except click.exceptions.Exit as err:
-        sys.exit(err.exit_code)
+        return err.exit_code
     except NgUpgradeError as err:
         _say(f"error: {err.message}")
         if err.hint:
@@ -140,7 +178,7 @@ def main(argv: list[str] | None = None) -> None:
             flags = f"--endpoint {settings.endpoint}" + (" --insecure" if settings.insecure
                                                           else "")
             _say(f"hint: run it with the connection flags of this run: {flags}")
-        sys.exit(err.exit_code)
+        return err.exit_code
     except KeyboardInterrupt:
         words = set(sys.argv[1:] if argv is None else argv)
         if words & _CLOUD_CHANGING:
@@ -148,11 +186,9 @@ def main(argv: list[str] | None = None) -> None:
                  "--resume (or `ngupgrade wait`) to attach again")
         else:
             _say("interrupted")
-        sys.exit(EXIT_INTERRUPTED)
-    except BrokenPipeError:
-        # `ngupgrade ... | head`: the reader went away; that is not our failure.
-        _silence_stdout()
-        sys.exit(0)
+        return EXIT_INTERRUPTED
+    except (BrokenPipeError, _ReaderGone):
+        raise  # main(): the reader went away; that is not our failure
     except Exception as err:  # the pre-commit pattern: an unexpected error is a bug
         if os.environ.get("NGUPGRADE_DEBUG"):
             raise
@@ -160,8 +196,8 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"internal error (a bug in ngupgrade): {type(err).__name__}: {first}"
              + (" [...]" if more else ""))
         _say("hint: rerun with NGUPGRADE_DEBUG=1 for the traceback, and report it")
-        sys.exit(EXIT_BUG)
-    sys.exit(0)
+        return EXIT_BUG
+    return 0
 
 
 def _name_the_environment_variable(err: click.BadParameter) -> click.BadParameter:
@@ -182,5 +218,9 @@ def _say(text: str) -> None:
 
 
 def _silence_stdout() -> None:
+    """Point stdout and stderr at /dev/null, so that flushing at exit cannot fail again."""
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    for stream in (sys.stdout, sys.stderr):
+        # not a real file (a test's capture): nothing will flush to a pipe
+        with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+            os.dup2(devnull, stream.fileno())
