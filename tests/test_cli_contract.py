@@ -5,9 +5,11 @@ Each test failed before its fix, run as the user runs ngupgrade.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -67,7 +69,7 @@ def served_cloud():
 
 @pytest.mark.parametrize("argv", [
     ["groups", "-o", "json"], ["groups"], ["plan", "-o", "json"], ["plan"],
-    ["preflight", "--quotas", str(EXAMPLES / "quotas.yaml"), "--sequential", "-o", "json"],
+    ["preflight", "--quotas", str(EXAMPLES / "quotas.yaml"), "-g", "workers", "-o", "json"],
     ["--help"], ["plan", "--help"], ["--version"],
 ])
 def test_stdout_closed_early_exits_0_silently(argv: list[str]) -> None:
@@ -88,3 +90,135 @@ def test_stdout_closed_early_exits_0_silently_on_cloud_commands(served_cloud,
     result = _run_into_closed_pipe("--state", str(EXAMPLE_STATE), "--endpoint",
                                    served_cloud.endpoint, "--insecure", *argv)
     assert (result.returncode, result.stderr.decode()) == (0, ""), result.stderr
+
+
+# ---- item 11: with -o json every failure prints one JSON object on stdout -------------------
+
+GID = "catgroup000000000001"
+
+
+@pytest.fixture
+def cloud(monkeypatch: pytest.MonkeyPatch):
+    """A fake cloud with one fixed group of 3 (policy 1/0) on the test's virtual clock."""
+    from ngupgrade.app import timing
+    from ngupgrade.core.model import DeployPolicy
+    from ngupgrade.testing import FakeCloud, node_group
+
+    monkeypatch.delenv("YC_IAM_TOKEN", raising=False)
+    monkeypatch.delenv("YC_TOKEN", raising=False)
+    monkeypatch.chdir("/")  # no ./terraform.tfstate: the group is named by id
+    fake = FakeCloud([node_group(GID, size=3, policy=DeployPolicy(1, 0))]).start()
+    monkeypatch.setattr(timing, "CURRENT", timing.Timing(fake.now, fake.sleep))
+    yield fake
+    fake.stop()
+
+
+def _one_error(result, code: str, exit_code: int) -> dict:
+    """The failure's one JSON object on stdout, checked for the keys every failure has."""
+    assert result.exit_code == exit_code, result.stderr
+    doc = json.loads(result.stdout)  # one document: json.loads refuses two
+    error = doc["error"]
+    assert (error["code"], error["exit_code"]) == (code, exit_code)
+    assert {"message", "hint", "operation_id"} <= set(error)
+    assert error["message"] in result.stderr  # the same words people read
+    return doc
+
+
+def test_json_failure_of_set_policy_names_the_operation(cloud, run_cli) -> None:
+    # Before: `set-policy ... --timeout 0 -o json` exited 6 with 0 bytes on stdout.
+    result = run_cli("--endpoint", cloud.endpoint, "--insecure", "set-policy", "-g", GID,
+                     "--max-unavailable", "1", "--apply", "--timeout", "0", "-o", "json")
+    error = _one_error(result, "timeout", 6)["error"]
+    assert error["operation_id"] == "op-1"
+    assert "ngupgrade wait --operation op-1" in error["hint"]
+
+
+def test_json_failure_of_wait_names_the_operation(cloud, run_cli) -> None:
+    cloud.gateway().update_node_group(GID, version="1.30")
+    result = run_cli("--endpoint", cloud.endpoint, "--insecure", "wait", "-g", GID,
+                     "--timeout", "0", "-o", "json")
+    assert _one_error(result, "timeout", 6)["error"]["operation_id"] == "op-1"
+
+
+def test_json_failure_of_an_unknown_group(run_cli) -> None:
+    result = run_cli("preflight", "--state", str(EXAMPLE_STATE), "-g", "nosuch", "-o", "json",
+                     "--quotas", str(EXAMPLES / "quotas.yaml"))
+    error = _one_error(result, "usage", 2)["error"]
+    assert error["message"] == "no node group matches 'nosuch'"
+    assert error["operation_id"] is None
+
+
+def test_json_failure_of_a_check_is_the_report_with_an_error(run_cli, tmp_path: Path) -> None:
+    # The report and the verdict in one object (not two documents on stdout).
+    short = tmp_path / "quotas.json"
+    short.write_text(json.dumps({"b1gexamplecloud000001": {
+        "compute.instances.count": {"limit": 11, "usage": 11}}}))
+    result = run_cli("preflight", "--state", str(EXAMPLE_STATE), "-g", "workers",
+                     "--quotas", str(short), "-o", "json")
+    doc = _one_error(result, "check-failed", 1)
+    assert doc["ok"] is False
+    short_rows = [q["quota_id"] for q in doc["clouds"][0]["quotas"] if q["status"] == "short"]
+    assert short_rows == ["compute.instances.count"]
+
+
+def test_json_failure_of_bad_input_names_the_file(run_cli, tmp_path: Path) -> None:
+    state = tmp_path / "broken.tfstate"
+    state.write_text("{not json")
+    for command in ("groups", "plan"):
+        result = run_cli(command, "--state", str(state), "-o", "json")
+        error = _one_error(result, "bad-input", 3)["error"]
+        assert error["source"] == str(state)
+
+
+def test_json_failure_of_an_invalid_policy(run_cli) -> None:
+    result = run_cli("plan", "--state", str(EXAMPLE_STATE), "-g", "workers", "-o", "json",
+                     "--max-expansion", "0", "--max-unavailable", "0")
+    _one_error(result, "policy-invalid", 1)
+
+
+@pytest.mark.parametrize("argv", [
+    ["groups", "-o", "json", "--no-such-flag"],          # click stops before reading -o
+    ["-o", "json", "plan", "--cycle-minutes", "nan"],
+    ["--output=json", "wait"],                            # neither --group nor --operation
+])
+def test_json_failure_of_a_usage_error(run_cli, argv: list[str]) -> None:
+    result = run_cli("--state", str(EXAMPLE_STATE), *argv)
+    _one_error(result, "usage", 2)
+
+
+def test_json_from_the_environment_too(run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NGUPGRADE_OUTPUT", "json")
+    _one_error(run_cli("groups", "--state", "/nonexistent.tfstate"), "bad-input", 3)
+
+
+def test_json_failure_of_fake_cloud(run_cli, tmp_path: Path) -> None:
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text("faults: [{kind: nosuch}]\n")
+    result = run_cli("fake-cloud", "--state", str(EXAMPLE_STATE), "--scenario", str(scenario),
+                     "-o", "json")
+    _one_error(result, "bad-input", 3)
+
+
+def test_upgrade_stream_ends_with_one_error_event(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    # NDJSON: the failure is the stream's last event, once, with the same error object.
+    from tests._upgrade_helpers import cli, example_cloud
+
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
+                             "--apply", "--timeout", "2m", "-o", "json",
+                             "--journal", str(tmp_path / "j.json"))
+    assert code == 6, err
+    events = [json.loads(line) for line in out.splitlines()]
+    errors = [e for e in events if e["event"] == "error"]
+    assert errors == [events[-1]]
+    assert (errors[0]["exit_code"], errors[0]["operation_id"]) == (6, "op-1")
+    assert errors[0]["error"]["code"] == "timeout"
+    assert errors[0]["error"]["operation_id"] == "op-1"
+
+
+def test_upgrade_usage_error_is_one_error_event(run_cli) -> None:
+    result = run_cli("upgrade", "--state", str(EXAMPLE_STATE), "-g", "workers", "-o", "json")
+    assert result.exit_code == 2
+    (event,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert (event["event"], event["error"]["code"]) == ("error", "usage")

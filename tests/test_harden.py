@@ -411,7 +411,7 @@ def test_empty_group_selector_is_a_usage_error(run_cli, tmp_path, command: str,
     result = run_cli(command, "--state", str(state), "-g", selector, "-o", "json")
     assert result.exit_code == 2, result.stdout
     assert "empty --group" in result.stderr
-    assert result.stdout == ""
+    assert result.json()["error"]["code"] == "usage"  # the one JSON object of a failure
 
 
 # ---- --help teaches ------------------------------------------------------------------------------

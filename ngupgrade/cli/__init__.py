@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import json
 import os
 import sys
 from typing import Any
@@ -21,12 +22,15 @@ import click
 
 from ngupgrade import __version__
 from ngupgrade.app.settings import Settings
-from ngupgrade.cli._common import common_options
+from ngupgrade.cli._common import Invocation, common_options, json_text
+from ngupgrade.cli.render.errors import error_code, error_json
 from ngupgrade.core.errors import EXIT_INTERRUPTED, NgUpgradeError
 
 EXIT_BUG = 70
 _CLOUD_CHANGING = frozenset({"upgrade", "set-policy", "wait"})
 """Commands whose interruption leaves a cloud operation running (the hint says how to attach)."""
+_NDJSON_STREAMS = frozenset({"upgrade"})
+"""Commands whose ``--output json`` is a stream of events: a failure is its last event."""
 
 # name -> "module:attribute"; the order is the order of `ngupgrade --help`.
 COMMANDS: dict[str, str] = {
@@ -78,6 +82,13 @@ class LazyGroup(click.Group):
             return super().make_context(info_name, args, parent, **extra)
         except BrokenPipeError as err:
             raise _ReaderGone from err
+
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        if isinstance(ctx.obj, Invocation):
+            ctx.obj.command = name  # main() shapes a failure by the command (NDJSON or not)
+        return name, command, rest
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -139,12 +150,18 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI and exit with the documented code; never shows a traceback for known faults.
 
+    With ``--output json`` a failure also prints one JSON object on stdout: the command's
+    report with an ``error`` key, or ``{"error": {...}}`` (``cli/render/errors.py``); the
+    ``upgrade`` NDJSON stream ends with an ``{"event": "error", ...}`` line instead.
+
     A reader that stops early (``| head``) is not a failed check: exit 0, silently. (Whether
     the pipe breaks before or after a verdict depends only on how much was buffered, so the
     verdict cannot stand consistently; the reader chose to stop reading it.)
     """
+    words = sys.argv[1:] if argv is None else list(argv)
+    run = Invocation()
     try:
-        code = _run(argv)
+        code = _run(words, run)
         sys.stdout.flush()  # here, not at interpreter exit, where EPIPE would print and exit 120
     except (BrokenPipeError, _ReaderGone):
         _silence_stdout()
@@ -152,19 +169,20 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
-def _run(argv: list[str] | None) -> int:
+def _run(words: list[str], run: Invocation) -> int:
     """Run one command; return its exit code (the mapping of DESIGN.md section 5)."""
-    settings = Settings()
+    settings = run.settings
+    failure = _Failure(run, _wants_json(settings, words))
     try:
-        cli.main(args=argv, prog_name="ngupgrade", standalone_mode=False, obj=settings)
+        cli.main(args=words, prog_name="ngupgrade", standalone_mode=False, obj=run)
     except click.exceptions.Abort:
         _say("interrupted")
-        return EXIT_INTERRUPTED
+        return failure.report("interrupted", EXIT_INTERRUPTED, "interrupted")
     except click.ClickException as err:
         if isinstance(err, click.BadParameter):
             err = _name_the_environment_variable(err)
         err.show()
-        return err.exit_code
+        return failure.report("usage", err.exit_code, err.format_message())
     except click.exceptions.Exit as err:
         return err.exit_code
     except NgUpgradeError as err:
@@ -178,26 +196,70 @@ def _run(argv: list[str] | None) -> int:
             flags = f"--endpoint {settings.endpoint}" + (" --insecure" if settings.insecure
                                                           else "")
             _say(f"hint: run it with the connection flags of this run: {flags}")
-        return err.exit_code
+            hint += f" (with the connection flags of this run: {flags})"
+        return failure.report(error_code(err), err.exit_code, err.message, hint or None, err)
     except KeyboardInterrupt:
-        words = set(sys.argv[1:] if argv is None else argv)
-        if words & _CLOUD_CHANGING:
+        if set(words) & _CLOUD_CHANGING:
             _say("interrupted: nothing in the cloud was cancelled; run the same command with "
                  "--resume (or `ngupgrade wait`) to attach again")
         else:
             _say("interrupted")
-        return EXIT_INTERRUPTED
+        return failure.report("interrupted", EXIT_INTERRUPTED, "interrupted")
     except (BrokenPipeError, _ReaderGone):
         raise  # main(): the reader went away; that is not our failure
     except Exception as err:  # the pre-commit pattern: an unexpected error is a bug
         if os.environ.get("NGUPGRADE_DEBUG"):
             raise
         first, *more = str(err).strip().splitlines() or [""]
-        _say(f"internal error (a bug in ngupgrade): {type(err).__name__}: {first}"
-             + (" [...]" if more else ""))
-        _say("hint: rerun with NGUPGRADE_DEBUG=1 for the traceback, and report it")
-        return EXIT_BUG
+        message = f"internal error (a bug in ngupgrade): {type(err).__name__}: {first}"
+        _say(message + (" [...]" if more else ""))
+        hint = "rerun with NGUPGRADE_DEBUG=1 for the traceback, and report it"
+        _say(f"hint: {hint}")
+        return failure.report("internal", EXIT_BUG, message, hint)
+    if run.report is not None:
+        sys.stdout.write(json_text(run.report))
     return 0
+
+
+class _Failure:
+    """Writes the JSON object of a failed run (only with ``--output json``); returns the code."""
+
+    def __init__(self, run: Invocation, wants_json: bool) -> None:
+        self.run = run
+        self.wants_json = wants_json
+
+    def report(self, code: str, exit_code: int, message: str, hint: str | None = None,
+               err: BaseException | None = None) -> int:
+        if not (self.wants_json or self.run.settings.output == "json"):
+            return exit_code
+        error = error_json(code, exit_code, message, hint, err)
+        if self.run.command in _NDJSON_STREAMS:
+            # The stream's last event; its top-level keys predate "error" and stay.
+            line = {"event": "error", "exit_code": exit_code, "message": message,
+                    "hint": hint, "operation_id": error["operation_id"], "error": error}
+            sys.stdout.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+            return exit_code
+        report = self.run.report if isinstance(self.run.report, dict) else {}
+        sys.stdout.write(json_text({**report, "error": error}))
+        return exit_code
+
+
+def _wants_json(settings: Settings, words: list[str]) -> bool:
+    """``--output json`` asked for, even when parsing stopped before the option was read.
+
+    A usage error (an unknown flag) can stop click before ``-o json`` reaches Settings; the
+    script still expects JSON, so the words and NGUPGRADE_OUTPUT are read here as well.
+    """
+    if settings.output == "json":
+        return True
+    for i, word in enumerate(words):
+        if word == "--":
+            break
+        if word in ("-o", "--output") and words[i + 1:i + 2] == ["json"]:
+            return True
+        if word in ("-ojson", "--output=json"):
+            return True
+    return os.environ.get("NGUPGRADE_OUTPUT") == "json"
 
 
 def _name_the_environment_variable(err: click.BadParameter) -> click.BadParameter:

@@ -11,6 +11,7 @@ import json
 import math
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import click
@@ -20,11 +21,31 @@ from ngupgrade.app.settings import Settings
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+@dataclass
+class Invocation:
+    """One run as ``cli.main`` sees it, kept to be read after the command ends or fails.
+
+    ``command`` is the subcommand's name; ``report`` the JSON document the command emitted
+    (``emit_json``), which main() writes with an ``error`` key added when the command fails,
+    so that a script always reads exactly one JSON object.
+    """
+
+    settings: Settings = field(default_factory=Settings)
+    command: str | None = None
+    report: Any = None
+
+
+def invocation_of(ctx: click.Context) -> Invocation | None:
+    """The Invocation main() passed in, or None (a command run without main())."""
+    obj = ctx.find_root().obj
+    return obj if isinstance(obj, Invocation) else None
+
+
 def settings_of(ctx: click.Context) -> Settings:
     """The one Settings object of this invocation (created on first use)."""
     root = ctx.find_root()
-    if isinstance(root.obj, Settings):  # main() passes one in, to read it after an error
-        return root.obj
+    if isinstance(root.obj, Invocation):  # main() passes one in, to read it after an error
+        return root.obj.settings
     settings = root.meta.get("ngupgrade.settings")
     if settings is None:
         settings = Settings()
@@ -133,16 +154,30 @@ def only_one(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
     return values[0] if values else None
 
 
-def emit_json(payload: Any) -> None:
-    """Print one JSON document to stdout (stable keys, UTF-8).
+def emit_json(payload: dict[str, Any]) -> None:
+    """Print a command's one JSON document to stdout (stable keys, UTF-8).
+
+    Under main() the document is written when the command ends: as it is, or with an
+    ``error`` key (``cli/render/errors.py``) when the command then fails (a short quota), so
+    a script reads one JSON object whatever happens.
 
     Strict JSON only: a NaN or an infinity (which ``json.dumps`` would print as the bare words
-    ``NaN``/``Infinity`` that no JSON parser but Python's accepts) raises ValueError before
+    ``NaN``/``Infinity`` that no JSON parser but Python's accepts) raises ValueError here, before
     anything is written, so scripts get valid JSON or nothing (and exit 70, a bug to report).
     """
-    text = json.dumps(payload, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    text = json_text(payload)
+    ctx = click.get_current_context(silent=True)
+    invocation = None if ctx is None else invocation_of(ctx)
+    if invocation is not None:
+        invocation.report = payload
+        return
     sys.stdout.write(text)
-    sys.stdout.write("\n")
+
+
+def json_text(payload: Any) -> str:
+    """``payload`` as strict, indented JSON with a final newline (ValueError on NaN/inf)."""
+    return json.dumps(payload, indent=2, ensure_ascii=False, default=str,
+                      allow_nan=False) + "\n"
 
 
 def print_table(columns: list[str], rows: list[list[str]], title: str | None = None) -> None:

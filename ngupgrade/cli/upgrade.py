@@ -185,11 +185,6 @@ class NdjsonDisplay(Display):
             payload["preflight"] = preflight_json(ev.data["_preflight"])
         self._write(payload)
 
-    def error(self, err: NgUpgradeError) -> None:
-        self._write({"event": "error", "exit_code": err.exit_code, "message": err.message,
-                     "hint": err.hint,
-                     "operation_id": getattr(err, "operation_id", None)})
-
     def line(self, text: str) -> None:
         click.echo(text, err=True)
 
