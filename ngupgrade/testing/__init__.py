@@ -6,10 +6,19 @@ Public surface::
 
 The pytest plugin (entry point ``ngupgrade_fake_cloud``) gives the ``fake_cloud`` fixture;
 see docs/cloud.md. Importing this package imports grpc and the SDK's protos.
+
+Modules: ``world`` (groups, nodes, operations, quota usage; no gRPC), ``procedure`` (the
+platform's node-by-node upgrade), ``faults``, ``quotas``, ``proto`` (API messages),
+``servicers``, ``fake_cloud`` (server and lifecycle), ``clocks``, ``scenario`` (the file),
+``builders`` (``node_group``), ``pytest_plugin``.
 """
 
 from ngupgrade.testing.builders import node_group
-from ngupgrade.testing.fake_cloud import Call, FakeCloud, RealClock, VirtualClock
+from ngupgrade.testing.clocks import RealClock, VirtualClock
+from ngupgrade.testing.fake_cloud import FakeCloud
 from ngupgrade.testing.scenario import Fault, Scenario
+from ngupgrade.testing.servicers import Call
+from ngupgrade.testing.world import World
 
-__all__ = ["Call", "FakeCloud", "Fault", "RealClock", "Scenario", "VirtualClock", "node_group"]
+__all__ = ["Call", "FakeCloud", "Fault", "RealClock", "Scenario", "VirtualClock", "World",
+           "node_group"]

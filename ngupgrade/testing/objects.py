@@ -1,0 +1,122 @@
+"""What the fake cloud's world holds: node groups with their nodes, operations, and refusals.
+
+Plain mutable values, no gRPC: :mod:`ngupgrade.testing.world` changes them,
+:mod:`ngupgrade.testing.proto` turns them into API messages. Tests read them through
+``FakeCloud.group(...)`` and ``FakeCloud.operation(...)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, NodeGroup, NodeResources
+
+
+class Refusal(Exception):
+    """The cloud refuses a call: ``code`` is a gRPC status name (``NOT_FOUND``,
+    ``FAILED_PRECONDITION``, ...), ``message`` the text the API answers with."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class FakeNode:
+    """One node (a compute instance) of a fake group: ``drained`` = cordoned and evicted."""
+
+    instance_id: str
+    version: str
+    drained: bool = False
+
+
+@dataclass
+class FakeGroup:
+    """The fake's live node group (read it in assertions through ``FakeCloud.group``).
+
+    ``nodes`` is the live node count; ``new_nodes`` the nodes already on the version an
+    upgrade in progress moves to (0 when none runs). ``spec`` is the state value the group was
+    seeded from: what one node consumes on quotas is read from it.
+    """
+
+    id: str
+    name: str
+    cluster_id: str
+    folder_id: str
+    version: str
+    status: str
+    policy: DeployPolicy | None
+    scale: FixedScale | AutoScale
+    node: NodeResources | None
+    address: str = ""
+    members: list[FakeNode] = field(default_factory=list)
+    created_nodes: int = 0
+    reconciling_until: float = -1.0
+    target_version: str | None = None
+    spec: NodeGroup | None = field(default=None, repr=False)
+
+    @property
+    def nodes(self) -> int:
+        """Nodes in the group now (surge nodes included)."""
+        return len(self.members)
+
+    @property
+    def new_nodes(self) -> int:
+        """Nodes on the target version of the upgrade in progress; 0 when none runs."""
+        if self.target_version is None:
+            return 0
+        return sum(1 for n in self.members if n.version == self.target_version)
+
+    def add_node(self, version: str) -> FakeNode:
+        """Create one node; every node gets an instance id of its own, never reused."""
+        node = FakeNode(f"{self.id[:12]}n{self.created_nodes:04d}", version)
+        self.created_nodes += 1
+        self.members.append(node)
+        return node
+
+    def matches(self, key: str | None) -> bool:
+        """True for None (a fault for every group), the group's id or its name."""
+        return key is None or key in (self.id, self.name)
+
+
+@dataclass(frozen=True)
+class AppliedStep:
+    """One step of a version update as the world applied it; sizes are after the step."""
+
+    action: str
+    """``create``, ``drain``, ``update_in_place`` or ``delete``."""
+    nodes: int
+    group_size: int
+    new_nodes: int
+
+
+@dataclass
+class FakeOperation:
+    """One operation of the fake (``kind``: ``version``, ``policy`` or ``blocker``).
+
+    A version update keeps what it started from: ``start_nodes`` (N), and the policy in force
+    clamped to N (``surge`` = E', ``unavailable`` = U'). ``steps`` and ``history`` list the
+    steps applied so far (``history`` as text: ``"create 2 -> 7 nodes"``).
+    """
+
+    id: str
+    kind: str
+    description: str
+    group_id: str | None
+    cluster_id: str
+    created: float
+    target_version: str = ""
+    policy: DeployPolicy | None = None
+    start_nodes: int = 0
+    surge: int = 0
+    unavailable: int = 0
+    applied: int = 0
+    done: bool = False
+    error: tuple[int, str] | None = None
+    finished: float = 0.0
+    duration: float = 0.0
+    polls_left: int | None = None
+    ignore_policy: bool = False
+    steps: list[AppliedStep] = field(default_factory=list)
+    history: list[str] = field(default_factory=list)

@@ -1,0 +1,134 @@
+"""The fake cloud's objects as Yandex Cloud API messages (the SDK's protobuf classes).
+
+Pure mapping: world values in, messages out; the servicers decide what to answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from google.protobuf import any_pb2, timestamp_pb2, wrappers_pb2
+from google.rpc import status_pb2
+from yandex.cloud.endpoint import api_endpoint_pb2
+from yandex.cloud.k8s.v1 import cluster_pb2, node_group_pb2, node_pb2, version_pb2
+from yandex.cloud.k8s.v1 import node_group_service_pb2 as ng_svc
+from yandex.cloud.operation import operation_pb2
+from yandex.cloud.quotamanager.v1 import quota_limit_service_pb2 as quota_svc
+from yandex.cloud.resourcemanager.v1 import folder_pb2
+
+from ngupgrade.core.model import FixedScale
+from ngupgrade.testing.objects import FakeGroup, FakeOperation
+
+EPOCH = 1_800_000_000
+"""Wall-clock seconds of the fake's time 0 (operation timestamps are EPOCH + clock time)."""
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+SERVICE_IDS = ("managed-kubernetes", "operation", "resource-manager", "quota-manager",
+               "endpoint", "iam", "compute", "vpc")
+"""Services ApiEndpointService.List names: all of them on the fake's one address."""
+
+T = TypeVar("T")
+
+
+def group_message(g: FakeGroup, status: str) -> Any:
+    """``k8s.v1.NodeGroup``: id, names, ``status``, version, deploy policy (absent when unset,
+    as the API leaves it) and scale policy."""
+    msg = node_group_pb2.NodeGroup(
+        id=g.id, cluster_id=g.cluster_id, name=g.name,
+        status=node_group_pb2.NodeGroup.Status.Value(status),
+        node_version=g.version,
+        version_info=version_pb2.VersionInfo(current_version=g.version),
+    )
+    if g.policy is not None:
+        msg.deploy_policy.CopyFrom(node_group_pb2.DeployPolicy(
+            max_expansion=g.policy.max_expansion, max_unavailable=g.policy.max_unavailable))
+    if isinstance(g.scale, FixedScale):
+        msg.scale_policy.fixed_scale.size = g.scale.size
+    else:
+        msg.scale_policy.auto_scale.min_size = g.scale.min
+        msg.scale_policy.auto_scale.max_size = g.scale.max
+        msg.scale_policy.auto_scale.initial_size = g.scale.initial
+    return msg
+
+
+def node_messages(g: FakeGroup) -> list[Any]:
+    """``k8s.v1.Node`` of each member: READY, its instance id, cordoned ones tainted
+    ``node.kubernetes.io/unschedulable:NoSchedule`` (what ``kubectl cordon`` sets)."""
+    out = []
+    for n in g.members:
+        taints = [node_pb2.Taint(key=UNSCHEDULABLE_TAINT,
+                                 effect=node_pb2.Taint.Effect.NO_SCHEDULE)] if n.drained else []
+        out.append(node_pb2.Node(
+            status=node_pb2.Node.Status.READY,
+            cloud_status=node_pb2.Node.CloudStatus(id=n.instance_id, status="RUNNING"),
+            kubernetes_status=node_pb2.Node.KubernetesStatus(
+                id=f"{g.name}-{n.instance_id[-4:]}", taints=taints),
+        ))
+    return out
+
+
+def operation_message(op: FakeOperation, group: Any | None) -> Any:
+    """``operation.Operation``: metadata names the group; a finished one carries its error
+    (google.rpc.Status) or ``group`` (a NodeGroup message) as its response."""
+    msg = operation_pb2.Operation(
+        id=op.id, description=op.description, done=op.done,
+        created_at=timestamp(op.created), modified_at=timestamp(op.finished if op.done
+                                                                else op.created),
+    )
+    if op.group_id:
+        meta = any_pb2.Any()
+        meta.Pack(ng_svc.UpdateNodeGroupMetadata(node_group_id=op.group_id))
+        msg.metadata.CopyFrom(meta)
+    if op.done:
+        if op.error is not None:
+            msg.error.CopyFrom(status_pb2.Status(code=op.error[0], message=op.error[1]))
+        elif group is not None:
+            resp = any_pb2.Any()
+            resp.Pack(group)
+            msg.response.CopyFrom(resp)
+    return msg
+
+
+def cluster_message(cluster_id: str, c: dict[str, str]) -> Any:
+    """``k8s.v1.Cluster``: folder, status and master version."""
+    return cluster_pb2.Cluster(
+        id=cluster_id, folder_id=c.get("folder_id", ""),
+        status=cluster_pb2.Cluster.Status.Value(c.get("status", "RUNNING").upper()),
+        master=cluster_pb2.Master(version=c.get("master_version", "")))
+
+
+def folder_message(folder_id: str, cloud_id: str) -> Any:
+    """``resourcemanager.v1.Folder`` (ACTIVE) of ``cloud_id``."""
+    return folder_pb2.Folder(id=folder_id, cloud_id=cloud_id, name=folder_id,
+                             status=folder_pb2.Folder.Status.ACTIVE)
+
+
+def quota_message(quota_id: str, limit: float | None, usage: float | None) -> Any:
+    """``quotamanager.v1.QuotaLimit``; an unset limit or usage is left out."""
+    q = quota_svc.QuotaLimit(quota_id=quota_id)
+    if limit is not None:
+        q.limit.CopyFrom(wrappers_pb2.DoubleValue(value=limit))
+    if usage is not None:
+        q.usage.CopyFrom(wrappers_pb2.DoubleValue(value=usage))
+    return q
+
+
+def endpoint_messages(address: str) -> list[Any]:
+    """``endpoint.ApiEndpoint`` of every service, all at ``address``."""
+    return [api_endpoint_pb2.ApiEndpoint(id=sid, address=address) for sid in SERVICE_IDS]
+
+
+def page(items: Sequence[T], page_size: int, token: str) -> tuple[list[T], str]:
+    """One page of a List answer: ``page_token`` is the offset; 100 per page by default."""
+    start = int(token) if token else 0
+    end = start + (page_size or 100)
+    return list(items[start:end]), (str(end) if end < len(items) else "")
+
+
+def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
+    """A protobuf Timestamp of fake time ``seconds`` (EPOCH + seconds)."""
+    ts = timestamp_pb2.Timestamp()
+    whole = EPOCH + seconds
+    ts.seconds = int(whole)
+    ts.nanos = int((whole - int(whole)) * 1e9)
+    return ts
