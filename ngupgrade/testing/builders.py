@@ -31,6 +31,8 @@ def node_group(
     disk_gib: int = 64,
     disk_type: str = "network-ssd",
     nat: bool = False,
+    platform: str | None = "standard-v3",
+    gpus: int = 0,
 ) -> NodeGroup:
     """A ``yandex_kubernetes_node_group.<name>`` value: fixed ``size`` nodes, or ``auto`` =
     (min, max, initial). Memory and disk are given in GiB and stored in bytes."""
@@ -39,6 +41,6 @@ def node_group(
         address=TfAddress("yandex_kubernetes_node_group", name), id=id, name=name,
         cluster_id=cluster_id, folder_id=folder_id, version=version, status="running",
         policy=policy, scale=scale,
-        node=NodeResources("standard-v3", cores, 100, memory_gib * GIB, 0,
+        node=NodeResources(platform, cores, 100, memory_gib * GIB, gpus,
                            BootDisk(disk_type, disk_gib * GIB), nat, False),
     )
