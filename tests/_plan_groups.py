@@ -7,6 +7,7 @@ from ngupgrade.core.model import (
     DeployPolicy,
     FixedScale,
     NodeGroup,
+    PlatformName,
     ScalePolicy,
     TfAddress,
 )
@@ -18,10 +19,14 @@ def group(
     *,
     name: str = "workers",
     gid: str = "cat0000000000000ng01",
+    platform: PlatformName = "yandex",
 ) -> NodeGroup:
-    """A node group at ``yandex_kubernetes_node_group.<name>`` with the given scale and policy."""
+    """A node group at ``yandex_kubernetes_node_group.<name>`` with the given scale and policy
+    (``selectel_mks_nodegroup_v1.<name>`` with ``platform="selectel"``)."""
+    rtype = {"yandex": "yandex_kubernetes_node_group",
+             "selectel": "selectel_mks_nodegroup_v1"}[platform]
     return NodeGroup(
-        address=TfAddress("yandex_kubernetes_node_group", name),
+        address=TfAddress(rtype, name),
         id=gid,
         name=name,
         cluster_id="catq0n7i0h9ka1b2c3d4",
@@ -31,6 +36,7 @@ def group(
         policy=policy,
         scale=scale,
         node=None,
+        platform=platform,
     )
 
 
@@ -45,3 +51,15 @@ def auto(lo: int, hi: int, e: int | None, u: int | None = None, *, initial: int 
     """An autoscaled group ``lo..hi``; ``e=None`` leaves the policy unset."""
     policy = None if e is None else DeployPolicy(e, u or 0)
     return group(AutoScale(lo, hi, lo if initial is None else initial), policy, **kw)
+
+
+def sel_fixed(size: int, e: int | None, u: int | None = None, **kw: str) -> NodeGroup:
+    """A fixed Selectel group (``nodes_count`` = ``size``); ``e=None`` leaves E/U unset."""
+    policy = None if e is None else DeployPolicy(e, u or 0)
+    return group(FixedScale(size), policy, platform="selectel", **kw)
+
+
+def sel_auto(lo: int, hi: int, e: int | None, u: int | None = None, **kw: str) -> NodeGroup:
+    """An autoscaled Selectel group ``lo..hi``; ``e=None`` leaves E/U unset."""
+    policy = None if e is None else DeployPolicy(e, u or 0)
+    return group(AutoScale(lo, hi, lo), policy, platform="selectel", **kw)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ngupgrade.core import policy as pol
 from ngupgrade.core.errors import EXIT_CHECK_FAILED, CheckFailed, PolicyInvalid
-from ngupgrade.core.model import PROVIDER_DEFAULT_POLICY, AutoScale, DeployPolicy, FixedScale
+from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
 
 # --- validation (seed 000; C05) -------------------------------------------------------------
 
@@ -84,7 +84,7 @@ def test_validate_accepts_exactly_the_documented_domain(e: int, u: int) -> None:
 def test_c05_d_unset_is_the_assumed_default_never_zero() -> None:
     resolved = pol.resolve(None)
     assert resolved == pol.ResolvedPolicy(DeployPolicy(3, 0), "default", assumed=True)
-    assert resolved.policy == PROVIDER_DEFAULT_POLICY
+    assert resolved.policy == DeployPolicy(3, 0)  # seed 000 L15, L20
     pol.validate(resolved.policy)
 
 

@@ -15,11 +15,7 @@ from dataclasses import dataclass
 from ngupgrade.app.load import load_groups
 from ngupgrade.app.settings import Settings
 from ngupgrade.core.model import DeployPolicy, NodeGroup
-from ngupgrade.core.policy import (
-    GROUP_NODE_LIMIT,
-    TERRAFORM_UPDATE_TIMEOUT_MINUTES,
-    check_overrides,
-)
+from ngupgrade.core.policy import check_overrides
 from ngupgrade.core.simulate import (
     DEFAULT_MINUTES_PER_CYCLE,
     GroupPlan,
@@ -36,6 +32,7 @@ class PlanRequest:
     ``max_expansion`` / ``max_unavailable``: overrides, to compare policies without editing
     Terraform. ``nodes``: ``N`` for autoscaled groups whose live size is unknown.
     ``minutes_per_cycle``: the time one cycle takes (default 6, field report C12).
+    ``group_node_limit`` / ``update_timeout_minutes``: None means each group's platform's.
     """
 
     selectors: tuple[str, ...] = ()
@@ -43,8 +40,8 @@ class PlanRequest:
     max_unavailable: int | None = None
     nodes: int | None = None
     minutes_per_cycle: float = DEFAULT_MINUTES_PER_CYCLE
-    group_node_limit: int = GROUP_NODE_LIMIT
-    update_timeout_minutes: int = TERRAFORM_UPDATE_TIMEOUT_MINUTES
+    group_node_limit: int | None = None
+    update_timeout_minutes: int | None = None
 
 
 def plan_node_groups(

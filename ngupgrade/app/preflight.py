@@ -31,7 +31,8 @@ from ngupgrade.core import quota
 from ngupgrade.core.drain.blockers import PodDisruptionBudget, drain_blockers, why_blocked
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.model import AutoScale, NodeGroup, QuotaLimit
-from ngupgrade.core.quota import Preflight, PreflightWarning
+from ngupgrade.core.policy import PlanWarning
+from ngupgrade.core.quota import Preflight
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -109,7 +110,7 @@ def run_preflight(
     ``directory`` resolves clouds when ``request.cloud_id`` is None (live mode); ``nodes``
     gives live node counts of autoscaled groups (else the autoscaler ``min`` is assumed and
     flagged); ``live_groups`` gives the live deploy policy of groups whose state leaves it
-    unset (else the provider default 3/0 is assumed and flagged). Makes no mutating call.
+    unset (else the platform's default is assumed and flagged). Makes no mutating call.
 
     Raises:
         UsageError: no groups, or no way to tell a group's cloud.
@@ -229,7 +230,7 @@ def with_drain_blockers(result: Preflight, pdbs: Sequence[PodDisruptionBudget]) 
     """
     blockers = tuple(drain_blockers(list(pdbs)))
     warnings = tuple(result.warnings) + tuple(
-        PreflightWarning("pdb-blocks-drain",
+        PlanWarning("pdb-blocks-drain",
                          f"PodDisruptionBudget {p.ref} allows 0 disruptions ({why_blocked(p)}): "
                          "the drain of its pods' node stops the upgrade until it allows one")
         for p in blockers)

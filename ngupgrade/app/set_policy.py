@@ -18,7 +18,8 @@ from ngupgrade.app import timing
 from ngupgrade.app.cloud import GroupTarget
 from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import DeployPolicy
-from ngupgrade.core.policy import check_overrides, in_force, validate
+from ngupgrade.core.platform import YANDEX
+from ngupgrade.core.policy import check_overrides, policy_text, validate
 
 OnStarted = Callable[[str], None]
 """Called with the operation id as soon as the Update is accepted (to print how to resume)."""
@@ -52,7 +53,7 @@ def plan_change(gw: CloudGateway, target: GroupTarget, max_expansion: int | None
     """
     check_overrides(max_expansion, max_unavailable)
     live = gw.get_node_group(target.id)
-    current = in_force(live.policy)
+    current = YANDEX.in_force(live.policy)  # the live API is Yandex's: unset means 3/0
     after = DeployPolicy(
         current.max_expansion if max_expansion is None else max_expansion,
         current.max_unavailable if max_unavailable is None else max_unavailable)
@@ -79,11 +80,11 @@ def apply_change(gw: CloudGateway, change: PolicyChange, *, timeout: float,
     wait_reconciled(gw, change.target.id, ref.id, timeout=timeout, policy=t.poll,
                     clock=t.clock, sleep=t.sleep, on_poll=on_poll)
     reread = gw.get_node_group(change.target.id)
-    have = in_force(reread.policy)
+    have = YANDEX.in_force(reread.policy)
     if have != change.after:
         raise CheckFailed(
-            f"deploy policy not applied (have {have.max_expansion}/{have.max_unavailable}, "
-            f"want {change.after.max_expansion}/{change.after.max_unavailable}) on node group "
+            f"deploy policy not applied (have {policy_text(have)}, "
+            f"want {policy_text(change.after)}) on node group "
             f"{change.target.id}; operation {ref.id} reported success",
             hint="do not start the upgrade with the old policy; check the group in the console")
     return ref.id, reread

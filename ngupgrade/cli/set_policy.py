@@ -11,7 +11,8 @@ from ngupgrade.cli._common import common_options, emit_json, only_one, settings_
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._progress import Progress
 from ngupgrade.core.errors import UsageError
-from ngupgrade.core.model import PROVIDER_DEFAULT_POLICY
+from ngupgrade.core.platform import YANDEX
+from ngupgrade.core.policy import policy_text
 from ngupgrade.core.units import human_seconds
 
 
@@ -58,7 +59,7 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
     with open_cloud(settings) as gw:
         change = plan_change(gw, target, max_expansion, max_unavailable)
         label = f"{target.address or target.name} ({target.id})"
-        before = change.before or PROVIDER_DEFAULT_POLICY
+        before = YANDEX.in_force(change.before)
         payload: dict[str, object] = {
             "group": {"id": target.id, "name": change.live.name, "address": target.address},
             "before": {"max_expansion": before.max_expansion,
@@ -85,7 +86,7 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
             payload.update(applied=True, operation_id=op_id)
             if text:
                 click.echo(f"applied: operation {op_id} done, group RUNNING, policy read back "
-                           f"{change.after.max_expansion}/{change.after.max_unavailable}")
+                           f"{policy_text(change.after)}")
         elif text:
             click.echo("already set: nothing to do" if not change.changed else
                        f"dry run: nothing changed; add --apply to send it "
@@ -122,10 +123,9 @@ def _terraform_advice(address: str | None, change: object) -> None:
     click.echo(terraform_block(change.after))
     declared = change.target.state_policy
     if declared is not None and declared != change.after:
-        click.echo(f"warning: the Terraform state declares {declared.max_expansion}/"
-                   f"{declared.max_unavailable}; the next `terraform apply` reverts the policy "
-                   f"unless the configuration says "
-                   f"{change.after.max_expansion}/{change.after.max_unavailable}", err=True)
+        click.echo(f"warning: the Terraform state declares {policy_text(declared)}; the next "
+                   "`terraform apply` reverts the policy unless the configuration says "
+                   f"{policy_text(change.after)}", err=True)
     elif declared is None:
         click.echo("warning: unless the configuration declares this block, the next "
                    "`terraform apply` may revert the change", err=True)

@@ -214,16 +214,18 @@ class _AddressParser:
 class DeployPolicy:
     """``deploy_policy`` of a node group: nodes added (surge) and nodes down at once.
 
-    Seed 000: each 0..100, defaults 3 and 0, at least one non-zero. Validation lives in
-    :mod:`ngupgrade.core.policy`; this value holds what was configured, valid or not.
+    Selectel calls them "Расширение размера группы, макс" and "Уменьшение размера группы,
+    макс" (seed 001 L26, L40). Bounds and defaults are the platform's
+    (:mod:`ngupgrade.core.platform`); validation lives in :mod:`ngupgrade.core.policy`; this
+    value holds what was configured, valid or not.
     """
 
     max_expansion: int
     max_unavailable: int
 
 
-PROVIDER_DEFAULT_POLICY = DeployPolicy(max_expansion=3, max_unavailable=0)
-"""Server-side default when the policy is unset (seed 000; reference section 1.2)."""
+PlatformName = Literal["yandex", "selectel"]
+"""Which platform's rules a node group is upgraded under (:mod:`ngupgrade.core.platform`)."""
 
 
 @dataclass(frozen=True)
@@ -278,7 +280,8 @@ class NodeResources:
 
 @dataclass(frozen=True)
 class NodeGroup:
-    """One ``yandex_kubernetes_node_group`` instance found in a Terraform state.
+    """One node group found in a Terraform state (``yandex_kubernetes_node_group`` or
+    ``selectel_mks_nodegroup_v1``).
 
     ``policy`` is the deploy policy declared in state, or None when the state leaves it unset
     (attribute missing, ``[]`` or ``null``; field reports C05, C06): never read as 0/0.
@@ -286,6 +289,8 @@ class NodeGroup:
     preflight refuses such a group by name).
     ``folder_id`` comes from the cluster resource in the same state, when present.
     ``master_version`` likewise (the cluster's ``master[0].version``).
+    ``platform`` names the rules it is upgraded under (from the resource type, or forced by
+    ``--platform``).
     """
 
     address: TfAddress
@@ -300,6 +305,7 @@ class NodeGroup:
     node: NodeResources | None
     tainted: bool = False
     master_version: str | None = None
+    platform: PlatformName = "yandex"
     labels: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
 
 

@@ -36,14 +36,9 @@ from typing import Literal
 from ngupgrade.core import simulate
 from ngupgrade.core.drain.blockers import PodDisruptionBudget
 from ngupgrade.core.errors import CheckFailed
-from ngupgrade.core.model import (
-    PROVIDER_DEFAULT_POLICY,
-    AutoScale,
-    DeployPolicy,
-    NodeGroup,
-    QuotaLimit,
-)
-from ngupgrade.core.policy import clamp, validate
+from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup, QuotaLimit
+from ngupgrade.core.platform import platform_of
+from ngupgrade.core.policy import PlanWarning, PolicySource, clamp, policy_text, resolve, validate
 from ngupgrade.core.units import human_quota
 
 Service = Literal["compute", "managed-kubernetes", "vpc"]
@@ -170,7 +165,6 @@ def node_consumption(group: NodeGroup) -> dict[str, int]:
 
 
 CurrentSource = Literal["fixed", "api", "assumed_min"]
-PolicySource = Literal["state", "live", "default"]
 
 
 @dataclass(frozen=True)
@@ -184,7 +178,7 @@ class ExtraNodes:
     autoscaler ``min``: the most conservative). ``nodes`` is N for the worst case (``size`` or
     the autoscaler ``max``). ``policy`` is the deploy policy in force; ``policy_source`` says
     where it came from: the state, the live group (``NodeGroupService.Get``, used when the state
-    leaves it unset), or the provider default 3/0 (``policy-assumed``).
+    leaves it unset), or the platform's default (Yandex 3/0; ``policy-assumed``).
     """
 
     worst_case: int
@@ -199,13 +193,6 @@ class ExtraNodes:
     policy_source: PolicySource = "state"
 
 
-def configured_policy(group: NodeGroup) -> tuple[DeployPolicy, bool]:
-    """The deploy policy in force and whether it is assumed (unset in state: 3/0; C05, C06)."""
-    if group.policy is None:
-        return PROVIDER_DEFAULT_POLICY, True
-    return group.policy, False
-
-
 def extra_nodes(group: NodeGroup, current: int | None = None,
                 policy: DeployPolicy | None = None,
                 policy_source: PolicySource | None = None) -> ExtraNodes:
@@ -214,13 +201,15 @@ def extra_nodes(group: NodeGroup, current: int | None = None,
     ``current`` is the live node count of an autoscaled group (ignored for a fixed group); None
     means offline, and the autoscaler ``min`` is assumed. ``policy`` overrides the group's own
     (the live one, or a suggestion being tried; ``policy_source`` says which, default
-    ``live``). Raises PolicyInvalid for a policy outside 0..100 or 0/0.
+    ``live``); without it the state's, else the platform's default (assumed). Raises
+    PolicyInvalid for a policy outside the platform's bounds or 0/0.
     """
-    configured, assumed = configured_policy(group)
-    source: PolicySource = "default" if assumed else "state"
+    platform = platform_of(group)
+    resolved = resolve(group.policy, platform=platform)
+    configured, assumed, source = resolved.policy, resolved.assumed, resolved.source
     if policy is not None:
         configured, assumed, source = policy, False, policy_source or "live"
-    validate(configured)
+    validate(configured, platform=platform, scale=group.scale)
     scale = group.scale
     if isinstance(scale, AutoScale):
         size_source: CurrentSource = "api" if current is not None else "assumed_min"
@@ -229,7 +218,8 @@ def extra_nodes(group: NodeGroup, current: int | None = None,
         e_max = clamp(configured, scale.max).max_expansion
         e_now = clamp(configured, now).max_expansion
         at_current = e_now
-        worst = max(scale.max + e_max - now, at_current)
+        # Surge nodes are outside the autoscaler's limits: max + min(E, max) (seed 001 L234).
+        worst = max(platform.worst_case_peak(configured, scale) - now, at_current)
         return ExtraNodes(worst_case=worst, at_current_size=at_current,
                           managed_kubernetes=e_max, managed_kubernetes_at_current_size=e_now,
                           nodes=scale.max, current=now, current_source=size_source,
@@ -286,8 +276,9 @@ def check_groups(groups: Sequence[NodeGroup]) -> dict[str, dict[str, int]]:
     problems: list[str] = []
     result: dict[str, dict[str, int]] = {}
     for group in groups:
-        policy, _ = configured_policy(group)
-        validate(policy, subject=f"node group {group.address}")
+        platform = platform_of(group)
+        validate(platform.in_force(group.policy), subject=f"node group {group.address}",
+                 platform=platform, scale=group.scale)
         per_node, found = _consumption(group)
         problems.extend(found)
         result[str(group.address)] = per_node
@@ -303,7 +294,7 @@ def group_demand(group: NodeGroup, cloud_id: str, current: int | None = None,
     """Build one group's :class:`GroupDemand` (see :func:`extra_nodes` for ``current``).
 
     ``live_policy`` (from ``NodeGroupService.Get``) replaces a policy the state leaves unset
-    (C06: never 0/0, the provider default 3/0 only when nothing better is known).
+    (C06: never 0/0, the platform's default only when nothing better is known).
     """
     consumption = dict(per_node) if per_node is not None else node_consumption(group)
     use_live = live_policy if group.policy is None else None
@@ -520,14 +511,6 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
 
 
 @dataclass(frozen=True)
-class PreflightWarning:
-    """Something the report must say that is not a failure (``code`` is stable for scripts)."""
-
-    code: str
-    message: str
-
-
-@dataclass(frozen=True)
 class Preflight:
     """The whole verdict: per cloud, per group, suggestions, warnings.
 
@@ -538,7 +521,7 @@ class Preflight:
     clouds: tuple[CloudVerdict, ...]
     groups: tuple[GroupDemand, ...]
     suggestions: tuple[Suggestion, ...]
-    warnings: tuple[PreflightWarning, ...]
+    warnings: tuple[PlanWarning, ...]
     sequential: bool = False
     strict: bool = False
     at_current_size: bool = False
@@ -569,7 +552,7 @@ def evaluate(groups: Sequence[GroupDemand],
     """
     clouds: list[CloudVerdict] = []
     suggestions: list[Suggestion] = []
-    warnings: list[PreflightWarning] = []
+    warnings: list[PlanWarning] = []
     order = list(dict.fromkeys(gd.cloud_id for gd in groups))
     for cloud_id in order:
         mine = [gd for gd in groups if gd.cloud_id == cloud_id]
@@ -582,18 +565,20 @@ def evaluate(groups: Sequence[GroupDemand],
         for q in cloud.unknown:
             why = "not listed by the quota source" if q.quota_id not in cloud_limits else (
                 "limit or usage missing")
-            warnings.append(PreflightWarning(
+            warnings.append(PlanWarning(
                 "quota-unknown",
                 f"cloud {cloud_id}: {q.quota_id} is unknown ({why}); its demand is unchecked"))
         suggestions.extend(suggest(cloud, mine, cloud_limits, sequential=sequential,
                                    at_current_size=at_current_size))
     for gd in groups:
         if gd.extra.policy_assumed:
-            warnings.append(PreflightWarning(
+            platform = platform_of(gd.group)
+            warnings.append(PlanWarning(
                 "policy-assumed",
-                f"{gd.address}: deploy_policy unset in state; assumed the provider default 3/0"))
+                f"{gd.address}: {platform.policy_noun} unset in state; assumed the provider "
+                f"default {policy_text(platform.default_policy)}"))
         if gd.extra.current_source == "assumed_min":
-            warnings.append(PreflightWarning(
+            warnings.append(PlanWarning(
                 "current-size-assumed",
                 f"{gd.address}: live node count unknown; assumed the autoscaler min "
                 f"{gd.extra.current}"))

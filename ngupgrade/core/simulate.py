@@ -10,7 +10,10 @@ Pure: no I/O, no clock. Notation (DESIGN.md section 3): ``N`` nodes at the start
   ``ceil(N / U')`` when ``U' > 0``, else ``ceil(N / E')``.
 * Duration: cycles x minutes per cycle, a range ``[cycles.min, cycles.max] x M``.
 
-The step sequences are those of the worked examples of seed 000 (the three 5-node groups).
+The step sequences are those of the worked examples of seed 000 (the three 5-node groups),
+which seed 001 repeats for Selectel (its 5-node 0/2, 2/0 and 2/2 examples give the same
+steps); the platform's rules (bounds, default, limits, data notes) come from
+:class:`~ngupgrade.core.platform.Platform`.
 """
 
 from __future__ import annotations
@@ -20,12 +23,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
+from ngupgrade.core.platform import DataNote, InPlaceMethod, platform_of
 from ngupgrade.core.policy import (
     FIXED_SIZE_DRIFT,
-    GROUP_NODE_LIMIT,
     NODES_OVERRIDE_UNUSED,
     TAINTED_IN_STATE,
-    TERRAFORM_UPDATE_TIMEOUT_MINUTES,
     PlanWarning,
     ResolvedPolicy,
     clamp,
@@ -209,7 +211,8 @@ class GroupPlan:
     """Everything the plan report says about one node group (DESIGN.md section 5).
 
     ``policy`` is the configured policy with its source; ``effective`` the clamped one.
-    Units: nodes, minutes.
+    ``data_notes`` say what the upgrade does to data on the nodes (the platform's rules;
+    empty on Yandex, whose seed is silent). Units: nodes, minutes.
     """
 
     group: NodeGroup
@@ -224,6 +227,7 @@ class GroupPlan:
     timeline: tuple[Step, ...]
     duration: Duration
     warnings: tuple[PlanWarning, ...]
+    data_notes: tuple[DataNote, ...] = ()
 
     @property
     def warning_codes(self) -> tuple[str, ...]:
@@ -238,15 +242,18 @@ def resolve_group_policy(
     max_expansion: int | None = None,
     max_unavailable: int | None = None,
 ) -> ResolvedPolicy:
-    """Resolve and validate the policy of one group (no API call needed).
+    """Resolve and validate the policy of one group under its platform (no API call needed).
 
     Raises:
-        PolicyInvalid: the resolved policy breaks the 0..100 / not-both-zero rules; the
+        PolicyInvalid: the resolved policy breaks the platform's bounds (Yandex 0..100,
+            Selectel 0..the node count or autoscaler max) or the not-both-zero rule; the
             message names the group's Terraform address.
     """
+    platform = platform_of(group)
     resolved = resolve(group.policy, live=live_policy, max_expansion=max_expansion,
-                       max_unavailable=max_unavailable)
-    validate(resolved.policy, subject=str(group.address))
+                       max_unavailable=max_unavailable, platform=platform)
+    validate(resolved.policy, subject=str(group.address), platform=platform,
+             scale=group.scale)
     return resolved
 
 
@@ -259,8 +266,9 @@ def plan_group(
     max_expansion: int | None = None,
     max_unavailable: int | None = None,
     minutes_per_cycle: float = DEFAULT_MINUTES_PER_CYCLE,
-    group_node_limit: int = GROUP_NODE_LIMIT,
-    update_timeout_minutes: int = TERRAFORM_UPDATE_TIMEOUT_MINUTES,
+    group_node_limit: int | None = None,
+    update_timeout_minutes: int | None = None,
+    method: InPlaceMethod | None = None,
 ) -> GroupPlan:
     """Plan the upgrade of one node group.
 
@@ -271,16 +279,22 @@ def plan_group(
         nodes_override: ``--nodes`` (autoscaled groups without a live size).
         max_expansion, max_unavailable: ``--max-expansion`` / ``--max-unavailable``.
         minutes_per_cycle: ``--cycle-minutes`` (default :data:`DEFAULT_MINUTES_PER_CYCLE`).
-        group_node_limit: ``managed-kubernetes.groupNodes.count`` (default 200).
-        update_timeout_minutes: Terraform's update timeout to compare with (default 60).
+        group_node_limit: nodes a group can hold (default: the platform's; Yandex 200).
+        update_timeout_minutes: Terraform's update timeout to compare with (default: the
+            platform's; Yandex 60, none on Selectel).
+        method: the group's in-place method when known (Selectel: reboot or reinstall);
+            None says in the data notes that it is not known.
 
     Raises:
         PolicyInvalid: the resolved policy is invalid (before anything else is computed).
         ValueError: a negative node count.
     """
+    platform = platform_of(group)
     resolved = resolve_group_policy(group, live_policy=live_policy,
                                     max_expansion=max_expansion,
                                     max_unavailable=max_unavailable)
+    if group_node_limit is None:
+        group_node_limit = platform.group_node_limit
     nodes, source = choose_nodes(group, live_size=live_size, nodes_override=nodes_override)
     effective = clamp(resolved.policy, nodes)
     span = cycles(nodes, effective)
@@ -307,13 +321,17 @@ def plan_group(
             f"{group.scale.size}: planned with {nodes}; the next `terraform apply` resizes "
             "the group unless the configuration is brought in step",
         ))
-    warnings.extend(policy_warnings(resolved, effective, nodes, group.scale))
+    warnings.extend(policy_warnings(resolved, effective, nodes, group.scale, platform))
     worst = None
     if isinstance(group.scale, AutoScale):
-        worst = group.scale.max + min(resolved.policy.max_expansion, group.scale.max)
+        worst = platform.worst_case_peak(resolved.policy, group.scale)
     warnings.extend(peak_warnings(peak, limit=group_node_limit, worst_case_peak=worst))
     warnings.extend(duration_warnings(estimate.max_minutes,
-                                      timeout_minutes=update_timeout_minutes))
+                                      timeout_minutes=update_timeout_minutes,
+                                      platform=platform))
+    steps = timeline(nodes, effective)
+    deleted = sum(s.nodes for s in steps if s.action == "delete")
+    in_place = sum(s.nodes for s in steps if s.action == "update_in_place")
     return GroupPlan(
         group=group,
         policy=resolved,
@@ -324,8 +342,9 @@ def plan_group(
         peak_nodes=peak,
         min_available_nodes=min_available_nodes(nodes, effective),
         cycles=span,
-        timeline=timeline(nodes, effective),
+        timeline=steps,
         duration=estimate,
         warnings=tuple(warnings),
+        data_notes=platform.data_notes(deleted, in_place, method),
     )
 

@@ -22,7 +22,8 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ngupgrade.core.model import PROVIDER_DEFAULT_POLICY, DeployPolicy, FixedScale, NodeGroup
+from ngupgrade.core.model import DeployPolicy, FixedScale, NodeGroup
+from ngupgrade.core.platform import YANDEX
 from ngupgrade.testing.clocks import Clock, VirtualClock
 from ngupgrade.testing.faults import FaultBook, status_number
 from ngupgrade.testing.objects import FakeGroup, FakeOperation, Refusal
@@ -180,7 +181,7 @@ class World:
         g = self.group_or_404(group_id)
         policy = None
         if max_expansion is not None or max_unavailable is not None:
-            current = g.policy or PROVIDER_DEFAULT_POLICY
+            current = YANDEX.in_force(g.policy)
             policy = DeployPolicy(
                 current.max_expansion if max_expansion is None else max_expansion,
                 current.max_unavailable if max_unavailable is None else max_unavailable)
@@ -206,7 +207,7 @@ class World:
             if policy is not None and not op.ignore_policy:
                 g.policy = policy
             op.start_nodes = g.nodes
-            op.surge, op.unavailable = clamped(g.policy or PROVIDER_DEFAULT_POLICY, g.nodes)
+            op.surge, op.unavailable = clamped(YANDEX.in_force(g.policy), g.nodes)
             g.target_version = target
         self.operations[op.id] = op
         return op

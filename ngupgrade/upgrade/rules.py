@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ngupgrade.core.errors import CheckFailed, UsageError
-from ngupgrade.core.model import DeployPolicy
+from ngupgrade.core.policy import policy_text as policy_text  # the one E/U text, re-exported
 from ngupgrade.core.simulate import Step
 
 PDB_HINT = (
@@ -57,11 +57,6 @@ def check_target_version(current: str, target: str, master: str, *, subject: str
         raise CheckFailed(
             f"{subject}: {current} -> {target} skips minor versions; one minor version per step",
             hint=f"upgrade to {step} first, then on")
-
-
-def policy_text(policy: DeployPolicy | None) -> str:
-    """``2/1`` (max_expansion/max_unavailable), or ``unset``."""
-    return "unset" if policy is None else f"{policy.max_expansion}/{policy.max_unavailable}"
 
 
 def timeline_position(steps: Sequence[Step], new_nodes: int, group_size: int,

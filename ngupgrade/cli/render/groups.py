@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ngupgrade.core.model import PROVIDER_DEFAULT_POLICY, AutoScale, NodeGroup, ScalePolicy
+from ngupgrade.core.model import AutoScale, NodeGroup, ScalePolicy
+from ngupgrade.core.platform import platform_of
+from ngupgrade.core.policy import policy_text, resolve
 from ngupgrade.core.units import format_gib
 
 
@@ -23,16 +25,13 @@ def policy_json(group: NodeGroup) -> dict[str, Any]:
     """The deploy policy as the state declares it, in the vocabulary every report uses.
 
     ``{"max_expansion", "max_unavailable", "source": "state", "assumed": false}``; a policy the
-    state leaves unset is the provider default 3/0 with ``"source": "default"`` and
-    ``"assumed": true``, never 0/0 (field reports C05, C06; seed 000).
+    state leaves unset is the platform's default (Yandex 3/0, Selectel 0/1) with
+    ``"source": "default"`` and ``"assumed": true``, never 0/0 (field reports C05, C06).
     """
-    if group.policy is None:
-        return {"max_expansion": PROVIDER_DEFAULT_POLICY.max_expansion,
-                "max_unavailable": PROVIDER_DEFAULT_POLICY.max_unavailable,
-                "source": "default", "assumed": True}
-    return {"max_expansion": group.policy.max_expansion,
-            "max_unavailable": group.policy.max_unavailable, "source": "state",
-            "assumed": False}
+    resolved = resolve(group.policy, platform=platform_of(group))
+    return {"max_expansion": resolved.policy.max_expansion,
+            "max_unavailable": resolved.policy.max_unavailable, "source": resolved.source,
+            "assumed": resolved.assumed}
 
 
 def group_json(group: NodeGroup) -> dict[str, Any]:
@@ -77,8 +76,9 @@ def scale_text(scale: ScalePolicy) -> str:
 
 def group_row(group: NodeGroup) -> list[str]:
     """One table row: address, name, id, version, scale, policy, node shape."""
-    policy = ("unset (3/0 assumed)" if group.policy is None
-              else f"{group.policy.max_expansion}/{group.policy.max_unavailable}")
+    default = platform_of(group).default_policy
+    policy = (f"unset ({policy_text(default)} assumed)" if group.policy is None
+              else policy_text(group.policy))
     node = group.node
     if node is None:
         shape = "?"

@@ -19,6 +19,7 @@ from typing import Any
 
 from ngupgrade.cli.render.groups import scale_json
 from ngupgrade.core.model import AutoScale, ScalePolicy
+from ngupgrade.core.policy import policy_text
 from ngupgrade.core.simulate import GroupPlan, Step
 
 PICTURE_MAX_CELLS = 48
@@ -273,7 +274,7 @@ def group_plan_lines(plan: GroupPlan) -> list[str]:
         policy += "; the other knob is the assumed default"
     if (eff.max_expansion, eff.max_unavailable) != (configured.max_expansion,
                                                     configured.max_unavailable):
-        policy += (f"; effective {eff.max_expansion}/{eff.max_unavailable} at {plan.nodes} "
+        policy += (f"; effective {policy_text(eff)} at {plan.nodes} "
                    f"{_nodes_word(plan.nodes)}")
     cycles = (str(plan.cycles.min) if plan.cycles.min == plan.cycles.max
               else f"{plan.cycles.min}..{plan.cycles.max}")

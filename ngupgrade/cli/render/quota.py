@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ngupgrade.core.drain.blockers import why_blocked
+from ngupgrade.core.policy import policy_text
 from ngupgrade.core.quota import (
     Preflight,
     QuotaVerdict,
@@ -173,7 +174,7 @@ def preflight_table(result: Preflight) -> str:
         rows = [["group", "cloud", "policy", "nodes", "extra"]]
         for gd in result.groups:
             ex = gd.extra
-            policy = f"{ex.policy.max_expansion}/{ex.policy.max_unavailable}" + (
+            policy = policy_text(ex.policy) + (
                 {"state": "", "live": " (live)"}.get(ex.policy_source, " (assumed)"))
             if ex.current_source == "fixed":
                 nodes = f"{ex.current} fixed"
