@@ -104,13 +104,16 @@ def run_preflight(
     nodes: NodeLister | None = None,
     live_groups: GroupReader | None = None,
     max_workers: int = DEFAULT_MAX_WORKERS,
+    build_demand: Callable[..., quota.GroupDemand] = quota.group_demand,
 ) -> quota.Preflight:
     """Run the quota preflight for ``groups`` (already selected) and return the verdict.
 
     ``directory`` resolves clouds when ``request.cloud_id`` is None (live mode); ``nodes``
     gives live node counts of autoscaled groups (else the autoscaler ``min`` is assumed and
     flagged); ``live_groups`` gives the live deploy policy of groups whose state leaves it
-    unset (else the platform's default is assumed and flagged). Makes no mutating call.
+    unset (else the platform's default is assumed and flagged). ``build_demand`` turns a group
+    into its demand, with :func:`ngupgrade.core.quota.group_demand`'s arguments (a Terraform plan
+    brings its own: :func:`ngupgrade.core.plan_quota.change_demand`). Makes no mutating call.
 
     Raises:
         UsageError: no groups, or no way to tell a group's cloud.
@@ -163,8 +166,8 @@ def run_preflight(
         sizes = {i: len(f.result()) for i, f in size_futures.items()}
         live_policy = {i: f.result().policy for i, f in policy_futures.items()}
         demands = [
-            quota.group_demand(g, cloud_of[str(g.address)], sizes.get(g.id),
-                               per_node[str(g.address)], live_policy.get(g.id))
+            build_demand(g, cloud_of[str(g.address)], sizes.get(g.id),
+                         per_node[str(g.address)], live_policy.get(g.id))
             for g in groups
         ]
         listed = {key: f.result() for key, f in list_futures.items()}

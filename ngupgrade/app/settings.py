@@ -24,5 +24,8 @@ class Settings:
     endpoint: str | None = None
     insecure: bool = False
     ca_file: str | None = None
+    plan: str | None = None
+    """``--plan``: a Terraform plan's JSON (``FILE``, ``-``, ``tf:DIR[/PLANFILE]``); commands that
+    take it read the plan instead of the state (docs/plan-gate.md)."""
     explicit: set[str] = field(default_factory=set)
     """Names of the options typed on the command line (they beat the environment)."""

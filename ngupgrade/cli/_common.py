@@ -117,6 +117,22 @@ def common_options(func: F) -> F:
     return func
 
 
+def plan_option(func: F) -> F:
+    """``--plan SOURCE`` (``NGUPGRADE_PLAN``): judge what a saved Terraform plan does.
+
+    Opt-in per command (``plan``, ``preflight``, and any command that plans a roll): the value
+    lands in ``Settings.plan``; :func:`ngupgrade.app.tfplan.load_plan` reads it.
+    """
+    return click.option(
+        "--plan", "plan", envvar="NGUPGRADE_PLAN", metavar="SOURCE", default=None,
+        expose_value=False, is_eager=True, callback=_store("plan"),
+        help="Judge what `terraform apply` of a saved plan does to each node group, instead of "
+             "an upgrade: the JSON of `terraform show -json PLANFILE` ('-' reads stdin), or "
+             "'tf:DIR' / 'tf:DIR/PLANFILE' to run it in DIR (default PLANFILE: tfplan). The "
+             "state comes from the plan. See docs/plan-gate.md. [env NGUPGRADE_PLAN]",
+    )(func)
+
+
 def group_option(func: F) -> F:
     """``--group`` (repeatable): a Terraform address, a node-group name or id."""
     return click.option(

@@ -6,14 +6,17 @@ import click
 
 from ngupgrade.app.plan import PlanRequest
 from ngupgrade.app.plan import plan as plan_use_case
+from ngupgrade.app.settings import Settings
 from ngupgrade.cli._common import (
     FiniteFloatRange,
     common_options,
     emit_json,
     group_option,
+    plan_option,
     settings_of,
 )
 from ngupgrade.cli.render.plan import plan_json, plan_text
+from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import MAX_GROUP_NODES
 from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
 
@@ -31,6 +34,7 @@ from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
               type=FiniteFloatRange(min=0, min_open=True), metavar="M",
               default=DEFAULT_MINUTES_PER_CYCLE, show_default=True,
               help="Minutes one upgrade cycle takes (create, drain, delete or reboot).")
+@plan_option
 @common_options
 def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: int | None,
          nodes: int | None, cycle_minutes: float) -> None:
@@ -43,20 +47,53 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
       ngupgrade plan -g 'module.pools["prod"].yandex_kubernetes_node_group.this["batch"]' \\
           --nodes 5 --output json
 
+      terraform plan -out=tfplan && ngupgrade plan --plan tf:.     # what apply will do
+
     An unset deploy_policy is planned as the Yandex default 3/0, reported as assumed.
-    The math, with pictures: docs/upgrade-math.md.
+    The math, with pictures: docs/upgrade-math.md. With --plan, each group's change
+    (roll, resize, in-place, replace, create, delete, none) and each roll planned with the
+    planned values: docs/plan-gate.md.
 
     \b
-    Exit codes: 0 plan made (warnings allowed); 1 a deploy policy is invalid;
-    2 usage error; 3 bad state.
+    Exit codes: 0 plan made (warnings allowed); 1 a deploy policy is invalid, or the
+    Terraform plan replaces a node group (a blocking finding); 2 usage error;
+    3 bad state or plan.
     """
     settings = settings_of(click.get_current_context())
     request = PlanRequest(selectors=groups, max_expansion=max_expansion,
                           max_unavailable=max_unavailable, nodes=nodes,
                           minutes_per_cycle=cycle_minutes)
+    if settings.plan is not None:
+        _plan_gate(settings, request)
+        return
     # live group size and policy when a cloud endpoint is given
     plans = plan_use_case(settings, request, live=bool(settings.endpoint))
     if settings.output == "json":
         emit_json(plan_json(plans))
         return
     click.echo(plan_text(plans))
+
+
+def _plan_gate(settings: Settings, request: PlanRequest) -> None:
+    """``plan --plan``: every group's change, each roll planned with the planned values."""
+    from ngupgrade.app.tfplan import load_plan, plan_rolls
+    from ngupgrade.cli.render.tfplan import (
+        plan_gate_text,
+        plan_groups_json,
+        plan_section_json,
+    )
+
+    gate = load_plan(settings, request.selectors)
+    plans = plan_rolls(gate, request)
+    blocking = gate.verdict.blocking
+    if settings.output == "json":
+        emit_json({"groups": plan_groups_json(gate.changes, plans),
+                   "plan": plan_section_json(gate.verdict, source=gate.source,
+                                             terraform_version=gate.terraform_version,
+                                             clusters=gate.clusters, ok=not blocking)})
+    else:
+        click.echo(plan_gate_text(gate.verdict, plans, source=gate.source))
+    if blocking:
+        raise CheckFailed("plan gate failed: " + "; ".join(f.message for f in blocking),
+                          hint="see docs/plan-gate.md: change a replaced group so it can be "
+                               "updated in place, or accept the downtime outside this gate")

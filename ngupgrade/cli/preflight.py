@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import click
 
 from ngupgrade.adapters.files.pdb_file import read_pdb_file
 from ngupgrade.app.load import load_groups
-from ngupgrade.app.preflight import PreflightRequest, run_preflight, with_drain_blockers
-from ngupgrade.cli._common import common_options, emit_json, group_option, settings_of
+from ngupgrade.app.preflight import (
+    PreflightRequest,
+    QuotaSource,
+    run_preflight,
+    with_drain_blockers,
+)
+from ngupgrade.cli._common import (
+    common_options,
+    emit_json,
+    group_option,
+    plan_option,
+    settings_of,
+)
 from ngupgrade.core.errors import CheckFailed, UsageError
+from ngupgrade.core.quota import Preflight
+
+if TYPE_CHECKING:
+    from ngupgrade.app.tfplan import PlanGate
 
 
 @click.command()
@@ -32,6 +49,7 @@ from ngupgrade.core.errors import CheckFailed, UsageError
               help="PodDisruptionBudgets to check for drain blockers (C15): the output of "
                    "`kubectl get pdb --all-namespaces -o json` ('-' reads stdin). A PDB that "
                    "allows 0 disruptions is a warning, a failure with --strict.")
+@plan_option
 @common_options
 def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | None,
               sequential: bool, strict: bool, at_current_size: bool,
@@ -49,20 +67,40 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
       ngupgrade preflight --quotas quotas.json -o json      # offline, for CI
       ngupgrade preflight -g workers --cloud-id b1g... --strict --sequential
       kubectl get pdb -A -o json > pdbs.json && ngupgrade preflight --pdbs pdbs.json
+      terraform show -json tfplan | ngupgrade preflight --plan - --quotas quotas.json
+
+    \b
+    With --plan, the quotas of what `terraform apply` of a saved plan does: each group's
+    change (roll, resize, in-place, replace, create, delete, none), a roll's surge under the
+    planned deploy policy, growth, whole new groups; groups changing in one apply are counted
+    together (Terraform applies them in parallel). A replace is blocking: the deploy policy
+    does not apply and every node of the group is deleted. See docs/plan-gate.md.
 
     \b
     Exit codes:
       0  every quota holds (unknown quotas are warnings)
       1  a quota is short, or unknown (or a PDB blocks the drain) with --strict;
-         or a group's resources
+         or the plan replaces a node group (--plan); or a group's resources
          cannot be placed on quota ids; or an invalid deploy policy
       2  usage error (e.g. a quota file with several clouds and no --cloud-id)
-      3  bad state or quota file
+      3  bad state, plan or quota file
       4  cloud API error
     Nothing in the cloud is changed. See docs/quota-preflight.md.
     """
     settings = settings_of(click.get_current_context())
-    found = load_groups(settings, groups)
+    gate = None
+    if settings.plan is not None:
+        from ngupgrade.app.tfplan import load_plan, preflight_plan
+
+        gate = load_plan(settings, groups, sequential=sequential)
+    else:
+        found = load_groups(settings, groups)
+
+    def check(quotas: QuotaSource, request: PreflightRequest, **live: Any) -> Preflight:
+        if gate is not None:
+            return preflight_plan(gate, quotas, request, **live)
+        return run_preflight(found, quotas, request, **live)
+
     request = PreflightRequest(cloud_id=cloud_id, sequential=sequential, strict=strict,
                                at_current_size=at_current_size)
     if quotas_file is not None:
@@ -77,14 +115,14 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
                                  hint="pass --cloud-id ID")
             request = PreflightRequest(cloud_id=single, sequential=sequential, strict=strict,
                                        at_current_size=at_current_size)
-        result = run_preflight(found, source, request)
+        result = check(source, request)
     else:
         from ngupgrade.app.cloud import open_cloud  # the SDK only on the live path
 
         gateway = open_cloud(settings)
         try:
-            result = run_preflight(found, gateway, request, directory=gateway, nodes=gateway,
-                                   live_groups=gateway)
+            result = check(gateway, request, directory=gateway, nodes=gateway,
+                           live_groups=gateway)
         finally:
             close = getattr(gateway, "close", None)
             if close is not None:
@@ -94,6 +132,9 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
 
     if pdbs_file is not None:
         result = with_drain_blockers(result, read_pdb_file(pdbs_file))
+    if gate is not None:
+        _report_plan_gate(result, gate, json_output=settings.output == "json")
+        return
     if settings.output == "json":
         emit_json(preflight_json(result))
     else:
@@ -102,3 +143,38 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
         raise CheckFailed(failure_summary(result),
                           hint="apply a suggested deploy policy, or ask for a quota increase "
                                "(Quota Manager) before the upgrade")
+
+
+def _report_plan_gate(result: Preflight, gate: PlanGate, *, json_output: bool) -> None:
+    """``preflight --plan``: the change table, the quota verdict, exit 1 when either fails."""
+    from ngupgrade.cli.render.quota import failure_summary, preflight_json, preflight_table
+    from ngupgrade.cli.render.tfplan import (
+        changes_table,
+        plan_section_json,
+        preflight_with_changes,
+    )
+
+    blocking = gate.verdict.blocking
+    ok = result.ok and not blocking
+    if json_output:
+        document = preflight_with_changes(preflight_json(result), gate.changes)
+        document["ok"] = ok
+        document["plan"] = plan_section_json(gate.verdict, source=gate.source,
+                                             terraform_version=gate.terraform_version,
+                                             clusters=gate.clusters, ok=not blocking)
+        emit_json(document)
+    else:
+        click.echo(changes_table(gate.verdict, source=gate.source))
+        if result.groups:
+            click.echo(preflight_table(result), nl=False)
+        else:
+            click.echo("Quota preflight: PASS: no change in this plan needs nodes")
+    if ok:
+        return
+    parts = [f.message for f in blocking]
+    if not result.ok:
+        parts.append(failure_summary(result))
+    raise CheckFailed("plan gate failed: " + "; ".join(parts),
+                      hint="a replace deletes every node of the group: make the change one the "
+                           "provider updates in place (docs/plan-gate.md); a short quota: "
+                           "a smaller deploy policy, or a quota increase")

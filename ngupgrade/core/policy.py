@@ -42,9 +42,10 @@ TIMEOUT_BORDERLINE_FRACTION = 0.8
 TIMEOUT_SUGGESTION_MARGIN = 1.2
 """``timeouts { update }`` is suggested as the upper estimate plus 20%, in whole hours."""
 
-PolicySource = Literal["state", "default", "override", "live"]
+PolicySource = Literal["state", "default", "override", "live", "plan"]
 """Where a policy came from: the Terraform state, the platform default (assumed, the state
-leaves it unset), a command-line override, or the live node group from the API."""
+leaves it unset), a command-line override, the live node group from the API, or a Terraform
+plan (the surge a roll is counted with when the same apply changes the policy)."""
 
 # Stable warning codes.
 POLICY_ASSUMED = "policy-assumed"

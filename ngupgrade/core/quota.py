@@ -256,6 +256,9 @@ class GroupDemand:
     extra: ExtraNodes
     worst_case: Mapping[str, int]
     at_current_size: Mapping[str, int]
+    reducible: bool = True
+    """False when a smaller deploy policy cannot lower the demand (a Terraform replace or create:
+    :mod:`ngupgrade.core.plan_quota`): no suggestion is made for it."""
 
     @property
     def address(self) -> str:
@@ -460,6 +463,8 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
         return fits(combine(current.values(), sequential), limits, short_ids)
 
     def drawing(gd: GroupDemand) -> tuple[str, ...]:
+        if not gd.reducible:
+            return ()
         used = tuple(q for q in short_ids if current[gd.address].get(q, 0) > 0)
         if sequential:  # one group at a time: only a group that does not fit alone must change
             used = tuple(q for q in used if not fits(current[gd.address], limits, (q,)))

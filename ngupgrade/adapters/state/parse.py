@@ -359,6 +359,24 @@ def _first(items: list | None):  # type: ignore[no-untyped-def,type-arg]
     return items[0] if items else None
 
 
+def node_group_from_values(
+    raw: bytes | msgspec.Raw, address: TfAddress, clusters: dict[str, ClusterInfo], source: str,
+    path: str,
+) -> NodeGroup:
+    """One node group from its attribute object (a state's ``attributes``/``values``, or a
+    plan's ``before``/``after``): the same reading as :func:`parse_state`.
+
+    Raises:
+        BadInput: wrong types or a missing ``id``/``scale_policy``, naming ``source`` and ``path``.
+    """
+    return _node_group(_RawInstance(address, msgspec.Raw(raw), False, path), clusters, source)
+
+
+def decode_json(data: bytes | msgspec.Raw, shape: object, source: str, path: str):  # type: ignore[no-untyped-def]
+    """Decode ``data`` as ``shape``; bad input becomes a BadInput naming ``source`` and ``path``."""
+    return _decode(data, shape, source, path)
+
+
 def _build(
     instances: Iterable[_RawInstance], clusters: dict[str, ClusterInfo], source: str,
     fmt: str, skipped: int,

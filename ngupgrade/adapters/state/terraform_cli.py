@@ -1,4 +1,5 @@
-"""``terraform state pull`` (or ``tofu state pull``) through a small subprocess wrapper.
+"""``terraform state pull`` and ``terraform show -json PLAN`` (or ``tofu ...``) through a small
+subprocess wrapper.
 
 Why not python-terraform, which the design card names: it is unmaintained (last release
 2019), reads ``.terraform/terraform.tfstate`` after every command (with a remote backend
@@ -45,7 +46,42 @@ def state_pull(directory: str, terraform_bin: str = "terraform",
         BadInput: the directory or binary is missing, the command failed (its first error
             line and a hint are in the message), timed out, or printed nothing.
     """
-    label = f"tf:{directory}"
+    env = {"TF_WORKSPACE": workspace} if workspace and workspace != "default" else {}
+    out = _run(directory, terraform_bin, ["state", "pull"], timeout, env, f"tf:{directory}")
+    if not out.strip():
+        raise BadInput(f"`{terraform_bin} state pull` printed nothing: the workspace has no state",
+                       source=f"tf:{directory}",
+                       hint="check the workspace (`terraform workspace show`)")
+    return out
+
+
+def show_plan_json(directory: str, plan_file: str, terraform_bin: str = "terraform",
+                   timeout: float = PULL_TIMEOUT_SECONDS, *, label: str | None = None) -> bytes:
+    """Run ``<terraform_bin> show -json PLAN_FILE`` in ``directory``; return the plan JSON.
+
+    ``show -json`` of a saved plan needs the providers of an initialised working directory
+    (reference section 1.5: ``terraform show`` loads provider schemas), so it runs in the
+    directory where ``terraform plan -out`` ran. Nothing is locked or written.
+
+    Raises:
+        BadInput: the directory, plan file or binary is missing, the command failed, timed out
+            or printed nothing.
+    """
+    where = label or f"tf:{directory}"
+    if os.path.isdir(directory) and not os.path.isfile(os.path.join(directory, plan_file)):
+        raise BadInput(f"no saved plan file {plan_file!r} in {directory}", source=where,
+                       hint=f"run `terraform plan -out={plan_file}` there first, or name the "
+                            "file: --plan tf:DIR/PLANFILE")
+    out = _run(directory, terraform_bin, ["show", "-json", "-no-color", plan_file], timeout, {},
+               where)
+    if not out.strip():
+        raise BadInput(f"`{terraform_bin} show -json {plan_file}` printed nothing", source=where)
+    return out
+
+
+def _run(directory: str, terraform_bin: str, args: list[str], timeout: float,
+         extra_env: dict[str, str], label: str) -> bytes:
+    """Run the Terraform CLI with ``args`` in ``directory``; stdout, or a BadInput."""
     if not os.path.isdir(directory):
         raise BadInput("no such directory", source=label)
     binary = shutil.which(terraform_bin)
@@ -53,31 +89,26 @@ def state_pull(directory: str, terraform_bin: str = "terraform",
         raise BadInput(
             f"cannot find the Terraform CLI {terraform_bin!r} on PATH", source=label,
             hint="install it, or pass --terraform-bin (e.g. tofu) / NGUPGRADE_TERRAFORM_BIN, "
-                 "or pipe the state: terraform state pull | ngupgrade ... --state -",
+                 "or pipe the JSON: terraform state pull | ngupgrade ... --state - "
+                 "(terraform show -json PLAN | ngupgrade ... --plan -)",
         )
-    env = dict(os.environ, TF_IN_AUTOMATION="1", TF_INPUT="0")
-    if workspace and workspace != "default":
-        env["TF_WORKSPACE"] = workspace
+    env = dict(os.environ, TF_IN_AUTOMATION="1", TF_INPUT="0", **extra_env)
+    command = " ".join([terraform_bin, *args[:2]])
     try:
         done = subprocess.run(
-            [binary, "state", "pull"], cwd=directory, env=env, capture_output=True,
+            [binary, *args], cwd=directory, env=env, capture_output=True,
             timeout=timeout, check=False, stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired as err:
-        raise BadInput(f"`{terraform_bin} state pull` did not finish in {timeout:.0f} s",
-                       source=label) from err
+        raise BadInput(f"`{command}` did not finish in {timeout:.0f} s", source=label) from err
     except OSError as err:
         raise BadInput(f"cannot run {binary}: {err.strerror}", source=label) from err
     if done.returncode != 0:
         stderr = done.stderr.decode("utf-8", "replace")
         raise BadInput(
-            f"`{terraform_bin} state pull` failed (exit {done.returncode}): "
-            f"{_first_error_line(stderr)}",
+            f"`{command}` failed (exit {done.returncode}): {_first_error_line(stderr)}",
             source=label, hint=_hint_for(stderr),
         )
-    if not done.stdout.strip():
-        raise BadInput(f"`{terraform_bin} state pull` printed nothing: the workspace has no state",
-                       source=label, hint="check the workspace (`terraform workspace show`)")
     return done.stdout
 
 

@@ -175,7 +175,8 @@ def preflight_table(result: Preflight) -> str:
         for gd in result.groups:
             ex = gd.extra
             policy = policy_text(ex.policy) + (
-                {"state": "", "live": " (live)"}.get(ex.policy_source, " (assumed)"))
+                {"state": "", "live": " (live)", "plan": " (plan)"}.get(ex.policy_source,
+                                                                        " (assumed)"))
             if ex.current_source == "fixed":
                 nodes = f"{ex.current} fixed"
             else:

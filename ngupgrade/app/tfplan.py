@@ -1,0 +1,106 @@
+"""Use cases of ``--plan``: what a saved Terraform plan does to the node groups (issue 16).
+
+:func:`load_plan` reads and classifies the plan once (any command that takes ``--plan`` starts
+here); :func:`plan_rolls` plans each roll with the planned values; :func:`preflight_plan`
+checks the quotas of every change that needs nodes. The rules are in
+:mod:`ngupgrade.core.change` and :mod:`ngupgrade.core.plan_quota`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ngupgrade.adapters.state.plan_source import read_plan_bytes
+from ngupgrade.adapters.state.tfplan import ClusterChange, parse_plan
+from ngupgrade.app.load import select_groups
+from ngupgrade.app.plan import PlanRequest, plan_node_groups
+from ngupgrade.app.preflight import PreflightRequest, QuotaSource, run_preflight
+from ngupgrade.app.settings import Settings
+from ngupgrade.core import quota
+from ngupgrade.core.change import GroupChange, PlanVerdict, classify_plan
+from ngupgrade.core.errors import UsageError
+from ngupgrade.core.model import DeployPolicy, NodeGroup
+from ngupgrade.core.plan_quota import change_demand
+from ngupgrade.core.simulate import GroupPlan
+
+NEEDS_NODES = ("roll", "resize", "create", "replace")
+"""Change kinds that may need nodes on top of today's usage (quota-checked)."""
+
+
+@dataclass(frozen=True)
+class PlanGate:
+    """A classified plan: every selected group's change, the clusters, where it came from."""
+
+    verdict: PlanVerdict
+    clusters: tuple[ClusterChange, ...]
+    source: str
+    terraform_version: str | None
+
+    @property
+    def changes(self) -> tuple[GroupChange, ...]:
+        return self.verdict.changes
+
+    def rolls(self) -> tuple[GroupChange, ...]:
+        """The groups whose nodes are recreated under their deploy policy (for drain checks)."""
+        return self.verdict.of_kind("roll")
+
+
+def load_plan(settings: Settings, selectors: Sequence[str] = (), *,
+              sequential: bool = False) -> PlanGate:
+    """Read ``settings.plan``, keep the selected groups, classify each change.
+
+    Raises:
+        UsageError: ``--state`` given with ``--plan`` (the plan carries its prior state), or a
+            selector that names no group of the plan.
+        BadInput: the plan cannot be read or understood (exit 3).
+    """
+    if settings.plan is None:
+        raise UsageError("no --plan given")
+    if "state" in settings.explicit:
+        raise UsageError("--state and --plan together: the plan carries the state it was made "
+                         "from (prior_state)", hint="drop --state")
+    data, label = read_plan_bytes(settings.plan, settings.terraform_bin)
+    parsed = parse_plan(data, label)
+    by_address = {str(c.address): c for c in parsed.changes}
+    groups = [c.after or c.before for c in parsed.changes]
+    chosen = select_groups([g for g in groups if g is not None], selectors)
+    picked = [by_address[str(g.address)] for g in chosen]
+    verdict = classify_plan(picked, sequential=sequential)
+    return PlanGate(verdict, parsed.clusters, label, parsed.terraform_version)
+
+
+def plan_rolls(gate: PlanGate, request: PlanRequest) -> list[GroupPlan | None]:
+    """One plan per change, in order: a roll is planned with its planned values (``after``)
+    and the deploy policy in force during the roll; any other change has no roll (None).
+
+    Raises:
+        PolicyInvalid: an override or a planned policy is invalid (exit 1).
+    """
+    rolls = [c.group for c in gate.changes if c.kind == "roll"]
+    planned = iter(plan_node_groups(rolls, request))
+    return [next(planned) if c.kind == "roll" else None for c in gate.changes]
+
+
+def preflight_plan(gate: PlanGate, quotas: QuotaSource, request: PreflightRequest,
+                   **live: Any) -> quota.Preflight:
+    """The quota preflight of every change that needs nodes (``roll``, ``resize``, ``create``,
+    ``replace``), together by default (C25). ``live`` passes the live sources of
+    :func:`ngupgrade.app.preflight.run_preflight` (``directory``, ``nodes``, ``live_groups``).
+
+    Raises: as :func:`ngupgrade.app.preflight.run_preflight`.
+    """
+    busy = [c for c in gate.changes if c.kind in NEEDS_NODES]
+    if not busy:
+        return quota.Preflight(clouds=(), groups=(), suggestions=(), warnings=(),
+                               sequential=request.sequential, strict=request.strict,
+                               at_current_size=request.at_current_size)
+    by_address = {str(c.address): c for c in busy}
+
+    def build(group: NodeGroup, cloud_id: str, current: int | None,
+              per_node: Any, live_policy: DeployPolicy | None) -> quota.GroupDemand:
+        return change_demand(by_address[str(group.address)], cloud_id, current, per_node,
+                             live_policy)
+
+    return run_preflight([c.group for c in busy], quotas, request, build_demand=build, **live)

@@ -1,0 +1,158 @@
+"""Reports of ``--plan``: each node group's change next to the usual plan and preflight output.
+
+Pure. JSON keys (stable; added to the documents of ``plan`` and ``preflight``, none renamed)::
+
+    "plan": {"source", "terraform_version", "ok", "findings": [{"code", "severity", "message"}],
+             "clusters": [{"address", "id", "actions", "attributes"}]}
+    every group: "change": "roll"|"resize"|"in-place"|"replace"|"create"|"delete"|"none",
+                 "terraform": {"actions", "attributes", "unknown", "action_reason",
+                               "replace_order", "nodes_before", "nodes_after",
+                               "policy": {"max_expansion", "max_unavailable"} | null,
+                               "quota_policy": {...} | null},
+                 "findings": [{"code", "severity", "message"}]
+
+``plan`` lists every group of the plan; a group that does not roll has no timeline
+(``"timeline": []``, ``"nodes"`` = its size after apply). ``preflight`` keeps its ``groups``
+(the changes that may need nodes) and adds ``changes``: every group's change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ngupgrade.cli.render.groups import scale_json
+from ngupgrade.cli.render.plan import group_plan_json, group_plan_lines
+from ngupgrade.core.change import Finding, GroupChange, PlanVerdict
+from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup
+from ngupgrade.core.simulate import GroupPlan
+
+
+def _size(group: NodeGroup | None) -> int | None:
+    if group is None:
+        return None
+    return group.scale.max if isinstance(group.scale, AutoScale) else group.scale.size
+
+
+def _policy(policy: DeployPolicy | None) -> dict[str, int] | None:
+    if policy is None:
+        return None
+    return {"max_expansion": policy.max_expansion, "max_unavailable": policy.max_unavailable}
+
+
+def finding_json(f: Finding) -> dict[str, str]:
+    return {"code": f.code, "severity": f.severity, "message": f.message}
+
+
+def change_json(change: GroupChange) -> dict[str, Any]:
+    """The keys every group gets under ``--plan``: ``change``, ``terraform``, ``findings``."""
+    return {
+        "change": change.kind,
+        "terraform": {
+            "actions": list(change.actions),
+            "attributes": list(change.attributes),
+            "unknown": list(change.unknown),
+            "action_reason": change.action_reason,
+            "replace_order": change.replace_order,
+            "nodes_before": _size(change.before),
+            "nodes_after": None if change.kind == "delete" else _size(change.group),
+            "policy": _policy(change.policy),
+            "quota_policy": _policy(change.quota_policy),
+        },
+        "findings": [finding_json(f) for f in change.findings],
+    }
+
+
+def plan_section_json(verdict: PlanVerdict, *, source: str, terraform_version: str | None,
+                      clusters: Sequence[Any], ok: bool) -> dict[str, Any]:
+    """The top-level ``plan`` object."""
+    findings = [f for c in verdict.changes for f in c.findings] + list(verdict.findings)
+    return {"source": source, "terraform_version": terraform_version, "ok": ok,
+            "findings": [finding_json(f) for f in findings],
+            "clusters": [{"address": c.address, "id": c.id, "actions": list(c.actions),
+                          "attributes": list(c.changed)} for c in clusters]}
+
+
+def plan_groups_json(changes: Sequence[GroupChange], plans: Sequence[GroupPlan | None]
+                     ) -> list[dict[str, Any]]:
+    """``groups`` of ``ngupgrade plan --plan``: a roll's full plan, the others' change only."""
+    out = []
+    for change, plan in zip(changes, plans, strict=True):
+        if plan is not None:
+            entry = group_plan_json(plan)
+        else:
+            group = change.group
+            entry = {"address": str(group.address), "id": group.id, "name": group.name,
+                     "cluster_id": group.cluster_id, "scale": scale_json(group.scale),
+                     "nodes": _size(group) if change.kind != "delete" else 0,
+                     "timeline": [], "warnings": []}
+        entry.update(change_json(change))
+        out.append(entry)
+    return out
+
+
+def preflight_with_changes(document: dict[str, Any], changes: Sequence[GroupChange]
+                           ) -> dict[str, Any]:
+    """``preflight --plan`` JSON: the ``preflight`` document with each of its ``groups`` given
+    its change keys, and ``changes`` for every group of the plan (quota-checked or not)."""
+    by_address = {str(c.address): c for c in changes}
+    for entry in document["groups"]:
+        change = by_address.get(entry["address"])
+        if change is not None:
+            entry.update(change_json(change))
+    document["changes"] = [{"address": str(c.address), "id": c.group.id, "name": c.group.name,
+                            "cluster_id": c.group.cluster_id, **change_json(c)}
+                           for c in changes]
+    return document
+
+
+# --- text --------------------------------------------------------------------------------------
+
+
+def _nodes_text(change: GroupChange) -> str:
+    before, after = _size(change.before), _size(change.group)
+    if change.kind == "create":
+        return f"-> {after}"
+    if change.kind == "delete":
+        return f"{before} ->"
+    return f"{before} -> {after}" if before != after else str(after)
+
+
+def changes_table(verdict: PlanVerdict, *, source: str) -> str:
+    """What ``terraform apply`` of the plan does to each node group, then every finding."""
+    rows = [["group", "change", "caused by", "nodes", "policy in the roll"]]
+    for c in verdict.changes:
+        policy = "-"
+        if c.kind == "roll":
+            p = c.policy
+            policy = "3/0 (assumed)" if p is None else f"{p.max_expansion}/{p.max_unavailable}"
+            if c.quota_policy is not None and c.quota_policy != c.policy:
+                policy += f"; quota at E={c.quota_policy.max_expansion}"
+        causes = ", ".join(c.attributes) or ("-" if c.kind == "none" else ",".join(c.actions))
+        if c.unknown:
+            causes += f" (unknown: {', '.join(c.unknown)})"
+        rows.append([str(c.address), c.kind.upper() if c.blocking else c.kind, causes,
+                     _nodes_text(c), policy])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = [f"Terraform plan {source}: what apply does to each node group"]
+    lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+              for r in rows]
+    findings = [f for c in verdict.changes for f in c.findings] + list(verdict.findings)
+    if findings:
+        lines.append("")
+        lines.append("findings")
+        mark = {"blocking": "BLOCKING", "warning": "warning", "info": "note"}
+        lines += [f"  [{mark[f.severity]}] {f.code}: {f.message}" for f in findings]
+    return "\n".join(lines) + "\n"
+
+
+def plan_gate_text(verdict: PlanVerdict, plans: Sequence[GroupPlan | None], *,
+                   source: str) -> str:
+    """``ngupgrade plan --plan`` for people: the change table, then each roll's plan."""
+    blocks = [changes_table(verdict, source=source).rstrip("\n")]
+    for change, plan in zip(verdict.changes, plans, strict=True):
+        if plan is not None:
+            blocks.append("\n".join([f"roll of {change.address} (caused by "
+                                     f"{', '.join(change.attributes)}), planned values:",
+                                     *group_plan_lines(plan)]))
+    return "\n\n".join(blocks)

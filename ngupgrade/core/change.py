@@ -1,0 +1,341 @@
+"""What ``terraform apply`` is about to do to each node group: the change kinds of a plan.
+
+Pure: plain values in (what the plan adapter read from ``terraform show -json PLANFILE``),
+plain values out. One owner for each decision below; each rule names its source.
+
+Change kinds (DESIGN.md section 11), most severe first:
+
+* ``replace``: Terraform deletes and creates the group (``actions`` ``["delete","create"]``, or
+  ``["create","delete"]`` with ``create_before_destroy``; ``hashicorp/terraform``
+  ``internal/command/jsonplan/plan.go``, ``Change.Actions``). The deploy policy does not apply:
+  every node of the old group is deleted with it (field report C24,
+  ``yandex-cloud/terraform-provider-yandex#113``). Delete-first leaves no node of the group for
+  the time between; create-first needs a second whole group's quota at once. The attributes the
+  provider marks ForceNew (``yandex/resource_yandex_kubernetes_node_group.go`` @ b52b1df):
+  ``cluster_id``, ``allocation_policy`` (the block; ``location.subnet_id``),
+  ``allowed_unsafe_sysctls``, ``instance_template.nat`` (deprecated),
+  ``instance_template.container_network.pod_mtu``, ``instance_template.gpu_settings.*``, and the
+  ``scale_policy.auto_scale`` block (switching fixed <-> auto).
+  Also a replace, though Terraform plans an in-place ``update``: a change of ``node_taints``.
+  The service "recreates the node group: first, all nodes in the group are deleted, then nodes
+  with the taint are added" (``yandex-cloud/docs``
+  ``en/managed-kubernetes/operations/node-group/node-group-update.md#assign-taint``).
+* ``create`` / ``delete``: a whole group added (its nodes need quota) or removed.
+* ``roll``: nodes recreated or updated under the deploy policy. A version change, and any
+  change of the node template: "When modifying a node group (including during a Kubernetes
+  version update) ... new nodes ... are created with the new parameters" (``deploy-policy.md``,
+  seed 000); metadata changes recreate every node (``node-group-update.md#update-metadata``).
+  ``allocation_policy.location.zone`` is updatable in place by the provider; moving nodes to
+  another zone recreates them: a roll. An attribute this module does not know is taken as a roll
+  (the worst of the update kinds) and named.
+* ``resize``: only ``scale_policy`` sizes change (``fixed_scale.size``, ``auto_scale.min/max/
+  initial``): nodes are added or removed, none recreated (``node-group-update.md``: "You can
+  update ... scaling ... You cannot change the scaling type").
+* ``in-place``: no node recreated: the group's ``name``, ``description``, cloud ``labels``,
+  ``node_labels`` ("Adding Kubernetes labels does not result in recreation of a node group",
+  ``node-label-management.md``), ``maintenance_policy``, ``deploy_policy``.
+* ``none``: ``["no-op"]`` (or ``["read"]``).
+
+The deploy policy during a roll: the provider sends one ``NodeGroupService.Update`` whose
+``update_mask`` holds every changed field (``resourceYandexKubernetesNodeGroupUpdate``:
+``d.HasChange`` over ``nodeGroupUpdateFieldsMap``), so a new ``deploy_policy`` and a new
+``version`` of one apply arrive in the same request; the provider does not set the policy
+first. Which policy the service rolls that request with is not documented. The roll is planned
+with the new policy (``after``); the quota preflight takes the worse of the two surges and a
+warning says so (field report C16 shows a surge sent with an upgrade being ignored elsewhere).
+
+Unknown values after apply (``after_unknown``) are named in every report and taken at their
+worst: a scale size as :data:`UNKNOWN_SIZE` (the per-group node quota), a deploy-policy knob as
+100 (the API's bound), any other attribute as changed. Node resources that decide quotas
+(cores, memory, disk, GPUs) have no worst case: the finding is blocking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from ngupgrade.core.model import MAX_GROUP_NODES, AutoScale, DeployPolicy, NodeGroup, TfAddress
+from ngupgrade.core.platform import YANDEX
+
+ChangeKind = Literal["roll", "resize", "in-place", "replace", "create", "delete", "none"]
+CHANGE_KINDS: tuple[ChangeKind, ...] = (
+    "replace", "create", "delete", "roll", "resize", "in-place", "none")
+Severity = Literal["blocking", "warning", "info"]
+ReplaceOrder = Literal["delete-first", "create-first"]
+
+UNKNOWN_SIZE: int = YANDEX.group_node_limit or MAX_GROUP_NODES
+"""An unknown node count after apply is taken as the most nodes one group may hold
+(``managed-kubernetes.groupNodes.count``, 200 by default; reference section 2.2). Terraform
+plans here are of ``yandex_kubernetes_node_group``: Yandex's rules."""
+
+UNKNOWN_POLICY_KNOB = YANDEX.knob_max
+"""An unknown ``max_expansion``/``max_unavailable`` is taken as 100, the API's bound (seed 000);
+the simulation clamps it to the group size."""
+
+# Attribute paths are dotted, list indices left out: "instance_template.resources.cores".
+IGNORED = ("id", "status", "created_at", "instance_group_id", "version_info", "timeouts")
+"""Computed by the service, never a cause: Terraform may show them unknown on any update."""
+
+FORCE_NEW = ("cluster_id", "allocation_policy.location.subnet_id", "allowed_unsafe_sysctls",
+             "instance_template.nat", "instance_template.container_network.pod_mtu",
+             "instance_template.gpu_settings", "scale_policy.auto_scale")
+"""ForceNew in the provider schema (module docstring); named when ``replace_paths`` is absent."""
+
+SERVICE_RECREATES = ("node_taints",)
+"""Updated in place by Terraform, but the service deletes every node first (module docstring)."""
+
+RESIZE = ("scale_policy.fixed_scale.size", "scale_policy.auto_scale.min",
+          "scale_policy.auto_scale.max", "scale_policy.auto_scale.initial")
+IN_PLACE = ("name", "description", "labels", "node_labels", "maintenance_policy",
+            "deploy_policy")
+ROLL = ("version", "instance_template", "allocation_policy")
+NODE_RESOURCES = ("instance_template.resources", "instance_template.boot_disk",
+                  "instance_template.platform_id")
+"""What one node consumes (:mod:`ngupgrade.core.quota`): unknown here, no quota can be judged."""
+
+# Stable finding codes.
+REPLACE_DELETES_ALL_NODES = "replace-deletes-all-nodes"
+TAINTS_RECREATE_GROUP = "taints-recreate-group"
+UNKNOWN_AFTER_APPLY = "unknown-after-apply"
+UNKNOWN_NODE_RESOURCES = "unknown-node-resources"
+POLICY_CHANGES_WITH_ROLL = "policy-changes-with-roll"
+UNCLASSIFIED_ATTRIBUTE = "unclassified-attribute"
+GROUP_DELETED = "group-deleted"
+ROLLS_TOGETHER = "rolls-together"
+
+
+@dataclass(frozen=True)
+class PlannedChange:
+    """One node-group instance in a plan's ``resource_changes``, as the adapter read it.
+
+    ``before``/``after`` are None for a create/delete. ``after`` already carries the worst case
+    of each unknown value (:data:`UNKNOWN_SIZE`, :data:`UNKNOWN_POLICY_KNOB`); ``unknown`` names
+    the unknown paths, ``changed`` the attributes whose known values differ. ``replace_paths``
+    are Terraform's own (``change.replace_paths``), ``action_reason`` its keyword.
+    """
+
+    address: TfAddress
+    actions: tuple[str, ...]
+    before: NodeGroup | None
+    after: NodeGroup | None
+    changed: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()
+    replace_paths: tuple[str, ...] = ()
+    action_reason: str | None = None
+    deposed: str | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something the plan gate must say: a stable ``code``, a severity and one line."""
+
+    code: str
+    severity: Severity
+    message: str
+
+
+@dataclass(frozen=True)
+class GroupChange:
+    """The classified change of one node group.
+
+    ``group`` is the group as it will be (``after``), or as it is for a delete. ``attributes``
+    are the causes of ``kind`` (dotted paths). ``policy`` is the deploy policy the roll is planned
+    with; ``quota_policy`` the one its surge is counted with (the larger ``max_expansion`` when the
+    same apply changes the policy). ``replace_order`` says which side of a replace runs first.
+    """
+
+    address: TfAddress
+    kind: ChangeKind
+    actions: tuple[str, ...]
+    group: NodeGroup
+    before: NodeGroup | None
+    attributes: tuple[str, ...]
+    unknown: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    policy: DeployPolicy | None = None
+    quota_policy: DeployPolicy | None = None
+    replace_order: ReplaceOrder | None = None
+    action_reason: str | None = None
+
+    @property
+    def blocking(self) -> bool:
+        """True when a finding stops the gate (exit 1)."""
+        return any(f.severity == "blocking" for f in self.findings)
+
+
+def _actions(actions: Sequence[str]) -> str:
+    """``["delete", "create"]`` as the plan JSON writes it."""
+    return "[" + ", ".join(f'"{a}"' for a in actions) + "]"
+
+
+def _under(path: str, prefixes: Iterable[str]) -> bool:
+    return any(path == p or path.startswith(p + ".") for p in prefixes)
+
+
+def _nodes_of(group: NodeGroup | None) -> int:
+    if group is None:
+        return 0
+    return group.scale.max if isinstance(group.scale, AutoScale) else group.scale.size
+
+
+def _count(n: int) -> str:
+    return f"{n} node" + ("" if n == 1 else "s")
+
+
+def classify(change: PlannedChange) -> GroupChange:
+    """Classify one node group's planned change (rules and sources: module docstring).
+
+    Raises:
+        ValueError: a change with neither ``before`` nor ``after`` (the adapter never makes one).
+    """
+    actions = change.actions
+    group = change.after or change.before
+    if group is None:
+        raise ValueError(f"{change.address}: a change without before or after")
+    unknown = tuple(p for p in change.unknown if not _under(p, IGNORED))
+    change = replace(change, unknown=unknown)
+    causes = tuple(p for p in dict.fromkeys(change.changed + unknown)
+                   if not _under(p, IGNORED))
+    findings: list[Finding] = []
+    if unknown:
+        findings.append(Finding(UNKNOWN_AFTER_APPLY, "warning", _unknown_text(change)))
+    where = str(change.address)
+    if "delete" in actions and "create" in actions:
+        order: ReplaceOrder = ("create-first" if actions.index("create") < actions.index("delete")
+                               else "delete-first")
+        why = change.replace_paths or tuple(p for p in causes if _under(p, FORCE_NEW)) or causes
+        reason = ", ".join(why) or (change.action_reason or "replace requested")
+        n_before, n_after = _nodes_of(change.before), _nodes_of(change.after)
+        side = ("the new group's nodes are created first: a second whole group "
+                f"({_count(n_after)}) needs quota at once, then all {_count(n_before)} of the "
+                "old one are deleted" if order == "create-first" else
+                f"all {_count(n_before)} are deleted before the new group exists")
+        findings.append(Finding(
+            REPLACE_DELETES_ALL_NODES, "blocking",
+            f"{where}: Terraform replaces the node group (actions {_actions(actions)}; caused by "
+            f"{reason}): the deploy policy does not apply, {side} (C24)"))
+        return GroupChange(change.address, "replace", actions, group, change.before, why,
+                           change.unknown, tuple(findings), replace_order=order,
+                           action_reason=change.action_reason)
+    if actions == ("create",):
+        return GroupChange(change.address, "create", actions, group, None, (), change.unknown,
+                           tuple(findings), action_reason=change.action_reason)
+    if actions == ("delete",):
+        findings.append(Finding(
+            GROUP_DELETED, "warning",
+            f"{where}: the node group and its {_count(_nodes_of(change.before))} are deleted; "
+            "their pods must fit on other groups"))
+        return GroupChange(change.address, "delete", actions, group, change.before, (),
+                           change.unknown, tuple(findings), action_reason=change.action_reason)
+    if actions != ("update",) or not causes:
+        return GroupChange(change.address, "none", actions, group, change.before, (),
+                           change.unknown, tuple(findings))
+    taints = tuple(p for p in causes if _under(p, SERVICE_RECREATES))
+    if taints:
+        findings.append(Finding(
+            TAINTS_RECREATE_GROUP, "blocking",
+            f"{where}: node_taints change: the service recreates the node group, all "
+            f"{_count(_nodes_of(change.before))} deleted first, the deploy policy does not "
+            "apply (docs: node-group-update.md#assign-taint)"))
+        return GroupChange(change.address, "replace", actions, group, change.before, taints,
+                           change.unknown, tuple(findings), replace_order="delete-first")
+    resources = tuple(p for p in change.unknown if _under(p, NODE_RESOURCES))
+    if resources:
+        findings.append(Finding(
+            UNKNOWN_NODE_RESOURCES, "blocking",
+            f"{where}: {', '.join(resources)} unknown until apply: what a node consumes cannot "
+            "be judged (figures use the values before apply)"))
+    roll = tuple(p for p in causes if _under(p, ROLL))
+    unclassified = tuple(p for p in causes
+                         if not _under(p, ROLL + RESIZE + IN_PLACE + FORCE_NEW))
+    if unclassified:
+        findings.append(Finding(
+            UNCLASSIFIED_ATTRIBUTE, "warning",
+            f"{where}: {', '.join(unclassified)}: not known to ngupgrade; taken as a roll "
+            "(nodes recreated under the deploy policy), the worst update"))
+    if roll or unclassified:
+        return _roll(change, group, roll + unclassified, findings)
+    resize = tuple(p for p in causes if _under(p, RESIZE))
+    if resize:
+        return GroupChange(change.address, "resize", actions, group, change.before, resize,
+                           change.unknown, tuple(findings))
+    return GroupChange(change.address, "in-place", actions, group, change.before, causes,
+                       change.unknown, tuple(findings))
+
+
+def _roll(change: PlannedChange, group: NodeGroup, causes: tuple[str, ...],
+          findings: list[Finding]) -> GroupChange:
+    new = group.policy
+    old = change.before.policy if change.before is not None else None
+    quota_policy = new
+    if new is not None and old is not None and new != old:
+        worse = DeployPolicy(max(new.max_expansion, old.max_expansion),
+                             max(new.max_unavailable, old.max_unavailable))
+        quota_policy = DeployPolicy(worse.max_expansion, new.max_unavailable)
+        findings.append(Finding(
+            POLICY_CHANGES_WITH_ROLL, "warning",
+            f"{change.address}: deploy_policy {old.max_expansion}/{old.max_unavailable} -> "
+            f"{new.max_expansion}/{new.max_unavailable} in the same apply as the roll: the "
+            "provider sends both in one Update, and which one the service rolls with is not "
+            f"documented; planned with the new {new.max_expansion}/{new.max_unavailable}, quota "
+            f"counted with max_expansion {worse.max_expansion}, up to {worse.max_unavailable} "
+            "node(s) down at once; apply the policy alone first to be sure (C16)"))
+    return GroupChange(change.address, "roll", change.actions, group, change.before, causes,
+                       change.unknown, tuple(findings), policy=new, quota_policy=quota_policy,
+                       action_reason=change.action_reason)
+
+
+def _unknown_text(change: PlannedChange) -> str:
+    taken = []
+    for path in change.unknown:
+        if _under(path, RESIZE):
+            taken.append(f"{path} as {UNKNOWN_SIZE}" if not path.endswith(".min")
+                         and not path.endswith(".initial") else f"{path} as 0")
+        elif _under(path, ("deploy_policy",)):
+            taken.append(f"{path} as {UNKNOWN_POLICY_KNOB}")
+        else:
+            taken.append(f"{path} as changed")
+    return (f"{change.address}: known only after apply: {', '.join(change.unknown)}; "
+            f"worst case assumed ({'; '.join(taken)})")
+
+
+@dataclass(frozen=True)
+class PlanVerdict:
+    """Every node group's change in one plan, and the findings across groups."""
+
+    changes: tuple[GroupChange, ...]
+    findings: tuple[Finding, ...]
+
+    @property
+    def blocking(self) -> tuple[Finding, ...]:
+        """Blocking findings of every group, in group order."""
+        return tuple(f for c in self.changes for f in c.findings if f.severity == "blocking")
+
+    def of_kind(self, *kinds: ChangeKind) -> tuple[GroupChange, ...]:
+        return tuple(c for c in self.changes if c.kind in kinds)
+
+
+def classify_plan(changes: Sequence[PlannedChange], *, sequential: bool = False) -> PlanVerdict:
+    """Classify every group and add what concerns several of them (field report C25).
+
+    Terraform applies independent resources in parallel (``terraform apply -parallelism``,
+    default 10), so groups that roll, are replaced or created in one apply change at the same
+    time: the preflight counts them together unless ``sequential`` (right only with
+    ``-parallelism=1``), and the finding says so.
+    """
+    classified = tuple(classify(c) for c in changes)
+    busy = [c for c in classified if c.kind in ("roll", "replace", "create", "resize")]
+    findings: list[Finding] = []
+    if len(busy) > 1:
+        names = ", ".join(f"{c.address} ({c.kind})" for c in busy)
+        how = ("counted one after another (--sequential): true only with `terraform apply "
+               "-parallelism=1`" if sequential else
+               "their extra nodes are counted together (--sequential if you apply with "
+               "-parallelism=1)")
+        findings.append(Finding(
+            ROLLS_TOGETHER, "info",
+            f"{len(busy)} node groups change in one apply and Terraform changes them at the "
+            f"same time: {names}; {how} (C25)"))
+    return PlanVerdict(classified, tuple(findings))

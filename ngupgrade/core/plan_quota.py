@@ -1,0 +1,142 @@
+"""The extra nodes and quota demand of each change a Terraform plan makes to a node group.
+
+Pure. Builds :class:`ngupgrade.core.quota.GroupDemand` values that
+:func:`ngupgrade.core.quota.evaluate` judges like those of an upgrade (DESIGN.md sections 4, 11):
+
+* ``roll``: the surge of the deploy policy counted for quotas
+  (:attr:`~ngupgrade.core.change.GroupChange.quota_policy`), as :func:`quota.extra_nodes` counts
+  it for the group ``after`` apply, plus the growth of a fixed group resized in the same apply
+  (worst: the group grows, then rolls at its new size);
+* ``resize``: the growth only, ``max(0, after - before)`` (no node recreated). An autoscaled
+  group: compute/vpc ``max(0, max_after - current)`` (the autoscaler may fill the new max),
+  at the current size ``max(0, min_after - current)``; managed-kubernetes, which counts a group at
+  its max (``ru/managed-kubernetes/concepts/limits.md``), ``max(0, max_after - max_before)``;
+* ``create``, and a ``replace`` that creates first: a whole group ``after`` apply (an
+  autoscaled one at its max: it may grow there) on top of today's usage (C24: with
+  ``create_before_destroy`` "a second full group's quota is needed");
+* a ``replace`` that deletes first (and a taint change): per quota
+  ``max(0, after_total - before_total)``, the old group's nodes being gone first;
+* ``in-place``, ``delete``, ``none``: nothing.
+
+Only a roll's demand shrinks with a smaller deploy policy; every other demand is marked
+``reducible=False`` so no policy is suggested for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ngupgrade.core import quota
+from ngupgrade.core.change import GroupChange
+from ngupgrade.core.errors import CheckFailed
+from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
+from ngupgrade.core.policy import in_force
+from ngupgrade.core.quota import CurrentSource, ExtraNodes, GroupDemand
+
+
+def _size(group: NodeGroup | None) -> int:
+    """Nodes a group may hold: the fixed size, or the autoscaler max (its worst case)."""
+    if group is None:
+        return 0
+    return group.scale.max if isinstance(group.scale, AutoScale) else group.scale.size
+
+
+def _current(group: NodeGroup, current: int | None) -> tuple[int, CurrentSource]:
+    if isinstance(group.scale, FixedScale):
+        return group.scale.size, "fixed"
+    if current is not None:
+        return current, "api"
+    return group.scale.min, "assumed_min"
+
+
+def _extra(group: NodeGroup, current: int | None, *, worst: int, at_current: int, mk8s: int,
+           mk8s_at_current: int) -> ExtraNodes:
+    now, source = _current(group, current)
+    return ExtraNodes(worst_case=worst, at_current_size=at_current, managed_kubernetes=mk8s,
+                      managed_kubernetes_at_current_size=mk8s_at_current, nodes=_size(group),
+                      current=now, current_source=source, policy=in_force(group.policy),
+                      policy_assumed=False, policy_source="plan")
+
+
+def _before_consumption(change: GroupChange) -> dict[str, int]:
+    """What one node of the old group consumed; nothing when it cannot be placed (the worse)."""
+    if change.before is None:
+        return {}
+    try:
+        return quota.node_consumption(change.before)
+    except CheckFailed:
+        return {}
+
+
+def change_demand(change: GroupChange, cloud_id: str, current: int | None = None,
+                  per_node: Mapping[str, int] | None = None,
+                  live_policy: DeployPolicy | None = None) -> GroupDemand:
+    """The quota demand of one classified change (rules: module docstring).
+
+    ``current`` is the live node count of an autoscaled group (None offline: its ``min`` is
+    assumed, and the report says so); ``per_node`` what one node of ``change.group`` consumes
+    (computed when None); ``live_policy`` the live deploy policy of a group whose plan leaves it
+    unset. Raises PolicyInvalid for an invalid policy, QuotaMappingUnknown for a node the quota
+    ids cannot place.
+    """
+    group = change.group
+    consumption = dict(per_node) if per_node is not None else quota.node_consumption(group)
+    if change.kind == "roll":
+        policy = change.quota_policy if change.quota_policy != group.policy else None
+        if policy is None and group.policy is None:
+            policy = live_policy
+        extra = quota.extra_nodes(group, current, policy=policy,
+                                  policy_source="plan" if policy is not None else None)
+        before = change.before
+        if isinstance(group.scale, FixedScale) and before is not None \
+                and isinstance(before.scale, FixedScale) and group.scale.size > before.scale.size:
+            growth = group.scale.size - before.scale.size
+            extra = ExtraNodes(extra.worst_case + growth, extra.at_current_size + growth,
+                               extra.managed_kubernetes + growth,
+                               extra.managed_kubernetes_at_current_size + growth, extra.nodes,
+                               extra.current, extra.current_source, extra.policy,
+                               extra.policy_assumed, extra.policy_source)
+        return GroupDemand(group, cloud_id, consumption, extra,
+                           quota.demand_of(consumption, extra),
+                           quota.demand_of(consumption, extra, at_current_size=True))
+    if change.kind == "resize":
+        extra = _resize(change, current)
+    elif change.kind == "create" or (change.kind == "replace"
+                                     and change.replace_order == "create-first"):
+        whole = _size(group)
+        at_current = group.scale.initial if isinstance(group.scale, AutoScale) else whole
+        extra = _extra(group, current, worst=whole, at_current=at_current, mk8s=whole,
+                       mk8s_at_current=whole)
+    elif change.kind == "replace":
+        return _delete_first(change, cloud_id, current, consumption)
+    else:
+        extra = _extra(group, current, worst=0, at_current=0, mk8s=0, mk8s_at_current=0)
+    return GroupDemand(group, cloud_id, consumption, extra, quota.demand_of(consumption, extra),
+                       quota.demand_of(consumption, extra, at_current_size=True),
+                       reducible=False)
+
+
+def _resize(change: GroupChange, current: int | None) -> ExtraNodes:
+    group, before = change.group, change.before
+    if isinstance(group.scale, AutoScale):
+        now, _ = _current(group, current)
+        mk8s = max(0, group.scale.max - _size(before))
+        return _extra(group, current, worst=max(0, group.scale.max - now),
+                      at_current=max(0, group.scale.min - now), mk8s=mk8s, mk8s_at_current=mk8s)
+    growth = max(0, group.scale.size - _size(before))
+    return _extra(group, current, worst=growth, at_current=growth, mk8s=growth,
+                  mk8s_at_current=growth)
+
+
+def _delete_first(change: GroupChange, cloud_id: str, current: int | None,
+                  consumption: Mapping[str, int]) -> GroupDemand:
+    group = change.group
+    n_after, n_before = _size(group), _size(change.before)
+    old = _before_consumption(change)
+    demand = {q: max(0, consumption.get(q, 0) * n_after - old.get(q, 0) * n_before)
+              for q in dict.fromkeys([*consumption, *old])}
+    growth = max(0, n_after - n_before)
+    extra = _extra(group, current, worst=growth, at_current=growth, mk8s=growth,
+                   mk8s_at_current=growth)
+    return GroupDemand(group, cloud_id, consumption, extra, demand, dict(demand),
+                       reducible=False)

@@ -1,0 +1,337 @@
+"""``plan --plan`` and ``preflight --plan`` end to end on plans built from the example state.
+
+Numbers by hand from terraform/examples/generate_state.py and quotas.yaml:
+workers: fixed, standard-v3, 4 cores, 16 GiB, network-ssd 64 GiB, NAT; batch: auto 1..7,
+2 cores, 4 GiB, network-hdd 96 GiB, policy 2/1; gpu: 1 node, no policy (3/0 assumed).
+quotas.yaml headroom: instances 24-11=13, cores 96-54=42, memory 384-192=192 GiB, disks 64-23=41,
+ssd 1024-400=624 GiB, hdd 2048-800=1248 GiB, vpc.externalAddresses 8-6=2.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ngupgrade.core.model import GIB
+from tests._tfplan import BATCH, CLOUD, GPU, WORKERS, Edit, edit, plans, state, write
+from tests.conftest import EXAMPLES
+
+QUOTAS = str(EXAMPLES / "quotas.yaml")
+ROLL_PLAN = str(EXAMPLES / "plan-roll.json")
+REPLACE_PLAN = str(EXAMPLES / "plan-replace.json")
+
+
+def demand(doc: dict) -> dict[str, int]:
+    return {q["quota_id"]: q["demand"] for c in doc["clouds"] for q in c["quotas"]}
+
+
+def status(doc: dict) -> dict[str, str]:
+    return {q["quota_id"]: q["status"] for c in doc["clouds"] for q in c["quotas"]}
+
+
+def changes(doc: dict) -> dict[str, str]:
+    return {c["address"]: c["change"] for c in doc["changes"]}
+
+
+def quota_file(tmp_path: Path, **headroom: int) -> str:
+    """The example cloud's quotas with some headrooms replaced (usage 0, limit = headroom)."""
+    import yaml
+
+    doc = yaml.safe_load(Path(QUOTAS).read_text())
+    for qid, room in headroom.items():
+        doc[CLOUD][qid.replace("_", ".")] = {"limit": room, "usage": 0}
+    path = tmp_path / "quotas.json"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def test_two_groups_roll_in_one_apply_counted_together(run_cli, tmp_path: Path) -> None:
+    res = run_cli("preflight", "--plan", ROLL_PLAN, "--quotas", QUOTAS, "-o", "json")
+    assert res.exit_code == 0, res.stderr
+    doc = res.json()
+    assert changes(doc) == {GPU: "none", WORKERS: "roll", BATCH: "roll"}
+    # workers 1/0 fixed 3: 1 extra; batch 2/1 auto 1..7, min assumed: 7 + 2 - 1 = 8 extra.
+    got = demand(doc)
+    assert got["compute.instances.count"] == 1 + 8
+    assert got["compute.instanceCores.count"] == 4 + 8 * 2
+    assert got["compute.instanceMemory.size"] == (16 + 8 * 4) * GIB
+    assert got["compute.ssdDisks.size"] == 64 * GIB
+    assert got["compute.hddDisks.size"] == 8 * 96 * GIB
+    assert got["managed-kubernetes.nodes.count"] == 1 + 2
+    assert got["vpc.externalAddresses.count"] == 1
+    assert [g["address"] for g in doc["groups"]] == [WORKERS, BATCH]
+    assert {g["address"]: g["terraform"]["attributes"] for g in doc["groups"]} == {
+        WORKERS: ["version"], BATCH: ["version"]}
+    codes = [f["code"] for f in doc["plan"]["findings"]]
+    assert codes == ["rolls-together"]
+    assert doc["ok"] is True and doc["plan"]["ok"] is True
+
+
+def test_rolls_together_short_one_after_another_fits(run_cli, tmp_path: Path) -> None:
+    """C25: 9 extra VMs together against a headroom of 8: refused; --sequential: 8 fits."""
+    quotas = quota_file(tmp_path, compute_instances_count=8)
+    res = run_cli("preflight", "--plan", ROLL_PLAN, "--quotas", quotas, "-o", "json")
+    assert res.exit_code == 1
+    doc = res.json()
+    assert demand(doc)["compute.instances.count"] == 9
+    assert status(doc)["compute.instances.count"] == "short"
+    assert "compute.instances.count needs 9 VMs, headroom 8 VMs" in res.stderr
+    seq = run_cli("preflight", "--plan", ROLL_PLAN, "--quotas", quotas, "--sequential",
+                  "-o", "json")
+    assert seq.exit_code == 0
+    assert demand(seq.json())["compute.instances.count"] == 8
+    note = seq.json()["plan"]["findings"][0]["message"]
+    assert "-parallelism=1" in note
+
+
+def test_replace_of_five_nodes_delete_first_is_blocking(run_cli, tmp_path: Path) -> None:
+    """C24: a ForceNew change of a 5-node surge-only group: every node deleted first."""
+    plan = plans.build_plan(state(workers_size=5), {WORKERS: Edit(
+        ["delete", "create"], edit(allowed_unsafe_sysctls=["net.core.somaxconn"]),
+        replace_paths=[["allowed_unsafe_sysctls"]],
+        action_reason="replace_because_cannot_update")})
+    res = run_cli("preflight", "--plan", write(tmp_path, plan), "--quotas", QUOTAS, "-o", "json")
+    assert res.exit_code == 1
+    doc = res.json()
+    assert doc["ok"] is False and doc["plan"]["ok"] is False
+    workers = next(g for g in doc["groups"] if g["address"] == WORKERS)
+    assert workers["change"] == "replace"
+    assert workers["terraform"]["replace_order"] == "delete-first"
+    assert workers["terraform"]["attributes"] == ["allowed_unsafe_sysctls"]
+    assert workers["terraform"]["nodes_before"] == 5
+    # the old 5 nodes are gone before the new 5 exist: no quota on top of today's usage
+    assert workers["extra_nodes"]["worst_case"] == 0
+    assert all(v == 0 for v in demand(doc).values())
+    finding = workers["findings"][-1]
+    assert finding["code"] == "replace-deletes-all-nodes"
+    assert finding["severity"] == "blocking"
+    assert "all 5 nodes are deleted before the new group exists" in finding["message"]
+    assert "the deploy policy does not apply" in finding["message"]
+    assert doc["suggestions"] == []
+    assert "plan gate failed" in res.stderr
+
+
+def test_replace_create_before_destroy_needs_a_second_group(run_cli, tmp_path: Path) -> None:
+    """C24 with create_before_destroy: a whole second group of 5 at once."""
+    plan = plans.build_plan(state(workers_size=5), {WORKERS: Edit(
+        ["create", "delete"], edit(allowed_unsafe_sysctls=["net.core.somaxconn"]),
+        replace_paths=[["allowed_unsafe_sysctls"]],
+        action_reason="replace_because_cannot_update")})
+    res = run_cli("preflight", "--plan", write(tmp_path, plan), "--quotas", QUOTAS, "-o", "json")
+    assert res.exit_code == 1
+    doc = res.json()
+    workers = next(g for g in doc["groups"] if g["address"] == WORKERS)
+    assert workers["terraform"]["replace_order"] == "create-first"
+    assert workers["extra_nodes"]["worst_case"] == 5
+    got = demand(doc)
+    assert got["compute.instances.count"] == 5
+    assert got["compute.instanceCores.count"] == 5 * 4
+    assert got["compute.instanceMemory.size"] == 5 * 16 * GIB
+    assert got["compute.ssdDisks.size"] == 5 * 64 * GIB
+    assert got["managed-kubernetes.nodes.count"] == 5
+    assert got["vpc.externalAddresses.count"] == 5
+    assert status(doc)["vpc.externalAddresses.count"] == "short"  # 5 > 8 - 6
+    assert status(doc)["compute.instances.count"] == "ok"         # 5 <= 13
+    assert doc["suggestions"] == []  # no deploy policy makes a replace smaller
+    assert "a second whole group (5 nodes) needs quota at once" in \
+        workers["findings"][-1]["message"]
+
+
+def test_policy_and_version_in_one_apply_roll_with_the_new_policy(run_cli, tmp_path: Path
+                                                                  ) -> None:
+    plan = plans.build_plan(state(), {WORKERS: Edit(["update"], edit(version="1.30",
+                                                                    policy=(3, 0)))})
+    path = write(tmp_path, plan)
+    res = run_cli("plan", "--plan", path, "-o", "json")
+    assert res.exit_code == 0, res.stderr
+    workers = next(g for g in res.json()["groups"] if g["address"] == WORKERS)
+    assert workers["change"] == "roll"
+    assert workers["terraform"]["attributes"] == ["version"]
+    # 3 nodes at 3/0 (the new policy): surge 3, peak 6, one cycle of 6 minutes
+    assert workers["effective_policy"] == {"max_expansion": 3, "max_unavailable": 0}
+    assert (workers["surge_nodes"], workers["peak_nodes"]) == (3, 6)
+    assert workers["cycles"] == {"min": 1, "max": 1}
+    assert workers["duration"]["max_minutes"] == 6
+    assert [f["code"] for f in workers["findings"]] == ["policy-changes-with-roll"]
+    pre = run_cli("preflight", "--plan", path, "--quotas", QUOTAS, "-o", "json")
+    # 3 surge nodes with NAT need 3 public IPs; the cloud has 8 - 6 = 2 left
+    assert pre.exit_code == 1
+    assert demand(pre.json())["compute.instances.count"] == 3
+    assert status(pre.json())["vpc.externalAddresses.count"] == "short"
+
+
+def test_policy_lowered_with_the_roll_counts_the_larger_surge(run_cli, tmp_path: Path) -> None:
+    """3/0 -> 1/0 with a version change: planned at 1/0, quota at the old E=3 (not documented
+    which one the service uses: the worse)."""
+    plan = plans.build_plan(state(workers_policy=(3, 0)), {WORKERS: Edit(
+        ["update"], edit(version="1.30", policy=(1, 0)))})
+    path = write(tmp_path, plan)
+    planned = run_cli("plan", "--plan", path, "-o", "json").json()
+    workers = next(g for g in planned["groups"] if g["address"] == WORKERS)
+    assert (workers["surge_nodes"], workers["peak_nodes"], workers["cycles"]["max"]) == (1, 4, 3)
+    assert workers["terraform"]["quota_policy"] == {"max_expansion": 3, "max_unavailable": 0}
+    pre = run_cli("preflight", "--plan", path, "--quotas", QUOTAS, "-o", "json").json()
+    assert demand(pre)["compute.instances.count"] == 3
+    group = next(g for g in pre["groups"] if g["address"] == WORKERS)
+    assert group["policy"]["source"] == "plan"
+
+
+def test_unknown_size_after_apply_is_the_worst_case(run_cli, tmp_path: Path) -> None:
+    """`size = <something known after apply>` with a version change: N taken as 200 (the
+    per-group node quota): growth 197 + surge 1 = 198 VMs against a headroom of 13."""
+    plan = plans.build_plan(state(), {WORKERS: Edit(
+        ["update"], edit(version="1.30"),
+        unknown=[("scale_policy", 0, "fixed_scale", 0, "size")])})
+    path = write(tmp_path, plan)
+    res = run_cli("preflight", "--plan", path, "--quotas", QUOTAS, "-o", "json")
+    assert res.exit_code == 1
+    doc = res.json()
+    workers = next(g for g in doc["groups"] if g["address"] == WORKERS)
+    assert workers["change"] == "roll"
+    assert workers["terraform"]["unknown"] == ["scale_policy.fixed_scale.size"]
+    assert workers["terraform"]["nodes_after"] == 200
+    assert workers["extra_nodes"]["worst_case"] == 197 + 1
+    assert demand(doc)["compute.instances.count"] == 198
+    assert status(doc)["compute.instances.count"] == "short"
+    unknown = [f for f in workers["findings"] if f["code"] == "unknown-after-apply"]
+    assert "scale_policy.fixed_scale.size as 200" in unknown[0]["message"]
+    text = run_cli("plan", "--plan", path)
+    assert "unknown: scale_policy.fixed_scale.size" in text.stdout
+    assert "nodes           200 (fixed size)" in text.stdout
+
+
+def test_resize_checks_the_growth(run_cli, tmp_path: Path) -> None:
+    plan = plans.build_plan(state(), {WORKERS: Edit(["update"], edit(size=5))})
+    res = run_cli("preflight", "--plan", write(tmp_path, plan), "--quotas", QUOTAS, "-o", "json")
+    assert res.exit_code == 0
+    doc = res.json()
+    assert changes(doc)[WORKERS] == "resize"
+    got = demand(doc)
+    assert got["compute.instances.count"] == 2
+    assert got["compute.instanceCores.count"] == 8
+    assert got["compute.instanceMemory.size"] == 32 * GIB
+    assert got["vpc.externalAddresses.count"] == 2  # 2 <= 8 - 6: equality passes
+
+
+def test_in_place_change_needs_no_node(run_cli, tmp_path: Path) -> None:
+    plan = plans.build_plan(state(), {WORKERS: Edit(["update"], edit(
+        node_labels={"tier": "web"}, policy=(2, 0)))})
+    res = run_cli("preflight", "--plan", write(tmp_path, plan), "--quotas", QUOTAS)
+    assert res.exit_code == 0, res.stderr
+    assert "Quota preflight: PASS: no change in this plan needs nodes" in res.stdout
+    doc = run_cli("plan", "--plan", write(tmp_path, plan), "-o", "json").json()
+    workers = next(g for g in doc["groups"] if g["address"] == WORKERS)
+    assert workers["change"] == "in-place"
+    assert workers["terraform"]["attributes"] == ["deploy_policy.max_expansion", "node_labels"]
+    assert workers["timeline"] == []
+
+
+def test_create_is_quota_checked(run_cli, tmp_path: Path) -> None:
+    doc = state()
+    group = json.loads(json.dumps(next(r for r in doc["resources"]
+                                       if r.get("name") == "workers")))
+    group["name"] = "web"
+    attrs = group["instances"][0]["attributes"]
+    attrs.update(name="web", id="cat9newweb000000zzzz")
+    attrs["scale_policy"][0]["fixed_scale"][0]["size"] = 2
+    doc["resources"].append(group)
+    plan = plans.build_plan(doc, {"yandex_kubernetes_node_group.web": Edit(["create"])})
+    res = run_cli("preflight", "--plan", write(tmp_path, plan), "--quotas", QUOTAS, "-o", "json")
+    assert res.exit_code == 0, res.stderr
+    out = res.json()
+    assert changes(out)["yandex_kubernetes_node_group.web"] == "create"
+    got = demand(out)
+    assert got["compute.instances.count"] == 2
+    assert got["compute.ssdDisks.size"] == 2 * 64 * GIB
+    assert got["vpc.externalAddresses.count"] == 2
+
+
+def test_delete_and_taints(run_cli, tmp_path: Path) -> None:
+    deleted = plans.build_plan(state(), {WORKERS: Edit(["delete"])})
+    res = run_cli("preflight", "--plan", write(tmp_path, deleted), "--quotas", QUOTAS,
+                  "-o", "json")
+    assert res.exit_code == 0
+    entry = next(c for c in res.json()["changes"] if c["address"] == WORKERS)
+    assert entry["change"] == "delete"
+    assert entry["findings"][0]["code"] == "group-deleted"
+    tainted = plans.build_plan(state(workers_size=5), {WORKERS: Edit(
+        ["update"], edit(node_taints=["dedicated=web:NoSchedule"]))})
+    res = run_cli("plan", "--plan", write(tmp_path, tainted, "t.json"), "-o", "json")
+    assert res.exit_code == 1
+    workers = next(g for g in res.json()["groups"] if g["address"] == WORKERS)
+    assert workers["change"] == "replace"
+    assert workers["terraform"]["actions"] == ["update"]
+    assert workers["findings"][0]["code"] == "taints-recreate-group"
+    assert "all 5 nodes deleted first" in workers["findings"][0]["message"]
+
+
+def test_example_replace_plan_table(run_cli) -> None:
+    res = run_cli("plan", "--plan", REPLACE_PLAN)
+    assert res.exit_code == 1
+    assert "yandex_kubernetes_node_group.workers" in res.stdout
+    assert "REPLACE  allowed_unsafe_sysctls  3" in res.stdout
+    assert "[BLOCKING] replace-deletes-all-nodes" in res.stdout
+
+
+def test_tf_dir_runs_show_json_with_the_stand_in(run_cli, stand_in_terraform: Path,
+                                                 tmp_path: Path) -> None:
+    work = tmp_path / "infra"
+    (work / ".terraform").mkdir(parents=True)
+    (work / "tfplan").write_bytes(Path(ROLL_PLAN).read_bytes())
+    (work / "release.tfplan").write_bytes(Path(REPLACE_PLAN).read_bytes())
+    res = run_cli("preflight", "--plan", f"tf:{work}", "--quotas", QUOTAS, "-o", "json")
+    assert res.exit_code == 0, res.stderr
+    assert changes(res.json())[WORKERS] == "roll"
+    res = run_cli("plan", "--plan", f"tf:{work}/release.tfplan", "-o", "json")
+    assert res.exit_code == 1
+    calls = [json.loads(line) for line in stand_in_terraform.read_text().splitlines()]
+    assert [c["argv"] for c in calls] == [["show", "-json", "-no-color", "tfplan"],
+                                          ["show", "-json", "-no-color", "release.tfplan"]]
+    assert {c["cwd"] for c in calls} == {str(work)}
+    (work / "tfplan").unlink()
+    missing = run_cli("plan", "--plan", f"tf:{work}")
+    assert missing.exit_code == 3
+    assert "no saved plan file 'tfplan'" in missing.stderr
+    (work / "tfplan").write_bytes(b"{}")
+    (work / ".terraform").rmdir()
+    uninit = run_cli("plan", "--plan", f"tf:{work}")
+    assert uninit.exit_code == 3
+    assert "terraform init" in uninit.stderr
+
+
+def test_stdin_and_bad_input(run_cli, tmp_path: Path) -> None:
+    res = run_cli("plan", "--plan", "-", "-o", "json", stdin=Path(ROLL_PLAN).read_bytes())
+    assert res.exit_code == 0
+    doc = json.loads(Path(ROLL_PLAN).read_text())
+    doc["resource_changes"][3]["change"]["after"]["scale_policy"] = "big"
+    bad = run_cli("plan", "--plan", write(tmp_path, doc))
+    assert bad.exit_code == 3
+    assert "plan.json: $.resource_changes[3].change.after.scale_policy" in bad.stderr
+    state_file = run_cli("plan", "--plan", str(EXAMPLES / "terraform.tfstate"))
+    assert state_file.exit_code == 3 and "not a Terraform plan" in state_file.stderr
+    zipped = tmp_path / "tfplan"
+    zipped.write_bytes(b"PK\x03\x04rest")
+    assert run_cli("plan", "--plan", str(zipped)).exit_code == 3
+    both = run_cli("plan", "--plan", ROLL_PLAN, "--state", str(EXAMPLES / "terraform.tfstate"))
+    assert both.exit_code == 2
+    assert "Traceback" not in bad.stderr + state_file.stderr
+
+
+def test_readme_ci_commands_run_as_documented(run_cli, monkeypatch) -> None:
+    """The README's CI section, run on the example plans from the repository root."""
+    from tests.conftest import ROOT
+
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("### CI:")[1].split("### For scripts")[0]
+    commands = [line.split("#")[0].split()[1:] for line in section.splitlines()
+                if line.startswith("ngupgrade ") and "examples/plan-" in line]
+    got = [run_cli(*cmd).exit_code for cmd in commands]
+    assert got == [0, 0, 1]
+
+
+def test_example_plans_are_what_the_generator_writes() -> None:
+    assert json.loads(Path(ROLL_PLAN).read_text()) == json.loads(
+        json.dumps(plans.roll_plan()))
+    assert json.loads(Path(REPLACE_PLAN).read_text()) == json.loads(
+        json.dumps(plans.replace_plan()))
