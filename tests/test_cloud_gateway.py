@@ -10,7 +10,8 @@ import logging
 import pytest
 
 from ngupgrade.adapters.cloud.auth import is_loopback, resolve_credentials, resolve_transport
-from ngupgrade.adapters.cloud.gateway import ConflictPolicy, mask_paths, open_gateway
+from ngupgrade.adapters.cloud.gateway import open_gateway
+from ngupgrade.adapters.cloud.proto import mask_paths
 from ngupgrade.adapters.cloud.retry import RetryPolicy
 from ngupgrade.app.settings import Settings
 from ngupgrade.core.errors import EXIT_API, BadInput, CloudApiError, UsageError
@@ -140,6 +141,17 @@ def test_update_version_mask_is_version_only(fake):
     assert not call.request.HasField("deploy_policy")
 
 
+def test_update_is_bare_one_call_and_an_ambiguous_failure_is_reported_as_is(fake):
+    """The gateway never lists operations or waits inside a mutation (issue 9): recovery is
+    ngupgrade.upgrade.mutation's (tests/test_mutation.py)."""
+    fake.add_fault({"kind": "deadline_after_apply"})
+    gw = fake.gateway(sleep=lambda s: pytest.fail("a bare Update never sleeps"))
+    with pytest.raises(CloudApiError) as exc:
+        gw.update_node_group(GID, version="1.30")
+    assert exc.value.code == "DEADLINE_EXCEEDED"
+    assert [c.method for c in fake.calls] == ["NodeGroupService.Update"]
+
+
 def test_mask_paths_rules():
     assert mask_paths(DeployPolicy(1, 0), DeployPolicy(1, 0), None, False) == []
     assert mask_paths(DeployPolicy(1, 0), DeployPolicy(2, 1), None, False) == [
@@ -153,66 +165,6 @@ def test_update_with_nothing_to_change_is_refused_before_any_mutation(fake):
     with pytest.raises(UsageError, match="nothing to change"):
         fake.gateway().update_node_group(GID, policy=DeployPolicy(1, 0))
     assert fake.calls_to("NodeGroupService.Update") == []
-
-
-def test_ambiguous_update_attaches_to_the_operation_it_started(fake):
-    """A deadline on Update after the cloud applied it: one Update, attach via ListOperations."""
-    fake.add_fault({"kind": "deadline_after_apply"})
-    gw = fake.gateway()
-    ref = gw.update_node_group(GID, version="1.30")
-    assert ref.attached and ref.id == "op-1" and ref.update_calls == 1
-    assert len(fake.calls_to("NodeGroupService.Update")) == 1
-    assert fake.calls_to("NodeGroupService.Update")[0].code == "DEADLINE_EXCEEDED"
-    assert len(fake.calls_to("NodeGroupService.ListOperations")) == 2  # before and after
-
-
-def test_ambiguous_update_that_started_nothing_is_reported_not_resent(fake):
-    fake.add_fault({"kind": "rpc_error", "method": "NodeGroupService.Update",
-                    "code": "UNAVAILABLE"})
-    slept: list[float] = []
-    gw = fake.gateway(sleep=slept.append)
-    with pytest.raises(CloudApiError, match="no operation was started") as exc:
-        gw.update_node_group(GID, version="1.30")
-    assert exc.value.code == "UNAVAILABLE"
-    assert len(fake.calls_to("NodeGroupService.Update")) == 1
-    assert slept == [1.0, 2.0, 4.0]
-
-
-def test_c13_waits_for_the_blocking_operation_then_retries_once(fake, caplog):
-    """C13 base: Update -> FAILED_PRECONDITION; op-9 done after 2 polls; 2 Updates in all."""
-    fake.add_fault({"kind": "operation_in_progress", "operation_id": "op-9",
-                    "description": "master upgrade", "polls": 2})
-    gw = fake.gateway()
-    with caplog.at_level(logging.WARNING, logger="ngupgrade.adapters.cloud"):
-        ref = gw.update_node_group(GID, version="1.30")
-    assert ref.update_calls == 2 and ref.id != "op-9"
-    updates = fake.calls_to("NodeGroupService.Update")
-    assert [c.code for c in updates] == ["FAILED_PRECONDITION", "OK"]
-    polls = fake.calls_to("OperationService.Get")
-    assert [c.request.operation_id for c in polls] == ["op-9"] * 3
-    assert any("waiting for op-9 (master upgrade)" in r.getMessage() for r in caplog.records)
-
-
-def test_c13_variant_refused_four_times_with_retry_limit_three_names_op9(fake):
-    fake.add_fault({"kind": "operation_in_progress", "operation_id": "op-9", "polls": 2,
-                    "times": 4})
-    gw = fake.gateway(conflict=ConflictPolicy(attempts=3, wait_seconds=600))
-    with pytest.raises(CloudApiError) as exc:
-        gw.update_node_group(GID, version="1.30")
-    assert "refused 3 times" in exc.value.message and "op-9" in exc.value.message
-    assert exc.value.code == "FAILED_PRECONDITION"
-    assert len(fake.calls_to("NodeGroupService.Update")) == 3
-    assert "ngupgrade wait --operation op-9" in (exc.value.hint or "")
-
-
-def test_c13_blocker_past_the_bound_exits_naming_it(fake):
-    fake.add_fault({"kind": "operation_in_progress", "operation_id": "op-9", "seconds": 7200})
-    gw = fake.gateway(conflict=ConflictPolicy(attempts=2, wait_seconds=600))
-    start = fake.now()
-    with pytest.raises(CloudApiError, match=r"op-9 \(master upgrade\) still running after 600 s"):
-        gw.update_node_group(GID, version="1.30")
-    assert fake.now() - start == pytest.approx(600)
-    assert len(fake.calls_to("NodeGroupService.Update")) == 1
 
 
 def test_operation_state_carries_group_id_and_error(fake):
@@ -306,19 +258,6 @@ def test_rpc_fault_limited_to_one_group():
 def test_fake_refuses_a_port_in_use():
     with FakeCloud([node_group()]) as first, pytest.raises(UsageError, match="cannot listen"):
         FakeCloud([node_group()]).start(first.port)
-
-
-def test_c13_blocker_on_the_cluster_is_found_through_cluster_operations(fake):
-    """A master upgrade is listed by ClusterService.ListOperations, not by the node group's."""
-    fake.add_fault({"kind": "operation_in_progress", "operation_id": "op-9",
-                    "description": "master upgrade", "polls": 2, "scope": "cluster"})
-    gw = fake.gateway()
-    assert gw.running_operation(GID) is None
-    ref = gw.update_node_group(GID, version="1.30")
-    assert ref.update_calls == 2
-    (listed,) = fake.calls_to("ClusterService.ListOperations")
-    assert listed.request.cluster_id == "catq0n7i0h9ka1b2c3d4"
-    assert [c.request.operation_id for c in fake.calls_to("OperationService.Get")] == ["op-9"] * 3
 
 
 def test_open_gateway_over_tls_needs_no_network_until_a_call(tmp_path):

@@ -146,3 +146,14 @@ def test_json_output_and_terraform_warning_from_the_state(cloud, run_cli, monkey
         assert doc["group"]["id"] == EXAMPLE_WORKERS
     finally:
         fake.stop()
+
+
+def test_timeout_zero_never_blocks_in_the_conflict_wait(cloud, run_cli):
+    """Issue 10 item 12: --timeout 0 bounds the wait for another operation too (was 30 min)."""
+    fake = cloud({"kind": "operation_in_progress", "operation_id": "op-9", "seconds": 99999})
+    res = run_cli(*_args(fake, "--max-expansion", "3", "--apply", "--timeout", "0"))
+    assert res.exit_code == EXIT_API
+    assert "op-9 (master upgrade) still running after 0 s" in res.stderr
+    assert fake.now() == pytest.approx(0)
+    assert len(fake.calls_to("NodeGroupService.Update")) == 1
+    assert fake.group(GID).policy == DeployPolicy(1, 0)

@@ -35,7 +35,7 @@ class GroupTarget:
 def open_cloud(settings: Settings) -> CloudGateway:
     """The gateway for this invocation, on :data:`ngupgrade.app.timing.CURRENT`."""
     t = timing.CURRENT
-    return open_gateway(settings, clock=t.clock, sleep=t.sleep, poll=t.poll)
+    return open_gateway(settings, clock=t.clock, sleep=t.sleep)
 
 
 def resolve_group(settings: Settings, selector: str) -> GroupTarget:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ngupgrade.adapters.cloud.gateway import CloudGateway, mask_paths
+from ngupgrade.adapters.cloud.gateway import CloudGateway
+from ngupgrade.adapters.cloud.proto import mask_paths
 from ngupgrade.adapters.cloud.types import LiveNodeGroup
 from ngupgrade.adapters.cloud.waiter import OnPoll, wait_reconciled
 from ngupgrade.app import timing
@@ -20,6 +21,7 @@ from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.core.platform import YANDEX
 from ngupgrade.core.policy import check_overrides, policy_text, validate
+from ngupgrade.upgrade.mutation import Change, ConflictPolicy, Mutation
 
 OnStarted = Callable[[str], None]
 """Called with the operation id as soon as the Update is accepted (to print how to resume)."""
@@ -62,22 +64,41 @@ def plan_change(gw: CloudGateway, target: GroupTarget, max_expansion: int | None
     return PolicyChange(target, live, live.policy, after, paths)
 
 
+@dataclass(frozen=True)
+class Applied:
+    """How ``set-policy --apply`` ended: the operation waited for and the group read back.
+
+    ``reached_by`` names another operation that had already set the policy (found after
+    waiting for it as the blocker of our Update): nothing of ours was sent (issue 10 item 1).
+    """
+
+    operation_id: str
+    group: LiveNodeGroup
+    reached_by: str | None = None
+
+
 def apply_change(gw: CloudGateway, change: PolicyChange, *, timeout: float,
                  on_poll: OnPoll | None = None, on_started: OnStarted | None = None,
-                 ) -> tuple[str, LiveNodeGroup]:
-    """Send the masked Update, wait for it and the reconcile, verify the values took (C16).
+                 ) -> Applied:
+    """Send the masked Update (the one mutation path, :mod:`ngupgrade.upgrade.mutation`),
+    wait for it and the reconcile, verify the values took (C16).
 
-    Returns the operation id and the group as re-read after the verdict.
+    The wait for another operation in the way is bounded by ``timeout`` too (at most the
+    mutation's own 30-minute bound), so ``--timeout 0`` never blocks.
 
     Raises:
         OperationFailed, OperationTimeout: from the waiter (C10, C11).
         CheckFailed: the cloud says done but the policy read back differs (C16 variant A).
+        CloudApiError: the Update was refused (another operation in the way past the bound);
+            OutcomeUnknown when it failed ambiguously and no operation is listed yet.
     """
     t = timing.CURRENT
-    ref = gw.update_node_group(change.target.id, policy=change.after, current=change.live)
+    conflict = ConflictPolicy(wait_seconds=min(ConflictPolicy.wait_seconds, timeout))
+    sent = Mutation(gw, t, conflict).send(change.target.id, Change(policy=change.after),
+                                          current=change.live)
     if on_started is not None:
-        on_started(ref.id)
-    wait_reconciled(gw, change.target.id, ref.id, timeout=timeout, policy=t.poll,
+        on_started(sent.operation_id)
+    wait_reconciled(gw, change.target.id, sent.operation_id, timeout=timeout, policy=t.poll,
                     clock=t.clock, sleep=t.sleep, on_poll=on_poll)
     reread = gw.get_node_group(change.target.id)
     have = YANDEX.in_force(reread.policy)
@@ -85,9 +106,9 @@ def apply_change(gw: CloudGateway, change: PolicyChange, *, timeout: float,
         raise CheckFailed(
             f"deploy policy not applied (have {policy_text(have)}, "
             f"want {policy_text(change.after)}) on node group "
-            f"{change.target.id}; operation {ref.id} reported success",
+            f"{change.target.id}; operation {sent.operation_id} reported success",
             hint="do not start the upgrade with the old policy; check the group in the console")
-    return ref.id, reread
+    return Applied(sent.operation_id, reread, sent.reached_by)
 
 
 

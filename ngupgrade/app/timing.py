@@ -7,21 +7,7 @@ no test sleeps real seconds.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
-from ngupgrade.adapters.cloud.waiter import PollPolicy
-
-
-@dataclass(frozen=True)
-class Timing:
-    """``clock`` gives monotonic seconds, ``sleep`` waits seconds, ``poll`` the poll policy."""
-
-    clock: Callable[[], float] = time.monotonic
-    sleep: Callable[[float], None] = time.sleep
-    poll: PollPolicy = field(default_factory=PollPolicy)
-
+from ngupgrade.adapters.cloud.waiter import Timing
 
 CURRENT = Timing()
 """The timing every cloud use case runs on."""

@@ -137,7 +137,7 @@ def run_upgrade(
     if api is None:
         from ngupgrade.adapters.cloud.gateway import open_gateway
 
-        api = open_gateway(settings, clock=clock, sleep=sleep, poll=poll or PollPolicy())
+        api = open_gateway(settings, clock=clock, sleep=sleep)
     sink = emit or (lambda event: None)
     timing = Timing(clock, sleep, poll or PollPolicy())
     runbook = Runbook(api, request.options, timing=timing, emit=sink,

@@ -77,16 +77,21 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
             op_ids: list[str] = []
             try:
                 with Progress(f"deploy policy update of {label}") as progress:
-                    op_id, _ = apply_change(gw, change, timeout=timeout,
-                                            on_poll=progress.on_poll, on_started=op_ids.append)
+                    applied = apply_change(gw, change, timeout=timeout,
+                                           on_poll=progress.on_poll, on_started=op_ids.append)
             except KeyboardInterrupt:
                 if op_ids:
                     click.echo(f"interrupted: {resume_hint(op_ids[0])}", err=True)
                 raise
+            op_id = applied.operation_id
             payload.update(applied=True, operation_id=op_id)
-            if text:
+            after = policy_text(change.after)
+            if text and applied.reached_by is not None:
+                click.echo(f"already set by operation {op_id} (not started by this command): "
+                           f"nothing sent; group RUNNING, policy read back {after}")
+            elif text:
                 click.echo(f"applied: operation {op_id} done, group RUNNING, policy read back "
-                           f"{policy_text(change.after)}")
+                           f"{after}")
         elif text:
             click.echo("already set: nothing to do" if not change.changed else
                        f"dry run: nothing changed; add --apply to send it "

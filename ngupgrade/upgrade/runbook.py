@@ -34,6 +34,7 @@ from ngupgrade.core.model import FixedScale, NodeGroup
 from ngupgrade.core.policy import in_force
 from ngupgrade.core.simulate import plan_group
 from ngupgrade.upgrade.events import Emit, Event
+from ngupgrade.upgrade.mutation import DEFAULT_CONFLICT, ConflictPolicy, Mutation
 from ngupgrade.upgrade.progress import wait_with_progress
 from ngupgrade.upgrade.rules import check_target_version, policy_text
 from ngupgrade.upgrade.steps import Context, build_steps
@@ -54,14 +55,15 @@ class Runbook:
 
     def __init__(self, api: UpgradeApi, options: UpgradeOptions, *, timing: Timing,
                  emit: Emit | None = None,
-                 journal_writer: Callable[[str, str], None] | None = None) -> None:
+                 journal_writer: Callable[[str, str], None] | None = None,
+                 conflict: ConflictPolicy = DEFAULT_CONFLICT) -> None:
         self.api = api
         self.options = options
         self.timing = timing
         self._emit = emit or (lambda event: None)
         self.journal_writer = journal_writer
         self.t0 = timing.clock()
-        self.ctx = Context(api, options, timing, self.emit)
+        self.ctx = Context(api, options, timing, self.emit, Mutation(api, timing, conflict))
 
     def emit(self, kind: str, group: str, **data: Any) -> None:
         """Send one event (``at`` = seconds since the runbook began)."""

@@ -21,13 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from ngupgrade.adapters.cloud.gateway import mask_paths
+from ngupgrade.adapters.cloud.proto import mask_paths
 from ngupgrade.adapters.cloud.types import LiveNodeGroup, newest
 from ngupgrade.adapters.cloud.waiter import Timing, wait_operation, wait_reconciled
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.core.errors import CheckFailed, CloudApiError
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
 from ngupgrade.core.policy import in_force
+from ngupgrade.upgrade.mutation import Change, Mutation, OutcomeUnknown
 from ngupgrade.upgrade.progress import wait_with_progress
 from ngupgrade.upgrade.rules import policy_text
 from ngupgrade.upgrade.values import (
@@ -38,9 +39,6 @@ from ngupgrade.upgrade.values import (
     UpgradeApi,
     UpgradeOptions,
 )
-
-AMBIGUOUS_CODES = frozenset({"DEADLINE_EXCEEDED", "UNAVAILABLE"})
-"""gRPC codes after which a mutation may or may not have reached the cloud."""
 
 
 @dataclass
@@ -54,6 +52,7 @@ class Context:
     options: UpgradeOptions
     timing: Timing
     emit: Callable[..., None]
+    mutation: Mutation
 
     def timeout(self, prep: Prepared) -> float:
         """``--timeout``, else twice the plan's longest estimate, at least an hour (C12)."""
@@ -73,10 +72,16 @@ class Context:
                        if op.id not in known)
         return fresh.id if fresh is not None else None
 
-    def send(self, prep: Prepared, step: str, *, current: LiveNodeGroup,
-             policy: DeployPolicy | None = None, version: str | None = None,
-             latest_revision: bool = False) -> str:
-        """Journal the step as started, send its one Update, journal the operation id."""
+    def send(self, prep: Prepared, step: str, change: Change, *,
+             current: LiveNodeGroup) -> str:
+        """The step's one Update, journaled: the operation id to wait for.
+
+        A step started before (a resumed run) attaches to its operation, by id or found
+        through ``ListOperations``, and sends nothing. Otherwise :class:`Mutation` sends it;
+        the step is journaled as started (with the operations already there) before each
+        Update call. A definite refusal removes the step again (a rerun starts it); an
+        unknown outcome keeps it started, so ``--resume`` looks for its operation first.
+        """
         j = prep.journal
         rec = j.step(step)
         if rec is not None and rec.status != "done":
@@ -87,33 +92,24 @@ class Context:
                 self.emit("operation", prep.address, step=step, operation_id=op_id,
                           attached=True)
                 return op_id
-        known = [op.id for op in self.api.list_operations(prep.group.id)]
-        j.start_step(step, known)
         try:
-            ref = self.api.update_node_group(prep.group.id, policy=policy, version=version,
-                                             latest_revision=latest_revision, current=current)
-        except CloudApiError as err:
-            if err.code in AMBIGUOUS_CODES:
-                # The Update may have landed and its operation not be listed yet: keep the
-                # step as started (with the operations known before it), so --resume finds
-                # a late operation instead of sending a second Update.
-                raise
-            # A definite refusal: the step never began, and a rerun starts it again.
-            del j.steps[step]
-            j.save()
-            if err.code == "FAILED_PRECONDITION" and err.hint is None:
-                again = CloudApiError(
-                    f"{prep.address}: {err.message}; nothing was changed by this step",
-                    hint="another operation holds the cluster or the group (its id is in the "
-                         "message): wait for it (`ngupgrade wait --operation ID`), then run "
-                         "the same command again")
-                again.code, again.request_id = err.code, err.request_id
-                raise again from err
+            sent = self.mutation.send(prep.group.id, change, current=current,
+                                      before_send=lambda known: j.start_step(step, known))
+        except OutcomeUnknown:
             raise
-        j.set_operation(step, ref.id)
-        self.emit("operation", prep.address, step=step, operation_id=ref.id,
-                  attached=ref.attached, update_calls=ref.update_calls)
-        return ref.id
+        except CloudApiError:
+            if j.steps.pop(step, None) is not None:
+                j.save()
+            raise
+        if sent.reached_by is not None:
+            self.emit("note", prep.address,
+                      message=f"{change.text()} already in place after operation "
+                              f"{sent.reached_by} (not started by this run): nothing sent, "
+                              "attaching to it")
+        j.set_operation(step, sent.operation_id)
+        self.emit("operation", prep.address, step=step, operation_id=sent.operation_id,
+                  attached=sent.attached, update_calls=sent.update_calls)
+        return sent.operation_id
 
 
 class Step(Protocol):
@@ -201,7 +197,7 @@ class PolicyStep:
             return
         ctx.emit("step_started", addr, step=self.name, policy=jr.policy_json(self.want),
                  before=jr.policy_json(live.policy))
-        op_id = ctx.send(prep, self.name, policy=self.want, current=live)
+        op_id = ctx.send(prep, self.name, Change(policy=self.want), current=live)
         result.operations[self.name] = op_id
         ctx.wait_plain(prep, op_id)
         have = in_force(ctx.api.get_node_group(prep.group.id).policy)
@@ -278,8 +274,9 @@ class VersionStep:
                  expected_minutes={"min": prep.plan.duration.min_minutes,
                                    "max": prep.plan.duration.max_minutes},
                  cycles=prep.plan.cycles.max)
-        op_id = ctx.send(prep, self.name, version=opts.version,
-                         latest_revision=opts.latest_revision, current=live)
+        op_id = ctx.send(prep, self.name, Change(version=opts.version,
+                                                 latest_revision=opts.latest_revision),
+                         current=live)
         result.operations[self.name] = op_id
         wait_with_progress(ctx, prep, op_id, result)
         j.finish_step(self.name)

@@ -3,8 +3,9 @@ operation waiter and the credentials. Importing this package does not import the
 
 Public surface::
 
-    from ngupgrade.adapters.cloud.gateway import CloudGateway, ConflictPolicy, open_gateway
-    from ngupgrade.adapters.cloud.waiter import PollPolicy, wait_operation, wait_reconciled
+    from ngupgrade.adapters.cloud.gateway import CloudGateway, open_gateway   # reads, bare Update
+    from ngupgrade.adapters.cloud.proto import mask_paths, operation_state    # protobuf mapping
+    from ngupgrade.adapters.cloud.waiter import PollPolicy, Timing, wait_operation, wait_reconciled
     from ngupgrade.adapters.cloud.types import (LiveNodeGroup, LiveNode, LiveCluster, OperationRef,
                                        OperationState)
 """

@@ -7,11 +7,11 @@ or the project's errors, never protobuf messages or ``grpc.RpcError``:
 * any other RPC failure becomes :class:`~ngupgrade.core.errors.CloudApiError` (exit 4) with the
   gRPC code, the message and the request id (``x-request-id`` from the answer, else the
   ``x-client-request-id`` we sent);
-* ``Update`` is never retried blindly: after an ambiguous failure (DEADLINE_EXCEEDED or
-  UNAVAILABLE) the operation it may have started is looked up with ``ListOperations`` and
-  attached to, so exactly one Update reaches the cloud; a refusal because another operation is
-  in progress (FAILED_PRECONDITION, field report C13) waits for that operation within a bound
-  and tries again, at most :attr:`ConflictPolicy.attempts` Update calls in all;
+* ``Update`` is bare: one call, never retried, returning an operation handle; any failure is a
+  :class:`~ngupgrade.core.errors.CloudApiError` with its gRPC code. Recovering from an
+  ambiguous failure and waiting out another operation in progress are decisions, made in one
+  place above the adapters (:mod:`ngupgrade.upgrade.mutation`); nothing here lists operations
+  or waits inside a mutation;
 * every Update carries an ``update_mask`` with only the changed paths
   (``deploy_policy.max_expansion``, ``deploy_policy.max_unavailable``, ``version``).
 
@@ -27,9 +27,9 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from ngupgrade.adapters.cloud.proto import live_group, mask_paths, operation_state
 from ngupgrade.adapters.cloud.retry import RetryPolicy, call_with_retry, rpc_code_name
 from ngupgrade.adapters.cloud.types import (
     LiveCluster,
@@ -39,11 +39,8 @@ from ngupgrade.adapters.cloud.types import (
     OperationState,
     newest,
 )
-from ngupgrade.core.errors import CloudApiError, OperationFailed, OperationTimeout, UsageError
-from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, QuotaLimit, ScalePolicy
-
-if TYPE_CHECKING:
-    from ngupgrade.adapters.cloud.waiter import PollPolicy
+from ngupgrade.core.errors import CloudApiError, UsageError
+from ngupgrade.core.model import DeployPolicy, QuotaLimit
 
 log = logging.getLogger("ngupgrade.adapters.cloud")
 
@@ -58,11 +55,7 @@ class EndpointSettings(Protocol):
 StubFactory = Callable[[Any], Any]
 """Gives a ready stub for a ``yandex.cloud.*_pb2_grpc.*Stub`` class (wraps ``sdk.client``)."""
 
-POLICY_PATHS = ("deploy_policy.max_expansion", "deploy_policy.max_unavailable")
-VERSION_PATH = "version"
 DEFAULT_RETRY = RetryPolicy()
-AMBIGUOUS_CODES = frozenset({"DEADLINE_EXCEEDED", "UNAVAILABLE"})
-"""An Update that failed with one of these may have reached the cloud."""
 
 _HINTS = {
     "UNAUTHENTICATED": "set YC_IAM_TOKEN, YC_TOKEN or YC_SERVICE_ACCOUNT_KEY_FILE "
@@ -72,19 +65,6 @@ _HINTS = {
                          "for quotas",
     "NOT_FOUND": "check the id; the state may be older than the cloud",
 }
-
-
-@dataclass(frozen=True)
-class ConflictPolicy:
-    """What to do when Update is refused because another operation runs (field report C13).
-
-    At most ``attempts`` Update calls in all (the first plus ``attempts - 1`` retries); between
-    them wait for the blocking operation at most ``wait_seconds``; past that bound, stop and
-    name the blocker.
-    """
-
-    attempts: int = 2
-    wait_seconds: float = 1800.0
 
 
 def translate(err: BaseException, what: str, client_request_id: str | None = None
@@ -114,7 +94,8 @@ class CloudGateway:
 
     Build one with :func:`open_gateway`; tests build it over the fake cloud the same way.
     ``call_timeout`` (seconds) is the deadline of every single RPC (the SDK sets none).
-    ``clock`` / ``sleep`` drive the conflict wait and the retry backoff (injected in tests).
+    ``sleep`` drives the retry backoff (injected in tests); ``clock`` is kept with it so a
+    caller can hand the gateway the same time source as everything else.
     """
 
     def __init__(
@@ -123,8 +104,6 @@ class CloudGateway:
         *,
         call_timeout: float = 30.0,
         retry: RetryPolicy = DEFAULT_RETRY,
-        conflict: ConflictPolicy = ConflictPolicy(),
-        poll: PollPolicy | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         metadata: Sequence[tuple[str, str]] = (),
@@ -137,8 +116,6 @@ class CloudGateway:
         self._cache_lock = threading.Lock()
         self.call_timeout = call_timeout
         self.retry = retry
-        self.conflict = conflict
-        self.poll = poll
         self.clock = clock
         self.sleep = sleep
         self._metadata = tuple(metadata)
@@ -207,7 +184,7 @@ class CloudGateway:
         msg = self._call(grpc_svc.NodeGroupServiceStub, "Get",
                          svc.GetNodeGroupRequest(node_group_id=node_group_id),
                          what=f"NodeGroupService.Get({node_group_id})")
-        return _live_group(msg)
+        return live_group(msg)
 
     def list_nodes(self, node_group_id: str) -> list[LiveNode]:
         """``NodeGroupService.ListNodes``, every page."""
@@ -342,14 +319,15 @@ class CloudGateway:
     ) -> OperationRef:
         """``NodeGroupService.Update`` with a mask of only the changed paths; returns the handle.
 
-        ``current`` is the group as last read (read now when None); a policy value equal to the
-        current one is left out of the mask. Wait with :mod:`ngupgrade.adapters.cloud.waiter`.
+        ``current`` is the group as last read (read now when None and a policy is given); a
+        policy value equal to the current one is left out of the mask. One call, never
+        retried: after any failure the caller decides (:mod:`ngupgrade.upgrade.mutation`).
+        Wait for the operation with :mod:`ngupgrade.adapters.cloud.waiter`.
 
         Raises:
             UsageError: nothing would change.
-            CloudApiError: the call failed (after an ambiguous failure, only when no operation
-                it started is found; with another operation in progress, when the bound or the
-                attempts run out, naming the blocking operation).
+            CloudApiError: the call failed; ``code`` is the gRPC code name (DEADLINE_EXCEEDED
+                and UNAVAILABLE leave it unknown whether the cloud applied it).
         """
         from google.protobuf import field_mask_pb2
         from yandex.cloud.k8s.v1 import node_group_pb2
@@ -371,162 +349,17 @@ class CloudGateway:
         elif latest_revision:
             request.version.latest_revision = True
         what = f"NodeGroupService.Update({node_group_id}, mask={','.join(paths)})"
-        known = {op.id for op in self.list_operations(node_group_id)}
-        blocker: OperationState | None = None
         stub = self._stub(grpc_svc.NodeGroupServiceStub)
-        for attempt in range(1, max(1, self.conflict.attempts) + 1):
-            rid = str(uuid.uuid4())
-            md = (*self._metadata, ("x-client-request-id", rid))
-            try:
-                op = stub.Update(request, timeout=self.call_timeout, metadata=md)
-            except Exception as err:
-                code = rpc_code_name(err)
-                if code is None:
-                    raise
-                if code in AMBIGUOUS_CODES:
-                    found = self._find_started(node_group_id, known)
-                    if found is not None:
-                        log.warning("%s answered %s but started operation %s; attaching",
-                                    what, code, found.id)
-                        return OperationRef(found.id, node_group_id, found.description,
-                                            attached=True, update_calls=attempt)
-                    raise CloudApiError(
-                        f"{what}: {code}; no operation was started on the group, nothing "
-                        "was sent twice", code=code, request_id=rid,
-                        hint="run the command again") from err
-                if code == "FAILED_PRECONDITION":
-                    found_blocker = self._find_blocker(node_group_id, current)
-                    blocker = found_blocker or blocker
-                    if found_blocker is None and blocker is None:
-                        raise translate(err, what, rid) from err
-                    if attempt >= self.conflict.attempts:
-                        name = blocker.id if blocker else "?"
-                        raise CloudApiError(
-                            f"{what}: refused {attempt} times, another operation in progress "
-                            f"(blocking operation {name}); nothing was changed",
-                            code=code, request_id=rid,
-                            hint=f"wait for it (`ngupgrade wait --operation {name}`), then run "
-                                 "again") from err
-                    if found_blocker is not None:
-                        self._wait_blocker(found_blocker, what)
-                    else:
-                        self.sleep(self._conflict_backoff())
-                    known = {op.id for op in self.list_operations(node_group_id)}
-                    continue
-                raise translate(err, what, rid) from err
-            state = operation_state(op)
-            return OperationRef(state.id, node_group_id, state.description,
-                                update_calls=attempt)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _find_blocker(self, node_group_id: str, current: LiveNodeGroup | None
-                      ) -> OperationState | None:
-        """The unfinished operation in the way: on the group, else on its cluster (C13)."""
-        found = self.running_operation(node_group_id)
-        if found is not None:
-            return found
-        cluster_id = (current or self.get_node_group(node_group_id)).cluster_id
-        return newest(op for op in self.list_cluster_operations(cluster_id) if not op.done)
-
-    def _conflict_backoff(self) -> float:
-        return self.poll.initial if self.poll is not None else 5.0
-
-    def _wait_blocker(self, blocker: OperationState, what: str) -> None:
-        from ngupgrade.adapters.cloud.waiter import PollPolicy, wait_operation
-
-        log.warning("%s: another operation in progress; waiting for %s (%s), at most %.0f s",
-                    what, blocker.id, blocker.description or "no description",
-                    self.conflict.wait_seconds)
+        rid = str(uuid.uuid4())
+        md = (*self._metadata, ("x-client-request-id", rid))
         try:
-            wait_operation(self, blocker.id, timeout=self.conflict.wait_seconds,
-                           policy=self.poll or PollPolicy(), clock=self.clock, sleep=self.sleep)
-        except OperationFailed:
-            pass  # the blocker's own failure is not ours; the retry decides
-        except OperationTimeout as err:
-            raise CloudApiError(
-                f"{what}: another operation in progress: {blocker.id} "
-                f"({blocker.description or 'no description'}) still running after "
-                f"{self.conflict.wait_seconds:.0f} s; nothing was changed",
-                code="FAILED_PRECONDITION",
-                hint=f"wait for it (`ngupgrade wait --operation {blocker.id}`), then run again",
-            ) from err
-
-    def _find_started(self, node_group_id: str, known: set[str]) -> OperationState | None:
-        """After an ambiguous Update: the new operation on the group, if the call started one."""
-        for delay in (0.0, 1.0, 2.0, 4.0):
-            if delay:
-                self.sleep(delay)
-            fresh = newest(op for op in self.list_operations(node_group_id)
-                           if op.id not in known)
-            if fresh is not None:
-                return fresh
-        return None
-
-
-def mask_paths(current: DeployPolicy | None, policy: DeployPolicy | None, version: str | None,
-               latest_revision: bool) -> list[str]:
-    """The ``update_mask`` paths for a change: only what differs from ``current``.
-
-    ``current`` None (policy unset in the API) compares against nothing: both policy paths go.
-    """
-    paths: list[str] = []
-    if policy is not None:
-        if current is None or current.max_expansion != policy.max_expansion:
-            paths.append(POLICY_PATHS[0])
-        if current is None or current.max_unavailable != policy.max_unavailable:
-            paths.append(POLICY_PATHS[1])
-    if version is not None or latest_revision:
-        paths.append(VERSION_PATH)
-    return paths
-
-
-def _live_group(msg: Any) -> LiveNodeGroup:
-    scale: ScalePolicy | None = None
-    if msg.HasField("scale_policy"):
-        sp = msg.scale_policy
-        if sp.HasField("auto_scale"):
-            scale = AutoScale(min=sp.auto_scale.min_size, max=sp.auto_scale.max_size,
-                              initial=sp.auto_scale.initial_size)
-        elif sp.HasField("fixed_scale"):
-            scale = FixedScale(size=sp.fixed_scale.size)
-    policy = None
-    if msg.HasField("deploy_policy"):
-        policy = DeployPolicy(msg.deploy_policy.max_expansion, msg.deploy_policy.max_unavailable)
-    return LiveNodeGroup(
-        id=msg.id, name=msg.name, cluster_id=msg.cluster_id,
-        status=type(msg).Status.Name(msg.status),
-        version=msg.version_info.current_version or msg.node_version,
-        policy=policy, scale=scale,
-        new_revision_available=msg.version_info.new_revision_available,
-    )
-
-
-def operation_state(op: Any) -> OperationState:
-    """An ``operation_pb2.Operation`` as :class:`OperationState`."""
-    from google.rpc import code_pb2
-
-    code = code_name = message = None
-    if op.done and op.WhichOneof("result") == "error":
-        code = int(op.error.code)
-        try:
-            code_name = code_pb2.Code.Name(code)
-        except ValueError:
-            code_name = str(code)
-        message = op.error.message
-    group_id = None
-    if op.HasField("metadata") and "k8s.v1." in op.metadata.type_url \
-            and op.metadata.type_url.endswith("NodeGroupMetadata"):
-        from yandex.cloud.k8s.v1 import node_group_service_pb2 as svc
-        try:
-            group_id = svc.UpdateNodeGroupMetadata.FromString(op.metadata.value).node_group_id
-        except Exception:  # a metadata shape we do not know: leave it out
-            group_id = None
-    return OperationState(
-        id=op.id, description=op.description, done=op.done, error_code=code,
-        error_code_name=code_name, error_message=message, node_group_id=group_id or None,
-        created_at=op.created_at.seconds + op.created_at.nanos / 1e9,
-        modified_at=op.modified_at.seconds + op.modified_at.nanos / 1e9,
-    )
+            op = stub.Update(request, timeout=self.call_timeout, metadata=md)
+        except Exception as err:
+            if rpc_code_name(err) is None:
+                raise
+            raise translate(err, what, rid) from err
+        state = operation_state(op)
+        return OperationRef(state.id, node_group_id, state.description)
 
 
 def open_gateway(settings: EndpointSettings, *, environ: Mapping[str, str] | None = None,
