@@ -33,11 +33,11 @@ from ngupgrade.core.errors import (
     UsageError,
 )
 from ngupgrade.core.model import NodeGroup
-from ngupgrade.core.policy import check_overrides
+from ngupgrade.core.policy import check_overrides, policy_text
 from ngupgrade.core.quota import failure_summary
 from ngupgrade.core.units import human_seconds
 from ngupgrade.upgrade.events import Emit, Event
-from ngupgrade.upgrade.rules import parse_version, policy_text
+from ngupgrade.upgrade.rules import parse_version
 from ngupgrade.upgrade.runbook import Runbook
 from ngupgrade.upgrade.values import (
     GroupResult,

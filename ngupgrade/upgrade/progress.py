@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 from ngupgrade.adapters.cloud.types import LiveNode, OperationState
 from ngupgrade.adapters.cloud.waiter import wait_operation
 from ngupgrade.core.errors import OperationFailed, OperationTimeout, Stalled
+from ngupgrade.core.policy import policy_text
 from ngupgrade.core.stall import StallWatchdog
 from ngupgrade.core.units import human_seconds
-from ngupgrade.upgrade.rules import PDB_HINT, cycle_estimate, policy_text
+from ngupgrade.upgrade.rules import PDB_HINT, cycle_estimate
 from ngupgrade.upgrade.values import GroupResult, Prepared
 
 if TYPE_CHECKING:

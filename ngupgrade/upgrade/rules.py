@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ngupgrade.core.errors import CheckFailed, UsageError
-from ngupgrade.core.policy import policy_text as policy_text  # the one E/U text, re-exported
 from ngupgrade.core.simulate import Step
 
 PDB_HINT = (

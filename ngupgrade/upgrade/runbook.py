@@ -31,12 +31,12 @@ from ngupgrade.adapters.cloud.waiter import Timing
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.core.errors import CheckFailed, CloudApiError, OperationFailed, UsageError
 from ngupgrade.core.model import FixedScale, NodeGroup
-from ngupgrade.core.policy import in_force
+from ngupgrade.core.policy import in_force, policy_text
 from ngupgrade.core.simulate import plan_group
 from ngupgrade.upgrade.events import Emit, Event
 from ngupgrade.upgrade.mutation import DEFAULT_CONFLICT, ConflictPolicy, Mutation
 from ngupgrade.upgrade.progress import wait_with_progress
-from ngupgrade.upgrade.rules import check_target_version, policy_text
+from ngupgrade.upgrade.rules import check_target_version
 from ngupgrade.upgrade.steps import Context, build_steps
 from ngupgrade.upgrade.values import (
     GroupResult,

@@ -27,10 +27,9 @@ from ngupgrade.adapters.cloud.waiter import Timing, wait_operation, wait_reconci
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.core.errors import CheckFailed, CloudApiError
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
-from ngupgrade.core.policy import in_force
+from ngupgrade.core.policy import in_force, policy_text
 from ngupgrade.upgrade.mutation import Change, Mutation, OutcomeUnknown
 from ngupgrade.upgrade.progress import wait_with_progress
-from ngupgrade.upgrade.rules import policy_text
 from ngupgrade.upgrade.values import (
     MIN_TIMEOUT_SECONDS,
     GroupResult,
