@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ngupgrade.core.drain.blockers import PodDisruptionBudget, drain_blockers, why_blocked
+from ngupgrade.core.drain.blockers import drain_blockers, why_blocked
+from ngupgrade.core.k8s import PodDisruptionBudget
 from tests.conftest import EXAMPLE_STATE
 
 QUOTAS = str(EXAMPLE_STATE.parent / "quotas.yaml")
@@ -27,9 +28,10 @@ C15_LIST = {"apiVersion": "v1", "kind": "List", "items": [
 
 
 def test_c15_blocker_is_the_pdb_allowing_zero_disruptions() -> None:
-    pdbs = [PodDisruptionBudget("ns-a", "pdb-a", 0, min_available=1, expected_pods=1),
-            PodDisruptionBudget("ns-b", "pdb-b", 1, max_unavailable=1),
-            PodDisruptionBudget("ns-c", "zero", 0, max_unavailable=0)]
+    pdbs = [PodDisruptionBudget("ns-a", "pdb-a", None, disruptions_allowed=0, min_available=1,
+                                expected_pods=1),
+            PodDisruptionBudget("ns-b", "pdb-b", None, disruptions_allowed=1, max_unavailable=1),
+            PodDisruptionBudget("ns-c", "zero", None, disruptions_allowed=0, max_unavailable=0)]
     assert [p.ref for p in drain_blockers(pdbs)] == ["ns-a/pdb-a", "ns-c/zero"]
     assert why_blocked(pdbs[0]) == "minAvailable 1 equals the 1 expected pod(s)"
     assert why_blocked(pdbs[2]) == "maxUnavailable is 0"

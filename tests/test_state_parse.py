@@ -8,6 +8,7 @@ import pytest
 
 from ngupgrade.adapters.state.parse import parse_state
 from ngupgrade.core.errors import BadInput
+from ngupgrade.core.k8s import Taint
 from ngupgrade.core.model import GIB, AutoScale, BootDisk, DeployPolicy, FixedScale
 from tests.conftest import EXAMPLE_SHOW_JSON, EXAMPLE_STATE
 
@@ -198,3 +199,22 @@ def test_memory_may_be_fractional_gb() -> None:
     attrs = dict(C06_ATTRS, instance_template=[{"resources": [{"cores": 2, "memory": 0.5}]}])
     group = parse_state(_state([_ng(attrs)]), "s").groups[0]
     assert group.node is not None and group.node.memory_bytes == 536870912
+
+
+def test_node_labels_and_taints_are_read_for_the_surge_nodes() -> None:
+    attrs = dict(C06_ATTRS, node_labels={"pool": "batch"},
+                 node_taints=["dedicated=batch:NoSchedule", "spot:PreferNoSchedule"])
+    group = parse_state(_state([_ng(attrs)]), "s").groups[0]
+    assert group.node_labels == {"pool": "batch"}
+    assert group.node_taints == (Taint("dedicated", "NoSchedule", "batch"),
+                                 Taint("spot", "PreferNoSchedule", ""))
+    example = {g.name: g for g in parse_state(EXAMPLE_STATE.read_bytes(), "x").groups}
+    assert example["batch"].node_taints == (Taint("dedicated", "NoSchedule", "batch"),)
+    assert example["workers"].node_taints == () and example["workers"].node_labels == {}
+
+
+def test_bad_node_taint_names_its_json_path() -> None:
+    attrs = dict(C06_ATTRS, node_taints=["dedicated=batch:Sometimes"])
+    with pytest.raises(BadInput, match="not key=value:Effect") as err:
+        parse_state(_state([_ng(attrs)]), "s.tfstate")
+    assert err.value.path == "$.resources[0].instances[0].attributes.node_taints[0]"

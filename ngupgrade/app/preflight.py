@@ -28,8 +28,9 @@ from threading import Lock
 from typing import Any, Protocol, TypeVar
 
 from ngupgrade.core import quota
-from ngupgrade.core.drain.blockers import PodDisruptionBudget, drain_blockers, why_blocked
+from ngupgrade.core.drain.blockers import drain_blockers, why_blocked
 from ngupgrade.core.errors import UsageError
+from ngupgrade.core.k8s import PodDisruptionBudget
 from ngupgrade.core.model import AutoScale, NodeGroup, QuotaLimit
 from ngupgrade.core.policy import PlanWarning
 from ngupgrade.core.quota import Preflight

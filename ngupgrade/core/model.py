@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ngupgrade.core.k8s import Taint
+
 GIB = 1 << 30
 """Bytes in one Terraform/Yandex "GB" (binary, 2**30)."""
 
@@ -291,6 +293,10 @@ class NodeGroup:
     ``master_version`` likewise (the cluster's ``master[0].version``).
     ``platform`` names the rules it is upgraded under (from the resource type, or forced by
     ``--platform``).
+    ``labels`` are the cloud labels of the resource; ``node_labels`` and ``node_taints`` are
+    the Kubernetes labels and taints every node of the group gets (top-level ``node_labels``
+    and ``node_taints = ["key=value:Effect"]`` of ``yandex_kubernetes_node_group``): the drain
+    check gives them to the surge nodes it models.
     """
 
     address: TfAddress
@@ -307,6 +313,8 @@ class NodeGroup:
     master_version: str | None = None
     platform: PlatformName = "yandex"
     labels: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    node_labels: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    node_taints: tuple[Taint, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ngupgrade.core import simulate
-from ngupgrade.core.drain.blockers import PodDisruptionBudget
 from ngupgrade.core.errors import CheckFailed
+from ngupgrade.core.k8s import PodDisruptionBudget
 from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup, QuotaLimit
 from ngupgrade.core.platform import platform_of
 from ngupgrade.core.policy import PlanWarning, PolicySource, clamp, policy_text, resolve, validate

@@ -10,8 +10,8 @@ import json
 import sys
 from typing import Any
 
-from ngupgrade.core.drain.blockers import PodDisruptionBudget
 from ngupgrade.core.errors import BadInput
+from ngupgrade.core.k8s import LabelSelector, PodDisruptionBudget, Requirement
 
 
 def read_pdb_file(path: str) -> list[PodDisruptionBudget]:
@@ -53,6 +53,9 @@ def _pdb(item: Any, source: str, path: str) -> PodDisruptionBudget:
     return PodDisruptionBudget(
         namespace=str(meta.get("namespace") or "default"),
         name=name,
+        selector=_selector(spec.get("selector"), source, f"{path}.spec.selector"),
+        generation=_count(meta, "generation", source, f"{path}.metadata") or 1,
+        observed_generation=_count(status, "observedGeneration", source, f"{path}.status"),
         disruptions_allowed=_count(status, "disruptionsAllowed", source, f"{path}.status"),
         min_available=_int_or_percent(spec.get("minAvailable")),
         max_unavailable=_int_or_percent(spec.get("maxUnavailable")),
@@ -60,6 +63,27 @@ def _pdb(item: Any, source: str, path: str) -> PodDisruptionBudget:
         desired_healthy=_count(status, "desiredHealthy", source, f"{path}.status"),
         expected_pods=_count(status, "expectedPods", source, f"{path}.status"),
     )
+
+
+def _selector(value: Any, source: str, path: str) -> LabelSelector | None:
+    """``spec.selector``: None (absent) selects nothing; ``{}`` every pod of the namespace."""
+    if value is None:
+        return None
+    sel = _obj(value, source, path)
+    labels = _obj(sel.get("matchLabels"), source, f"{path}.matchLabels")
+    exprs = sel.get("matchExpressions") or []
+    if not isinstance(exprs, list):
+        raise BadInput("expected a list", source=source, path=f"{path}.matchExpressions")
+    reqs = []
+    for i, expr in enumerate(exprs):
+        item = _obj(expr, source, f"{path}.matchExpressions[{i}]")
+        op, key, values = item.get("operator"), item.get("key"), item.get("values") or []
+        if op not in ("In", "NotIn", "Exists", "DoesNotExist") or not isinstance(key, str) \
+                or not isinstance(values, list):
+            raise BadInput("not a label selector requirement", source=source,
+                           path=f"{path}.matchExpressions[{i}]")
+        reqs.append(Requirement(key, op, tuple(str(v) for v in values)))
+    return LabelSelector({str(k): str(v) for k, v in labels.items()}, tuple(reqs))
 
 
 def _obj(value: Any, source: str, path: str) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import Annotated
 import msgspec
 
 from ngupgrade.core.errors import BadInput
+from ngupgrade.core.k8s import Taint, TaintEffect
 from ngupgrade.core.model import (
     GIB,
     MAX_GROUP_NODES,
@@ -158,6 +159,8 @@ class _NodeGroupAttrs(msgspec.Struct):
     instance_template: list[_Template] | None = None
     version_info: list[_VersionInfo] | None = None
     labels: dict[str, str] | None = None
+    node_labels: dict[str, str] | None = None
+    node_taints: list[str] | None = None
 
 
 class _Master(msgspec.Struct):
@@ -405,7 +408,30 @@ def _node_group(inst: _RawInstance, clusters: dict[str, ClusterInfo], source: st
         tainted=inst.tainted,
         master_version=cluster.master_version if cluster else None,
         labels=dict(attrs.labels or {}),
+        node_labels=dict(attrs.node_labels or {}),
+        node_taints=_taints(attrs.node_taints or [], source, inst.path),
     )
+
+
+_TAINT = re.compile(r"^(?P<key>[^=:\s]+)(?:=(?P<value>[^:]*))?:(?P<effect>[A-Za-z]+)$")
+_EFFECTS: dict[str, TaintEffect] = {"NoSchedule": "NoSchedule",
+                                     "PreferNoSchedule": "PreferNoSchedule",
+                                     "NoExecute": "NoExecute"}
+
+
+def _taints(items: list[str], source: str, path: str) -> tuple[Taint, ...]:
+    """``node_taints = ["key=value:Effect"]`` (the provider's format; value optional)."""
+    taints = []
+    for i, text in enumerate(items):
+        match = _TAINT.match(text)
+        effect = _EFFECTS.get(match.group("effect")) if match else None
+        if match is None or effect is None:
+            raise BadInput(f"node taint {text!r} is not key=value:Effect with Effect one of "
+                           "NoSchedule, PreferNoSchedule, NoExecute",
+                           source=source, path=f"{path}.node_taints[{i}]")
+        taints.append(Taint(key=match.group("key"), value=match.group("value") or "",
+                            effect=effect))
+    return tuple(taints)
 
 
 def _scale(

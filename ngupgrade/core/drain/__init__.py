@@ -1,1 +1,11 @@
-"""What an upgrade does to the pods on the nodes it drains (seeds 001, 002, 004). Pure."""
+"""What an upgrade does to the pods on the nodes it drains (seeds 001, 002, 004). Pure.
+
+Entry points: :func:`ngupgrade.core.drain.check.check_group` /
+:func:`~ngupgrade.core.drain.check.check_groups`, or for many plans of one group
+:meth:`ngupgrade.core.drain.group.DrainModel.build` then ``.check(plan)``. The platform's
+reaction is a :class:`ngupgrade.core.drain.findings.DrainRules` (``YANDEX_DRAIN_RULES``,
+``SELECTEL_DRAIN_RULES``). Modules, inside out: ``selectors``, ``resources``, ``eviction``,
+``fit``, ``index``, ``group``, ``waves``, ``run``, ``reactions``, ``unplaced``, ``ytsaurus``,
+``walk``, ``check``; ``blockers`` is the quick cluster-wide check of ``preflight --pdbs``.
+Rules and worked examples: docs/drain.md.
+"""

@@ -1,5 +1,9 @@
 """PodDisruptionBudgets that will block the drain of an upgrade (field report C15). Pure.
 
+The quick cluster-wide check behind ``preflight --pdbs``: it reads the status the disruption
+controller wrote (``status.disruptionsAllowed``) of :class:`ngupgrade.core.k8s.PodDisruptionBudget`
+values; the per-wave simulation is :mod:`ngupgrade.core.drain.check`.
+
 The eviction API refuses to evict a pod whose PodDisruptionBudget has
 ``status.disruptionsAllowed == 0`` (HTTP 429, seed 004: ``EvictionREST.Create``), and Managed
 Kubernetes keeps retrying the eviction instead of deleting the pod (seed 001, "Если PDB не
@@ -10,30 +14,9 @@ Kubernetes keeps retrying the eviction instead of deleting the pod (seed 001, "�
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ngupgrade.core.k8s import PodDisruptionBudget
 
-
-@dataclass(frozen=True)
-class PodDisruptionBudget:
-    """One ``policy/v1`` PodDisruptionBudget as ``kubectl get pdb -A -o json`` shows it.
-
-    ``min_available``/``max_unavailable`` are the spec values as written (an int or a
-    percentage string, or None); the status counts are pods.
-    """
-
-    namespace: str
-    name: str
-    disruptions_allowed: int | None
-    min_available: int | str | None = None
-    max_unavailable: int | str | None = None
-    current_healthy: int | None = None
-    desired_healthy: int | None = None
-    expected_pods: int | None = None
-
-    @property
-    def ref(self) -> str:
-        """``namespace/name``, as kubectl names it."""
-        return f"{self.namespace}/{self.name}"
+__all__ = ["PodDisruptionBudget", "blocks_drain", "drain_blockers", "why_blocked"]
 
 
 def blocks_drain(pdb: PodDisruptionBudget) -> bool:

@@ -1,0 +1,192 @@
+"""The drain check's entry points: one group against its plan, or every group. Pure.
+
+Usage (the integrator's ``app/drain_check.py`` and the advisor)::
+
+    index = ClusterIndex.build(snapshot)                  # once per cluster
+    model = DrainModel.build(group, index)                # once per group
+    report = model.check(plan)                            # per candidate plan (fast)
+    report = check_group(group, plan, snapshot)           # the same in one call
+    reports = check_groups([(group, plan), ...], snapshot, YANDEX_DRAIN_RULES)
+
+Each plan's timeline is followed wave by wave (:mod:`walk`) for several orders of the
+group's nodes (:mod:`waves`); the report keeps the worst order's waves and the findings of
+all orders, each saying whether it happens in every order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ngupgrade.core.drain.findings import (
+    GROUP_SIZE_MISMATCH,
+    ORDER_INDEPENDENT,
+    SINGLE_REPLICA_DISRUPTED,
+    YANDEX_DRAIN_RULES,
+    DrainRules,
+    Finding,
+)
+from ngupgrade.core.drain.group import DrainModel
+from ngupgrade.core.drain.index import SCALABLE_KINDS, ClusterIndex
+from ngupgrade.core.drain.walk import OrderResult, WaveSummary, walk
+from ngupgrade.core.drain.waves import orders, wave_shapes
+from ngupgrade.core.k8s import ClusterSnapshot
+from ngupgrade.core.model import DeployPolicy, NodeGroup
+from ngupgrade.core.simulate import GroupPlan
+
+_SEVERITY_RANK = {"blocking": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True)
+class GroupDrainReport:
+    """What the upgrade of one group does to its pods.
+
+    ``policy`` the effective deploy policy checked; ``waves`` those of the worst order;
+    ``findings`` of every order evaluated (blocking first); ``orders`` how many orders were
+    run and ``exhaustive`` whether they were all the possible ones; ``rules`` the platform
+    reaction used (``rules.nodes_at_once`` says whether a wave's nodes drain together).
+    """
+
+    address: str
+    group_id: str
+    policy: DeployPolicy
+    nodes: tuple[str, ...]
+    waves: tuple[WaveSummary, ...]
+    findings: tuple[Finding, ...]
+    orders: int
+    exhaustive: bool
+    rules: DrainRules
+
+    @property
+    def blocking(self) -> tuple[Finding, ...]:
+        """The findings that mean downtime or data loss."""
+        return tuple(f for f in self.findings if f.severity == "blocking")
+
+    @property
+    def ok(self) -> bool:
+        """No blocking finding in any order evaluated."""
+        return not self.blocking
+
+    @property
+    def verdict(self) -> str:
+        """``blocked``, ``not-modelled`` (a constraint the check cannot judge), ``warnings``
+        or ``clear``."""
+        if self.blocking:
+            return "blocked"
+        if any(f.code == "constraint-not-modelled" for f in self.findings):
+            return "not-modelled"
+        if any(f.severity == "warning" for f in self.findings):
+            return "warnings"
+        return "clear"
+
+
+@dataclass(frozen=True)
+class DrainReport:
+    """Every group's report; ``ok`` when none has a blocking finding."""
+
+    groups: tuple[GroupDrainReport, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when no group has a blocking finding."""
+        return all(g.ok for g in self.groups)
+
+
+def check_model(model: DrainModel, plan: GroupPlan,
+                rules: DrainRules = YANDEX_DRAIN_RULES) -> GroupDrainReport:
+    """Check ``plan`` (of ``model.group``) on the model; see :meth:`DrainModel.check`."""
+    shapes = wave_shapes(plan.timeline, plan.effective.max_unavailable)
+    model.add_surge(sum(s.created for s in shapes))
+    nodes = model.group_nodes
+    sizes, left = [], len(nodes)
+    for shape in shapes:  # the real nodes fill the plan's waves; fewer nodes, shorter waves
+        sizes.append(min(shape.drain, left))
+        left -= sizes[-1]
+    extra: list[Finding] = []
+    if len(nodes) != plan.nodes:
+        extra.append(Finding(
+            GROUP_SIZE_MISMATCH, "warning",
+            f"the plan has {plan.nodes} node(s), the cluster {len(nodes)} labelled "
+            f"yandex.cloud/node-group-id={model.group.id}: waves follow the plan"
+            + (f"; {left} node(s) are not drained in this check" if left > 0 else ""),
+            subject=model.group.id))
+    assignments, exhaustive = orders(nodes, sizes, load=model.load, concerns=model.concerns())
+    results = [walk(model, shapes, a, rules) for a in assignments] or [OrderResult()]
+    worst = max(results, key=lambda r: r.score)
+    findings = _merge(worst, results, exhaustive) + extra
+    findings += _single_replica(model, len(shapes), exhaustive)
+    findings.sort(key=lambda f: (_SEVERITY_RANK[f.severity], f.wave or 0, f.code, f.subject))
+    return GroupDrainReport(
+        address=str(model.group.address), group_id=model.group.id, policy=plan.effective,
+        nodes=nodes, waves=tuple(worst.waves), findings=tuple(findings),
+        orders=len(assignments), exhaustive=exhaustive, rules=rules)
+
+
+def _merge(worst: OrderResult, results: Sequence[OrderResult], exhaustive: bool
+           ) -> list[Finding]:
+    """The worst order's findings, then those only other orders show; ``every_order`` is
+    True when the finding's key shows in every order and that was all of them (or its code
+    cannot depend on the order)."""
+    keys_per_order = [{f.key for f in r.findings} for r in results]
+    out: list[Finding] = []
+    taken: set[tuple[str, str]] = set()
+    for result in [worst, *(r for r in results if r is not worst)]:
+        for finding in result.findings:
+            if result is not worst and finding.key in taken:
+                continue
+            everywhere = all(finding.key in keys for keys in keys_per_order)
+            every = finding.code in ORDER_INDEPENDENT or (exhaustive and everywhere)
+            out.append(_with_every(finding, every))
+        taken |= {f.key for f in result.findings}
+    return out
+
+
+def _with_every(finding: Finding, every: bool) -> Finding:
+    if finding.every_order == every:
+        return finding
+    return Finding(**{**finding.__dict__, "every_order": every})
+
+
+def _single_replica(model: DrainModel, waves: int, exhaustive: bool) -> list[Finding]:
+    """Single-replica workloads: disrupted once whatever the order, and up to
+    ``1 + min(waves - 1, h)`` times in the worst one, ``h`` the other nodes of the group that
+    could take the pod (it moves onto an old node that drains later: seed 001 L180,
+    descheduler#650). Seed 001's 5 nodes at 2/0: 3 cycles -> up to 3 times."""
+    del exhaustive
+    if waves == 0:
+        return []
+    index = model.index
+    out = []
+    seen: set[str] = set()
+    for name in model.group_nodes:
+        for pod in model.pods_on[name]:
+            owner = index.top_owner.get(pod.ref)
+            if (owner is None or owner in seen or owner.split(" ", 1)[0] not in SCALABLE_KINDS
+                    or index.replicas.get(owner) != 1 or pod.phase != "Running"):
+                continue
+            seen.add(owner)
+            hosts = 0 if index.local_pv.get(pod.ref) else model.hosts_for(
+                pod, index.volume_terms.get(pod.ref, ()))
+            times = 1 + min(waves - 1, hosts)
+            out.append(Finding(
+                SINGLE_REPLICA_DISRUPTED, "warning",
+                f"{owner} runs 1 replica ({pod.ref} on {name}): down at least once in every "
+                f"order, up to {times} time(s) in the worst ({waves} wave(s); a pod moved "
+                "onto an old node is evicted again when that node drains)",
+                pod=pod.ref, node=name, count=times, subject=owner))
+    return out
+
+
+def check_group(group: NodeGroup, plan: GroupPlan, cluster: ClusterSnapshot | ClusterIndex,
+                rules: DrainRules = YANDEX_DRAIN_RULES) -> GroupDrainReport:
+    """Check one group's plan against the cluster (builds the model; for many plans of one
+    group, build a :class:`DrainModel` once and call :meth:`DrainModel.check`)."""
+    return check_model(DrainModel.build(group, cluster), plan, rules)
+
+
+def check_groups(plans: Iterable[tuple[NodeGroup, GroupPlan]],
+                 cluster: ClusterSnapshot | ClusterIndex,
+                 rules: DrainRules = YANDEX_DRAIN_RULES) -> DrainReport:
+    """Check every ``(group, plan)`` against one cluster (indexed once)."""
+    index = cluster if isinstance(cluster, ClusterIndex) else ClusterIndex.build(cluster)
+    return DrainReport(tuple(check_group(g, p, index, rules) for g, p in plans))

@@ -1,0 +1,139 @@
+"""The eviction API's PodDisruptionBudget arithmetic. Pure.
+
+Sources: seed 004 L87, L92 (``EvictionREST.Create``), kubernetes
+``pkg/registry/core/pod/storage/eviction.go`` and ``pkg/controller/disruption``
+(``getExpectedPodCount``, ``updatePdbStatus``), reference section 2.
+
+* Expected pods: with ``maxUnavailable`` or a percentage ``minAvailable``, the sum of the
+  owners' ``spec.replicas`` (a Deployment's, not its ReplicaSet's); with an integer
+  ``minAvailable``, the selected pods themselves.
+* ``desiredHealthy``: ``expected - maxUnavailable`` (not below 0), or ``minAvailable``;
+  percentages are scaled on the expected count and rounded **up** (``minAvailable: 50%`` of 5
+  -> 3; ``maxUnavailable: 25%`` of 5 -> 2, so 3 must stay healthy).
+* ``disruptionsAllowed = currentHealthy - desiredHealthy``, 0 when that is negative or when
+  no pod is expected.
+* An eviction: pods in Pending, Succeeded, Failed or already terminating go without a check;
+  a pod selected by two PDBs is refused (HTTP 500, never retried); a not-Ready pod goes at
+  once under ``unhealthyPodEvictionPolicy: AlwaysAllow``, and under the default
+  IfHealthyBudget only while ``currentHealthy >= desiredHealthy > 0``; otherwise a PDB whose
+  ``observedGeneration`` is behind its ``generation`` answers 429, and so does one with
+  ``disruptionsAllowed == 0``; else the budget is decremented.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from ngupgrade.core.k8s import Pod, PodDisruptionBudget
+
+
+def scaled(value: int | str, total: int) -> int:
+    """``intstr.GetScaledValueFromIntOrPercent(value, total, roundUp=true)``: an int as is,
+    ``"N%"`` as ``ceil(N * total / 100)``.
+
+    Raises:
+        ValueError: a string that is not a percentage (the API server rejects it too).
+    """
+    if isinstance(value, int):
+        return value
+    text = value.strip()
+    if text.endswith("%") and text[:-1].isdigit():
+        return math.ceil(int(text[:-1]) * total / 100)
+    if text.isdigit():  # kubectl output never has this; a hand-made dump might
+        return int(text)
+    raise ValueError(f"not an int or a percentage: {value!r}")
+
+
+def is_healthy(pod: Pod) -> bool:
+    """``countHealthyPods``: Ready and not being deleted (a Pending pod is never Ready)."""
+    return pod.ready and not pod.terminating and pod.phase == "Running"
+
+
+def evicted_without_check(pod: Pod) -> bool:
+    """``canIgnorePDB``: Pending, Succeeded, Failed or already terminating pods."""
+    return pod.terminating or pod.phase in ("Pending", "Succeeded", "Failed")
+
+
+@dataclass(frozen=True)
+class BudgetSpec:
+    """What the disruption controller derives from a PDB and its pods.
+
+    ``expected`` pods, ``desired`` healthy pods (``desiredHealthy``); ``allowed(h)`` is
+    ``disruptionsAllowed`` for ``h`` healthy pods.
+    """
+
+    expected: int
+    desired: int
+
+    def allowed(self, healthy: int) -> int:
+        """``updatePdbStatus``: ``max(0, healthy - desired)``, 0 when nothing is expected."""
+        if self.expected <= 0:
+            return 0
+        return max(0, healthy - self.desired)
+
+
+def budget_spec(pdb: PodDisruptionBudget, pods: Iterable[Pod],
+                replicas_of: Callable[[Pod], tuple[str, int] | None]) -> BudgetSpec:
+    """``getExpectedPodCount`` for ``pdb`` over its selected ``pods``.
+
+    ``replicas_of(pod)`` gives the pod's scalable controller as ``(key, spec.replicas)`` (the
+    Deployment of a ReplicaSet, a StatefulSet...), or None for a pod without one; each
+    controller is counted once; pods without one are left out (the controller's
+    ``unmanagedPods``). A PDB with neither field expects 0 pods and so allows nothing.
+
+    Raises:
+        ValueError: a string field that is not a percentage.
+    """
+    pods = tuple(pods)
+    if pdb.max_unavailable is not None:
+        expected = _scale(pods, replicas_of)
+        desired = max(0, expected - scaled(pdb.max_unavailable, expected))
+        return BudgetSpec(expected, desired)
+    if pdb.min_available is not None:
+        if isinstance(pdb.min_available, int):
+            return BudgetSpec(len(pods), pdb.min_available)
+        expected = _scale(pods, replicas_of)
+        return BudgetSpec(expected, scaled(pdb.min_available, expected))
+    return BudgetSpec(0, 0)
+
+
+def _scale(pods: tuple[Pod, ...], replicas_of: Callable[[Pod], tuple[str, int] | None]) -> int:
+    seen: dict[str, int] = {}
+    for pod in pods:
+        owner = replicas_of(pod)
+        if owner is not None:
+            seen[owner[0]] = owner[1]
+    return sum(seen.values())
+
+
+Gate = Literal["free", "overlap", "not-synced", "budget"]
+"""How the eviction API treats one pod: ``free`` goes without touching a budget, ``overlap``
+is refused for ever (500), ``not-synced`` is refused while the PDB's status is behind (429),
+``budget`` needs ``disruptionsAllowed > 0`` and decrements it."""
+
+
+def eviction_gate(pod: Pod, pdbs: tuple[PodDisruptionBudget, ...], healthy: int,
+                  spec: BudgetSpec | None) -> Gate:
+    """Classify the eviction of ``pod`` in ``EvictionREST.Create``'s order.
+
+    ``pdbs`` are the PDBs selecting the pod; ``healthy`` and ``spec`` describe the first one
+    (``currentHealthy`` and its derived spec) at the moment of the eviction.
+    """
+    if evicted_without_check(pod):
+        return "free"
+    if len(pdbs) > 1:
+        return "overlap"
+    if not pdbs or spec is None:
+        return "free"
+    pdb = pdbs[0]
+    if not is_healthy(pod):
+        if pdb.unhealthy_pod_eviction_policy == "AlwaysAllow":
+            return "free"
+        if healthy >= spec.desired > 0:
+            return "free"
+    if pdb.observed_generation is None or pdb.observed_generation < pdb.generation:
+        return "not-synced"
+    return "budget"

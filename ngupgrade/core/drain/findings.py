@@ -1,0 +1,121 @@
+"""What the drain check reports: findings with stable codes, and the platform's rules. Pure.
+
+A :class:`Finding` is one thing an upgrade wave does to the workloads (issue 12, DESIGN.md
+section 8). Its ``code`` is stable (JSON consumers and ``--accept CODE`` rely on it); its
+``severity`` says what it means for the verdict:
+
+* ``blocking``: downtime or data loss (a pod that finds no place, a PDB that stops the drain,
+  a node stopped with pods on it, a lost bare pod...): the group's ``ok`` is False;
+* ``warning``: a risk or a slowdown that the user should read (``--strict`` fails on it);
+* ``info``: context.
+
+:class:`DrainRules` is the platform's reaction to a drain (Yandex vs Selectel), a parameter of
+the check rather than a constant in it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["blocking", "warning", "info"]
+
+PDB_BLOCKS_EVICTION = "pdb-blocks-eviction"
+PDB_SLOWS_WAVE = "pdb-slows-wave"
+PDB_OVERLAP = "pdb-overlap"
+PDB_NOT_SYNCED = "pdb-not-synced"
+PODS_DO_NOT_FIT = "pods-do-not-fit"
+FORCED_STOP = "forced-stop"
+GRACE_OVER_TIMEOUT = "grace-period-over-drain-timeout"
+BARE_POD_LOST = "bare-pod-lost"
+EMPTYDIR_DATA_LOST = "emptydir-data-lost"
+LOCAL_VOLUME_PINNED = "local-volume-pinned"
+SINGLE_REPLICA_DISRUPTED = "single-replica-disrupted"
+YTSAURUS_BELOW_MIN_READY = "ytsaurus-below-min-ready"
+WHOLE_GROUP_UNAVAILABLE = "whole-group-unavailable"
+CONSTRAINT_NOT_MODELLED = "constraint-not-modelled"
+UPGRADE_STOPS = "upgrade-stops"
+GROUP_SIZE_MISMATCH = "group-size-mismatch"
+
+CODES = (
+    PDB_BLOCKS_EVICTION, PDB_SLOWS_WAVE, PDB_OVERLAP, PDB_NOT_SYNCED, PODS_DO_NOT_FIT,
+    FORCED_STOP, GRACE_OVER_TIMEOUT, BARE_POD_LOST, EMPTYDIR_DATA_LOST, LOCAL_VOLUME_PINNED,
+    SINGLE_REPLICA_DISRUPTED, YTSAURUS_BELOW_MIN_READY, WHOLE_GROUP_UNAVAILABLE,
+    CONSTRAINT_NOT_MODELLED, UPGRADE_STOPS, GROUP_SIZE_MISMATCH,
+)
+"""Every code the drain check emits (the first 14 are issue 12's stable list)."""
+
+ORDER_INDEPENDENT = frozenset({
+    PDB_OVERLAP, PDB_NOT_SYNCED, GRACE_OVER_TIMEOUT, BARE_POD_LOST, EMPTYDIR_DATA_LOST,
+    LOCAL_VOLUME_PINNED, SINGLE_REPLICA_DISRUPTED, WHOLE_GROUP_UNAVAILABLE,
+    CONSTRAINT_NOT_MODELLED, GROUP_SIZE_MISMATCH,
+})
+"""Codes that hold in every order by construction: every node of the group drains in some
+wave, so a pod's own properties (no controller, emptyDir, grace period, a second PDB) show
+whatever the order; whole-group-unavailable depends on the wave sizes only."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding of the drain check.
+
+    ``wave`` is the 1-based wave (None when not tied to one); ``every_order`` True when it
+    happens whichever nodes the platform puts in each wave (False: only in some orders, or
+    not proven for all when the orders were sampled, see ``GroupDrainReport.orders``).
+    ``pod`` is ``namespace/name``, ``pdb`` ``namespace/name``, ``node`` a Kubernetes node
+    name (``surge-N`` for a node the upgrade creates). ``count`` carries the number the
+    code is about (disruptions of a single-replica workload, pods of a component down, PDB
+    waits), ``component`` a YTsaurus component (``namespace/cluster/httpProxies``),
+    ``suggestion`` a fix as text (YAML of a PodDisruptionBudget for YTsaurus); ``subject``
+    what the finding is about, stable across orders (see :attr:`key`).
+    """
+
+    code: str
+    severity: Severity
+    message: str
+    wave: int | None = None
+    every_order: bool = True
+    pod: str | None = None
+    pdb: str | None = None
+    node: str | None = None
+    count: int | None = None
+    component: str | None = None
+    suggestion: str | None = None
+    subject: str = ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What makes findings of two orders "the same": the code and its ``subject`` (the
+        pod, PDB, workload or YTsaurus component it is about), never the node or the wave,
+        which depend on the order."""
+        return (self.code, self.subject)
+
+
+@dataclass(frozen=True)
+class DrainRules:
+    """How a platform drains the nodes of a wave, and what it does when a drain hangs.
+
+    * ``drain_timeout_seconds``: how long a node may drain before the platform acts (Yandex:
+      420 s, docs ``managed-kubernetes/concepts/node-group/node-drain``: "таймаут до
+      остановки узла (7 минут)"); None when the platform waits for ever.
+    * ``on_blocked_eviction``: ``force-stop`` (Yandex: the node is stopped "несмотря на
+      оставшиеся поды", the pods go down) or ``stop-upgrade`` (Selectel, seed 001 L80, L88-92:
+      no forced delete, retries, then the upgrade stops with the cluster in ERROR; the
+      blocked node stays on the old version, later waves never run).
+    * ``nodes_at_once``: ``wave`` drains the wave's nodes together (seed 000: "max_unavailable
+      узлов за раз"), ``one`` drains them one after another (the Yandex node-drain page:
+      "по одному"). The sources disagree (reference section 1, marked ⚠): both are modelled;
+      the report names the one used.
+    """
+
+    platform: str
+    drain_timeout_seconds: int | None
+    on_blocked_eviction: Literal["force-stop", "stop-upgrade"]
+    nodes_at_once: Literal["wave", "one"] = "wave"
+
+
+YANDEX_DRAIN_RULES = DrainRules("yandex", 420, "force-stop", "wave")
+"""Yandex Managed Kubernetes: 7-minute drain timeout, then the node is stopped."""
+
+SELECTEL_DRAIN_RULES = DrainRules("selectel", None, "stop-upgrade", "wave")
+"""Selectel Managed Kubernetes: a blocked eviction is retried, then the upgrade stops (ERROR)."""

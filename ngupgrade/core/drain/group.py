@@ -1,0 +1,212 @@
+"""The per-group part of the drain model: built once per group, run for many plans. Pure.
+
+:class:`DrainModel` holds what does not depend on the policy or the order: the group's
+Kubernetes nodes (label ``yandex.cloud/node-group-id=<id>``), the nodes of other groups that
+can take pods, the surge node the upgrade would create (the group's template from the state:
+Yandex's allocatable formula, ``node_labels``, ``node_taints``, minus the DaemonSet pods
+that land on it first, as cluster-autoscaler's template nodes do), the pods on each node and
+the eligible nodes of each scheduling class. :meth:`DrainModel.check` then runs a plan.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ngupgrade.core.drain.eviction import is_healthy
+from ngupgrade.core.drain.findings import YANDEX_DRAIN_RULES, DrainRules
+from ngupgrade.core.drain.fit import ClassKey, NodeRoom
+from ngupgrade.core.drain.index import ClusterIndex
+from ngupgrade.core.drain.resources import (
+    CPU,
+    DEFAULT_MAX_PODS,
+    EPHEMERAL,
+    PODS,
+    fits,
+    pod_request,
+    sum_requests,
+    yandex_allocatable,
+)
+from ngupgrade.core.drain.selectors import pod_may_run_on
+from ngupgrade.core.drain.ytsaurus import max_unavailable
+from ngupgrade.core.k8s import (
+    HOSTNAME_LABEL,
+    NODE_GROUP_LABEL,
+    ClusterSnapshot,
+    Node,
+    NodeSelectorTerm,
+    Pod,
+)
+from ngupgrade.core.model import NodeGroup
+from ngupgrade.core.simulate import GroupPlan
+
+if TYPE_CHECKING:
+    from ngupgrade.core.drain.check import GroupDrainReport
+
+SURGE_PREFIX = "surge-"
+
+
+@dataclass
+class DrainModel:
+    """One node group in one cluster, ready to be checked against plans.
+
+    ``group_nodes`` the group's node names, sorted; ``rooms`` every node that may take a
+    pod (other groups' Ready schedulable nodes, the group's nodes, ``surge_slots`` surge
+    nodes named ``surge-1``...), with their free room now; ``pods_on`` the pods bound to each
+    group node; ``load`` each group node's requested cpu (for the sampled orders).
+    """
+
+    group: NodeGroup
+    index: ClusterIndex
+    group_nodes: tuple[str, ...]
+    other_open: tuple[str, ...]
+    rooms: dict[str, NodeRoom]
+    surge_slots: int
+    pods_on: dict[str, list[Pod]]
+    load: dict[str, float]
+    eligible: dict[ClassKey, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, group: NodeGroup, cluster: ClusterSnapshot | ClusterIndex, *,
+              surge_slots: int = 0) -> DrainModel:
+        """Index ``group`` in ``cluster`` (pass a :class:`ClusterIndex` to share one across
+        groups). ``surge_slots`` surge nodes are prepared now; :meth:`check` adds more when a
+        plan needs them."""
+        index = cluster if isinstance(cluster, ClusterIndex) else ClusterIndex.build(cluster)
+        mine = sorted(n.name for n in index.snapshot.nodes if n.node_group_id == group.id)
+        rooms: dict[str, NodeRoom] = {}
+        other: list[str] = []
+        for node in index.snapshot.nodes:
+            in_group = node.node_group_id == group.id
+            if not in_group and (node.unschedulable or not node.ready):
+                continue
+            used = sum_requests(index.pods_on.get(node.name, ()))
+            rooms[node.name] = NodeRoom(node, node.allocatable, _minus(node.allocatable, used))
+            if not in_group:
+                other.append(node.name)
+        pods_on = {name: list(index.pods_on.get(name, ())) for name in mine}
+        load = {name: float(sum(pod_request(p).get(CPU, 0) for p in pods_on[name]))
+                for name in mine}
+        model = cls(group, index, tuple(mine), tuple(other), rooms, 0, pods_on, load)
+        model.add_surge(surge_slots)
+        return model
+
+    def check(self, plan: GroupPlan, rules: DrainRules = YANDEX_DRAIN_RULES) -> GroupDrainReport:
+        """Run ``plan`` (a :class:`GroupPlan` of this group) under ``rules``; see
+        :func:`ngupgrade.core.drain.check.check_model`."""
+        from ngupgrade.core.drain.check import check_model  # check builds on this module
+
+        return check_model(self, plan, rules)
+
+    # ---- surge nodes ---------------------------------------------------------------------
+
+    def surge_node(self, number: int) -> Node:
+        """The Kubernetes node a surge VM of this group would register as.
+
+        Labels: those every current node of the group shares (``kubernetes.io/os``, the
+        instance type...; not the hostname), then the template's ``node_labels``, then the
+        group id label. Taints: the template's ``node_taints``. Allocatable: Yandex's formula
+        for the template's cores and memory, ``nvidia.com/gpu`` for its GPUs; ``pods`` and
+        ``ephemeral-storage`` as a current node of the group shows them (else 110 pods and
+        ephemeral storage unchecked); without a template, a current node's allocatable.
+        """
+        current = [self.index.nodes[n] for n in self.group_nodes]
+        labels: dict[str, str] = {}
+        if current:
+            shared = set(current[0].labels.items())
+            for node in current[1:]:
+                shared &= set(node.labels.items())
+            labels = {k: v for k, v in shared if k != HOSTNAME_LABEL}
+        labels.update(self.group.node_labels)
+        labels[NODE_GROUP_LABEL] = self.group.id
+        name = f"{SURGE_PREFIX}{number}"
+        labels[HOSTNAME_LABEL] = name
+        sample = current[0].allocatable if current else {}
+        template = self.group.node
+        if template is not None:
+            allocatable = yandex_allocatable(
+                template.cores, template.memory_bytes, gpus=template.gpus,
+                pods=sample.get(PODS, DEFAULT_MAX_PODS), ephemeral_bytes=sample.get(EPHEMERAL))
+        else:
+            allocatable = dict(sample)
+        return Node(name, labels, allocatable, taints=self.group.node_taints)
+
+    def daemonset_pods(self, node: Node) -> list[Pod]:
+        """The DaemonSet pods that land on a new ``node`` before anything else does."""
+        out = []
+        for ds in self.index.daemonsets:
+            assert ds.template is not None
+            if pod_may_run_on(ds.template, node, daemonset=True):
+                out.append(ds.template)
+        return out
+
+    def add_surge(self, count: int) -> None:
+        """Make sure ``count`` surge rooms exist (the eligibility cache is reset)."""
+        if count <= self.surge_slots:
+            return
+        for number in range(self.surge_slots + 1, count + 1):
+            node = self.surge_node(number)
+            used = sum_requests(self.daemonset_pods(node))
+            self.rooms[node.name] = NodeRoom(node, node.allocatable,
+                                             _minus(node.allocatable, used))
+        self.surge_slots = count
+        self.eligible.clear()
+
+    # ---- facts for the report ------------------------------------------------------------
+
+    def hosts_for(self, pod: Pod, terms: tuple[NodeSelectorTerm, ...]) -> int:
+        """How many other nodes of the group could host ``pod`` if they were empty of
+        everything but what stays (labels, taints, allocatable): the bound on how often a
+        pod can be moved onto an old node and evicted again (seed 001 L180)."""
+        request = pod_request(pod)
+        count = 0
+        for name in self.group_nodes:
+            if name == pod.node_name:
+                continue
+            room = self.rooms[name]
+            if pod_may_run_on(pod, room.node, terms) and fits(request, room.allocatable):
+                count += 1
+        return count
+
+    def concerns(self) -> list[dict[str, int]]:
+        """Per PDB and YTsaurus component with pods on two or more group nodes, its pods per
+        node, riskiest first (pods in the group over what may be down at once)."""
+        ranked: list[tuple[float, str, dict[str, int]]] = []
+        per_pdb: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        per_yt: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        for name in self.group_nodes:
+            for pod in self.pods_on[name]:
+                for pdb in self.index.pdbs_of.get(pod.ref, ()):
+                    per_pdb[pdb.ref][name] += 1
+                target = self.index.yt_of.get(pod.ref)
+                if target is not None:
+                    per_yt[target.ref][name] += 1
+        for ref, counts in per_pdb.items():
+            spec = self.index.specs.get(ref)
+            allowed = spec.allowed(self.index.healthy.get(ref, 0)) if spec else 0
+            ranked.append((sum(counts.values()) / max(allowed, 1), ref, counts))
+        for target in self.index.yt_targets:
+            counts = per_yt.get(target.ref, {})
+            ranked.append((sum(counts.values()) / max_unavailable(target.component),
+                           target.ref, counts))
+        ranked = [r for r in ranked if len(r[2]) >= 2]
+        ranked.sort(key=lambda r: (-r[0], r[1]))
+        return [dict(r[2]) for r in ranked]
+
+    def unhealthy_yt(self, ref: str) -> int:
+        """Pods of a YTsaurus component not healthy in the snapshot on nodes outside the
+        group (those inside are counted when their node drains)."""
+        mine = set(self.group_nodes)
+        return sum(1 for p in self.index.yt_pods.get(ref, ())
+                   if not is_healthy(p) and p.node_name not in mine)
+
+
+def _minus(allocatable: Mapping[str, int], used: Mapping[str, int]) -> dict[str, int]:
+    """Free room: allocatable minus requests, for the resources the node reports."""
+    free = dict(allocatable)
+    for key, amount in used.items():
+        if key in free:
+            free[key] -= amount
+    return free

@@ -1,0 +1,281 @@
+"""One run of the upgrade's waves over one order of the group's nodes. Pure.
+
+Each wave (seed 001 L65-L68, DESIGN.md section 8): the wave's nodes are cordoned; pods left
+Pending by earlier waves try again; the pods of the drained nodes are evicted under the
+eviction API (:mod:`eviction`) with one budget per PDB shared by the whole wave (a second
+eviction waits until a replacement is Ready; a replacement that fits nowhere never brings
+the budget back: reference section 2, cluster-autoscaler's ``RemainingPdbTracker``); every
+evicted pod of a controller needs a node (:mod:`fit`); then the nodes come back updated in
+place or are deleted, as the timeline says. What cannot be evicted meets the platform's
+reaction (:class:`DrainRules`): Yandex stops the node at the drain timeout and the pods go
+down with it; Selectel stops the upgrade.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import replace
+
+from ngupgrade.core.drain.eviction import eviction_gate, is_healthy
+from ngupgrade.core.drain.findings import (
+    BARE_POD_LOST,
+    CONSTRAINT_NOT_MODELLED,
+    FORCED_STOP,
+    PDB_NOT_SYNCED,
+    PDB_OVERLAP,
+    UPGRADE_STOPS,
+    DrainRules,
+    Finding,
+)
+from ngupgrade.core.drain.group import SURGE_PREFIX, DrainModel
+from ngupgrade.core.drain.reactions import blocks, losses, slows, whole_group
+from ngupgrade.core.drain.resources import sum_requests
+from ngupgrade.core.drain.run import OrderResult, Unit, Walk, WaveSummary
+from ngupgrade.core.drain.unplaced import Unplaced, unplaced_findings
+from ngupgrade.core.drain.waves import WaveShape
+from ngupgrade.core.drain.ytsaurus import below_min_ready
+from ngupgrade.core.k8s import PodDisruptionBudget
+
+__all__ = ["OrderResult", "WaveSummary", "walk"]
+
+
+def walk(model: DrainModel, shapes: tuple[WaveShape, ...],
+         assignment: tuple[tuple[str, ...], ...], rules: DrainRules) -> OrderResult:
+    """Run every wave of ``shapes`` with the nodes of ``assignment`` (one tuple per wave)."""
+    w = Walk(model, rules)
+    for shape, nodes in zip(shapes, assignment, strict=False):
+        new = [f"{SURGE_PREFIX}{w.surge_made + i + 1}" for i in range(shape.created)]
+        w.surge_made += shape.created
+        if shape.surge_ready:
+            w.placer.reopen(w.placer.open | set(new))
+        w.placer.close(nodes)
+        w.retry_pending(shape.number, "start")
+        surge_open = sum(1 for n in w.placer.open if n.startswith(SURGE_PREFIX))
+        if not any(n in w.units or n.startswith(SURGE_PREFIX) for n in w.placer.open):
+            w.result.findings.append(whole_group(model.group.id, shape.number, nodes))
+        steps = [nodes] if rules.nodes_at_once == "wave" else [(n,) for n in nodes]
+        evicted = waits = 0
+        in_place = nodes[:shape.in_place]
+        for step in steps:
+            e, q = _drain(w, shape, step, in_place)
+            evicted += e
+            waits += q
+            if w.result.stopped_at is not None:
+                break
+        wave_unplaced = tuple(sorted(u.origin for u, since in w.pending
+                                     if since == shape.number and not u.local))
+        if not shape.surge_ready and new:
+            w.placer.reopen(w.placer.open | set(new))
+            w.retry_pending(shape.number, "surge")
+        w.result.waves.append(WaveSummary(
+            shape.number, nodes, surge_open, evicted, wave_unplaced, waits,
+            tuple(in_place), tuple(n for n in nodes if n not in in_place)))
+        if w.result.stopped_at is not None:
+            break
+        for name in nodes:
+            _finish_node(w, name, name in in_place)
+        w.placer.reopen(w.placer.open | set(in_place))
+        w.retry_pending(shape.number, "return")
+    w.result.findings.extend(unplaced_findings(w.unplaced, final=w.pending))
+    return w.result
+
+
+def _finish_node(w: Walk, name: str, in_place: bool) -> None:
+    """After the drain: a node updated in place comes back with what stays on it (and a pod
+    pinned by a local volume starts again); a deleted node is gone with its pods."""
+    stay = [u for u in w.units[name] if u.stays or u.local]
+    room = w.placer.rooms[name]
+    if in_place:
+        room.free = dict(room.allocatable)
+        for key, amount in sum_requests(u.pod for u in stay).items():
+            if key in room.free:
+                room.free[key] -= amount
+        for unit in stay:
+            if unit.local and not unit.stays:  # starts again on its node
+                w.pending = [(u, s) for u, s in w.pending if u is not unit]
+                unit.pod = replace(unit.pod, phase="Running", ready=True, terminating=False)
+                for pdb in unit.pdbs[:1]:
+                    w.healthy[pdb.ref] = w.healthy.get(pdb.ref, 0) + 1
+        w.units[name] = stay
+    else:
+        w.pending = [(u, s) for u, s in w.pending if not (u.local and u.pod.node_name == name)]
+        w.units[name] = []
+
+
+def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str, ...]
+           ) -> tuple[int, int]:
+    """Evict the pods of ``step``'s nodes; return (pods evicted, PDB waits)."""
+    wave, rules = shape.number, w.rules
+    leaving: list[tuple[Unit, str]] = []
+    for name in step:
+        keep = []
+        for unit in w.units[name]:
+            pod = unit.pod
+            if unit.stays:
+                keep.append(unit)
+            elif pod.phase in ("Succeeded", "Failed"):
+                continue
+            elif pod.owner is None:
+                w.once(Finding(BARE_POD_LOST, "blocking",
+                               f"pod {pod.ref} has no controller: the drain deletes it and "
+                               "nothing recreates it (seed 001 L72)", wave=wave,
+                               pod=pod.ref, node=name, subject=unit.origin))
+            else:
+                leaving.append((unit, name))
+                keep.append(unit)
+        w.units[name] = keep
+    free, queues, blocked = [], defaultdict(list), []
+    for unit, name in leaving:
+        for finding in losses(unit.pod, subject=unit.origin, local=unit.local, node=name,
+                              wave=wave, in_place=name in in_place, rules=rules):
+            w.once(finding)
+        pdb = unit.pdbs[0] if unit.pdbs else None
+        spec = w.model.index.specs.get(pdb.ref) if pdb else None
+        gate = eviction_gate(unit.pod, unit.pdbs, w.healthy.get(pdb.ref, 0) if pdb else 0, spec)
+        if gate == "overlap":
+            w.once(Finding(PDB_OVERLAP, "blocking",
+                           f"pod {unit.pod.ref} is selected by "
+                           f"{', '.join(p.ref for p in unit.pdbs)}: the eviction API refuses "
+                           "it (500, not retried)", wave=wave, pod=unit.pod.ref,
+                           pdb=unit.pdbs[0].ref, node=name, subject=unit.origin))
+            blocked.append((unit, name, unit.pdbs[0]))
+        elif gate == "free" or pdb is None or spec is None:
+            free.append((unit, name))
+        else:
+            if gate == "not-synced":
+                w.once(Finding(PDB_NOT_SYNCED, "warning",
+                               f"PDB {pdb.ref}: status.observedGeneration "
+                               f"{pdb.observed_generation} is behind generation "
+                               f"{pdb.generation}: evictions answer 429 until the disruption "
+                               "controller catches up", wave=wave, pdb=pdb.ref,
+                               subject=pdb.ref))
+            queues[pdb.ref].append((unit, name))
+    evicted = 0
+    out = []
+    for unit, name in free:
+        _leave(w, unit)
+        out.append((unit, name))
+    for pdb_ref, queue in queues.items():
+        spec = w.model.index.specs[pdb_ref]
+        assert spec is not None
+        first = spec.allowed(w.healthy.get(pdb_ref, 0))
+        for unit, name in queue[:first]:
+            _leave(w, unit)
+            out.append((unit, name))
+        queues[pdb_ref] = queue[first:]
+    evicted += len(out)
+    _place_wave(w, out, wave)
+    waits = 0
+    for pdb_ref, queue in queues.items():
+        spec = w.model.index.specs[pdb_ref]
+        assert spec is not None
+        done = 0
+        for unit, name in queue:
+            if spec.allowed(w.healthy.get(pdb_ref, 0)) <= 0:
+                break
+            _leave(w, unit)
+            done += 1
+            _place_wave(w, [(unit, name)], wave)
+        waits += done
+        evicted += done
+        pdb = queue[0][0].pdbs[0] if queue else None
+        if done and pdb is not None:
+            w.result.findings.append(slows(pdb, done, wave, queue[0][1], rules))
+        for unit, name in queue[done:]:
+            blocked.append((unit, name, unit.pdbs[0]))
+        if queue[done:] and pdb is not None:
+            w.result.findings.append(blocks(pdb, [(u.pod, n) for u, n in queue[done:]], wave,
+                                            w.healthy.get(pdb.ref, 0), spec, rules))
+    if blocked:
+        evicted += _blocked(w, blocked, wave)
+    stopped = w.result.stopped_at is not None
+    held = {id(u) for u, _n, _p in blocked} if stopped else set()
+    _ytsaurus(w, [u for u, _n in leaving if id(u) not in held], wave, step)
+    return evicted, waits
+
+
+def _ytsaurus(w: Walk, gone: list[Unit], wave: int, step: tuple[str, ...]) -> None:
+    """Pods of one YTsaurus component down at once: those leaving now, those still Pending
+    from earlier waves, those not Ready elsewhere (seed 002 L107)."""
+    index = w.model.index
+    counts: dict[str, int] = defaultdict(int)
+    targets = {}
+    for unit in gone:
+        target = index.yt_of.get(unit.origin)
+        if target is not None:
+            counts[target.ref] += 1
+            targets[target.ref] = target
+    if not counts:
+        return
+    for unit, since in w.pending:
+        target = index.yt_of.get(unit.origin)
+        if since < wave and target is not None and target.ref in counts:
+            counts[target.ref] += 1
+    for ref, count in sorted(counts.items()):
+        finding = below_min_ready(targets[ref], count + w.model.unhealthy_yt(ref),
+                                  wave=wave, node=step[0] if step else None)
+        if finding is not None:
+            w.result.findings.append(finding)
+
+
+def _leave(w: Walk, unit: Unit) -> None:
+    for pdb in unit.pdbs[:1]:
+        if is_healthy(unit.pod):
+            w.healthy[pdb.ref] = w.healthy.get(pdb.ref, 0) - 1
+
+
+def _place_wave(w: Walk, evicted: list[tuple[Unit, str]], wave: int) -> None:
+    for unit, name in evicted:
+        w.units[name] = [u for u in w.units[name] if u is not unit]
+        if unit.local:
+            w.units[name].append(unit)  # waits for its node; not placed elsewhere
+            w.pending.append((unit, wave))
+            continue
+        if unit.pod.constraints:
+            w.once(Finding(CONSTRAINT_NOT_MODELLED, "warning",
+                           f"pod {unit.pod.ref} has {', '.join(unit.pod.constraints)}: the "
+                           "check does not model it, so where it lands is not known "
+                           "(not a pass)", wave=wave, pod=unit.pod.ref, node=name,
+                           subject=unit.origin))
+    movable = [(u, n) for u, n in evicted if not u.local]
+    left = w.place_all([u for u, _n in movable])
+    if left:
+        where = {id(u): n for u, n in movable}
+        for unit in left:
+            w.pending.append((unit, wave))
+            w.unplaced.append(Unplaced.of(w.placer, unit, wave, where[id(unit)]))
+
+
+def _blocked(w: Walk, blocked: list[tuple[Unit, str, PodDisruptionBudget]], wave: int) -> int:
+    """Pods the eviction API refuses: stopped with their node (Yandex) or the end of the
+    upgrade (Selectel). Returns how many pods went down."""
+    by_node: dict[str, list[Unit]] = defaultdict(list)
+    for unit, node, _pdb in blocked:
+        by_node[node].append(unit)
+    if w.rules.on_blocked_eviction == "stop-upgrade":
+        nodes = ", ".join(sorted(by_node))
+        w.result.findings.append(Finding(
+            UPGRADE_STOPS, "blocking",
+            f"wave {wave}: pods on {nodes} cannot be evicted: the upgrade stops with the "
+            "cluster in ERROR; nodes updated so far stay new, these stay old and running "
+            "(seed 001 L88-L92); later waves do not run", wave=wave, node=sorted(by_node)[0],
+            pod=blocked[0][0].pod.ref, pdb=blocked[0][2].ref, subject="upgrade"))
+        w.result.stopped_at = wave
+        return 0
+    down = []
+    for node, units in sorted(by_node.items()):
+        refs = ", ".join(u.pod.ref for u in units[:3]) + (" ..." if len(units) > 3 else "")
+        w.result.findings.append(Finding(
+            FORCED_STOP, "blocking",
+            f"node {node} is stopped after {w.rules.drain_timeout_seconds} s of draining "
+            f"with {len(units)} pod(s) left ({refs}): they go down without their PDB's "
+            "protection (Yandex node-drain docs)", wave=wave, node=node,
+            pod=units[0].pod.ref, pdb=units[0].pdbs[0].ref if units[0].pdbs else None,
+            count=len(units), subject=units[0].pdbs[0].ref if units[0].pdbs else units[0].origin))
+        for unit in units:
+            _leave(w, unit)
+            down.append((unit, node))
+    _place_wave(w, down, wave)
+    return len(down)
+
+
