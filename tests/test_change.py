@@ -14,7 +14,10 @@ from ngupgrade.testing.builders import node_group
 ADDR = TfAddress.parse("yandex_kubernetes_node_group.ng")
 
 
-def base(size: int = 5, policy: DeployPolicy | None = DeployPolicy(1, 0)):  # type: ignore[no-untyped-def]
+ONE_ZERO = DeployPolicy(1, 0)
+
+
+def base(size: int = 5, policy: DeployPolicy | None = ONE_ZERO):  # type: ignore[no-untyped-def]
     return replace(node_group("ng", size=size), address=ADDR, policy=policy)
 
 
