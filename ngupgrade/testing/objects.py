@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, NodeGroup, NodeResources
+from ngupgrade.testing.scenario import GroupOverride
 
 
 class Refusal(Exception):
@@ -55,6 +56,26 @@ class FakeGroup:
     reconciling_until: float = -1.0
     target_version: str | None = None
     spec: NodeGroup | None = field(default=None, repr=False)
+
+    @classmethod
+    def seeded(cls, g: NodeGroup, over: GroupOverride | None, folder: str) -> FakeGroup:
+        """The live group of state value ``g`` with the scenario's override applied (nodes,
+        status, version, policy; ``policy: null`` unsets it); ``folder`` when the state has
+        none. Nodes start on the group's version."""
+        nodes = g.scale.size if isinstance(g.scale, FixedScale) else g.scale.initial or g.scale.min
+        policy, status, version = g.policy, (g.status or "running").upper(), g.version or "1.29"
+        if over is not None:
+            nodes = over.nodes if over.nodes is not None else nodes
+            status = over.status or status
+            version = over.version or version
+            policy = over.policy if over.policy is not None else (
+                None if over.policy_unset else policy)
+        fg = cls(id=g.id, name=g.name, cluster_id=g.cluster_id, folder_id=g.folder_id or folder,
+                 version=version, status=status, policy=policy, scale=g.scale, node=g.node,
+                 address=str(g.address), spec=g)
+        for _ in range(nodes):
+            fg.add_node(version)
+        return fg
 
     @property
     def nodes(self) -> int:

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ngupgrade.core.model import DeployPolicy, FixedScale, NodeGroup
+from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.platform import YANDEX
 from ngupgrade.testing.clocks import Clock, VirtualClock
 from ngupgrade.testing.faults import FaultBook, status_number
@@ -85,25 +85,12 @@ class World:
         over = None
         for key in (g.id, g.name, str(g.address)):
             over = over or self.scenario.node_groups.get(key)
-        nodes = g.scale.size if isinstance(g.scale, FixedScale) else g.scale.initial or g.scale.min
-        policy, status, version = g.policy, (g.status or "running").upper(), g.version or "1.29"
-        if over is not None:
-            nodes = over.nodes if over.nodes is not None else nodes
-            status = over.status or status
-            version = over.version or version
-            policy = over.policy if over.policy is not None else (
-                None if over.policy_unset else policy)
-        folder = g.folder_id or DEFAULT_FOLDER
-        fg = FakeGroup(id=g.id, name=g.name, cluster_id=g.cluster_id, folder_id=folder,
-                       version=version, status=status, policy=policy, scale=g.scale,
-                       node=g.node, address=str(g.address), spec=g)
-        for _ in range(nodes):
-            fg.add_node(version)
+        fg = FakeGroup.seeded(g, over, DEFAULT_FOLDER)
         with self.lock:
             self.groups[g.id] = fg
             cluster = self.clusters.setdefault(g.cluster_id, {})
-            cluster.setdefault("folder_id", folder)
-            cluster.setdefault("master_version", g.master_version or version)
+            cluster.setdefault("folder_id", fg.folder_id)
+            cluster.setdefault("master_version", g.master_version or fg.version)
             cluster.setdefault("status", "RUNNING")
         return fg
 
@@ -181,15 +168,8 @@ class World:
         g = self.group_or_404(group_id)
         policy = None
         if max_expansion is not None or max_unavailable is not None:
-            current = YANDEX.in_force(g.policy)
-            policy = DeployPolicy(
-                current.max_expansion if max_expansion is None else max_expansion,
-                current.max_unavailable if max_unavailable is None else max_unavailable)
-            if not all(0 <= v <= 100 for v in (policy.max_expansion, policy.max_unavailable)):
-                raise Refusal("INVALID_ARGUMENT", "deploy_policy values must be in 0..100")
-            if policy.max_expansion == 0 and policy.max_unavailable == 0:
-                raise Refusal("INVALID_ARGUMENT",
-                              "max_expansion and max_unavailable cannot both be 0")
+            policy = _masked_policy(YANDEX.in_force(g.policy), max_expansion,
+                                    max_unavailable)
         target = g.version if latest else (version or "")
         if target and self.scenario.versions is not None \
                 and target not in self.scenario.versions:
@@ -319,3 +299,17 @@ class World:
             g = self.groups[op.group_id]
             lag = self.book.lag("reconciling_after_done", g)
             g.reconciling_until = at + lag if lag else -1.0
+
+
+def _masked_policy(current: DeployPolicy, max_expansion: int | None,
+                   max_unavailable: int | None) -> DeployPolicy:
+    """The policy an Update asks for: masked fields given, others as they are. Raises Refusal
+    INVALID_ARGUMENT outside 0..100 or for 0/0 (seed 000 L15, L20, L25)."""
+    policy = DeployPolicy(
+        current.max_expansion if max_expansion is None else max_expansion,
+        current.max_unavailable if max_unavailable is None else max_unavailable)
+    if not all(0 <= v <= 100 for v in (policy.max_expansion, policy.max_unavailable)):
+        raise Refusal("INVALID_ARGUMENT", "deploy_policy values must be in 0..100")
+    if policy.max_expansion == 0 and policy.max_unavailable == 0:
+        raise Refusal("INVALID_ARGUMENT", "max_expansion and max_unavailable cannot both be 0")
+    return policy
