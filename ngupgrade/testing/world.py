@@ -25,13 +25,13 @@ from typing import Any
 from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.platform import YANDEX
 from ngupgrade.testing.clocks import Clock, VirtualClock
-from ngupgrade.testing.faults import FaultBook, status_number
+from ngupgrade.testing.faults import FaultBook
 from ngupgrade.testing.objects import FakeGroup, FakeOperation, Refusal
-from ngupgrade.testing.procedure import apply_step, clamped, next_step, step_bound
+from ngupgrade.testing.procedure import clamped
 from ngupgrade.testing.quotas import QuotaBook
+from ngupgrade.testing.rollout import run_due_steps
 from ngupgrade.testing.scenario import Fault, Scenario
 
-RESOURCE_EXHAUSTED = 8  # google.rpc.Code
 DEFAULT_FOLDER = "b1gfakefolder00000001"
 
 
@@ -256,40 +256,12 @@ class World:
 
     def _advance_version(self, op: FakeOperation, now: float) -> None:
         g = self.groups[op.group_id or ""]
-        step_s = self.scenario.step_seconds
-        due = int((now - op.created) // step_s) if step_s > 0 else math.inf
-        while not op.done:
-            step = next_step(g, op)
-            if step is None:  # complete; an empty group still takes one step
-                if due >= 1:
-                    g.version, g.target_version = op.target_version, None
-                    self._finish(op, op.created + max(1, op.applied) * step_s)
-                return
-            number = op.applied + 1
-            if number > due or self.book.at_step("stall", g, number - 1) is not None:
-                return
-            at = op.created + number * step_s
-            failure = self.book.at_step("operation_error", g, number)
-            if failure is not None:
-                self._fail(op, g, (status_number(failure.code), failure.message), at)
-                return
-            action, count = step
-            if action == "create":
-                short = self.ledger.charge(g, count)
-                if short is not None:
-                    self._fail(op, g, (RESOURCE_EXHAUSTED, short), at)
-                    return
-            elif action == "delete":
-                self.ledger.release(g, count)
-            applied = apply_step(g, action, count, op.target_version)
-            op.steps.append(applied)
-            op.history.append(f"{action} {count} -> {applied.group_size} nodes")
-            op.applied += 1
-            if op.applied > step_bound(op.start_nodes):  # pragma: no cover - a fake bug
-                raise RuntimeError(f"fake cloud: upgrade of {g.id} did not converge")
-
-    def _fail(self, op: FakeOperation, g: FakeGroup, error: tuple[int, str], at: float) -> None:
-        op.error = error
+        end = run_due_steps(g, op, now, self.scenario.step_seconds, self.book, self.ledger)
+        if end is None:
+            return
+        at, op.error = end
+        if op.error is None:
+            g.version = op.target_version
         g.target_version = None
         self._finish(op, at)
 

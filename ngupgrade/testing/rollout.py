@@ -1,0 +1,53 @@
+"""A version update over time: one step of the platform's procedure
+(:mod:`ngupgrade.testing.procedure`) per ``step_seconds``, with the scripted ``stall`` and
+``operation_error`` faults and the quota charge of every create.
+
+Step ``k`` (1-based) happens at ``created + k * step_seconds``; the operation ends at the time
+of its last step (an empty group: after one step). ``step_seconds`` 0 does everything at once.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ngupgrade.testing.faults import FaultBook, status_number
+from ngupgrade.testing.objects import FakeGroup, FakeOperation
+from ngupgrade.testing.procedure import apply_step, next_step, step_bound
+from ngupgrade.testing.quotas import QuotaBook
+
+RESOURCE_EXHAUSTED = 8  # google.rpc.Code
+
+End = tuple[float, "tuple[int, str] | None"]
+"""When a version update ended, and its error (google.rpc code, message) if it failed."""
+
+
+def run_due_steps(g: FakeGroup, op: FakeOperation, now: float, step_seconds: float,
+                  faults: FaultBook, quotas: QuotaBook) -> End | None:
+    """Apply the steps of ``op`` due by ``now``; returns how it ended, or None while it runs
+    (or stalls). A failed step is not applied; a create short of quota creates nothing and
+    fails the operation with RESOURCE_EXHAUSTED (seed 000 L71)."""
+    due = int((now - op.created) // step_seconds) if step_seconds > 0 else math.inf
+    while True:
+        step = next_step(g, op)
+        if step is None:  # complete; an empty group still takes one step
+            return (op.created + max(1, op.applied) * step_seconds, None) if due >= 1 else None
+        number = op.applied + 1
+        if number > due or faults.at_step("stall", g, number - 1) is not None:
+            return None
+        at = op.created + number * step_seconds
+        failure = faults.at_step("operation_error", g, number)
+        if failure is not None:
+            return at, (status_number(failure.code), failure.message)
+        action, count = step
+        if action == "create":
+            short = quotas.charge(g, count)
+            if short is not None:
+                return at, (RESOURCE_EXHAUSTED, short)
+        elif action == "delete":
+            quotas.release(g, count)
+        applied = apply_step(g, action, count, op.target_version)
+        op.steps.append(applied)
+        op.history.append(f"{action} {count} -> {applied.group_size} nodes")
+        op.applied += 1
+        if op.applied > step_bound(op.start_nodes):  # pragma: no cover - a fake bug
+            raise RuntimeError(f"fake cloud: upgrade of {g.id} did not converge")
