@@ -159,9 +159,9 @@ def test_seeded_from_the_example_terraform_state_with_a_scenario_file(tmp_path):
 
 
 @pytest.mark.parametrize("raw, match", [
-    ({"faults": [{"kind": "meteor"}]}, "fault kind must be one of"),
-    ({"faults": [{"kind": "stall", "when": 3}]}, "unknown fault keys: when"),
-    ({"step_seconds": "fast"}, "bad scenario value"),
+    ({"faults": [{"kind": "meteor"}]}, r"faults\[0\]\.kind: expected one of rpc_error, "),
+    ({"faults": [{"kind": "stall", "when": 3}]}, "unknown fault keys for kind stall: when"),
+    ({"step_seconds": "fast"}, "step_seconds: expected a number, found 'fast'"),
     ([1, 2], "scenario must be a mapping"),
 ])
 def test_bad_scenario_is_bad_input(raw, match):

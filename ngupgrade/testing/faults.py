@@ -71,11 +71,12 @@ class FaultBook:
         """True when a deploy-policy change of ``group`` is to be dropped (C16 A)."""
         return any(f.kind == "policy_ignored" and group.matches(f.group) for f in self.items)
 
-    def take_deadline_after_apply(self) -> bool:
-        """True (spending one of its ``times``) when an Update is to answer DEADLINE_EXCEEDED
-        after it applied."""
+    def take_deadline_after_apply(self, group: FakeGroup) -> bool:
+        """True (spending one of its ``times``) when an Update of ``group`` is to answer
+        DEADLINE_EXCEEDED after it applied."""
         for f in self.items:
-            if f.kind == "deadline_after_apply" and (f.times is None or f.times > 0):
+            if f.kind == "deadline_after_apply" and group.matches(f.group) \
+                    and (f.times is None or f.times > 0):
                 if f.times is not None:
                     f.times -= 1
                 return True

@@ -97,8 +97,8 @@ class FakeGroup:
         return node
 
     def matches(self, key: str | None) -> bool:
-        """True for None (a fault for every group), the group's id or its name."""
-        return key is None or key in (self.id, self.name)
+        """True for None (a fault for every group), the group's id, name or address."""
+        return key is None or key in (self.id, self.name, self.address)
 
 
 @dataclass(frozen=True)

@@ -1,44 +1,27 @@
 """The fake cloud's scenario file (YAML or JSON): what the cloud holds beyond the Terraform state.
 
-Format (a mapping; every key optional, unknown keys refused; see docs/cloud.md for the worked
-example)::
+A mapping with the optional keys ``step_seconds``, ``policy_seconds``, ``versions``,
+``clouds`` (folders, quotas), ``clusters``, ``node_groups`` (live overrides of the state) and
+``faults``; the format with a worked example is in docs/cloud.md ("Scenario file format"), and
+the file behind ``make demo`` is ``terraform/examples/scenario.yaml``.
 
-    step_seconds: 60          # virtual seconds per timeline step of a version update
-    policy_seconds: 5         # virtual seconds a deploy-policy update takes
-    versions: ["1.29", "1.30"]  # versions an Update may ask for (any when absent)
-    clouds:
-      b1gcloud:
-        folders: [b1gfolder]
-        quotas:
-          compute.instanceCores.count: {limit: 32, usage: 20}   # limit/usage may be null
-    clusters:
-      catq...: {folder_id: b1gfolder, master_version: "1.30", status: RUNNING}
-    node_groups:              # keyed by id, name or Terraform address
-      workers: {nodes: 5, status: RUNNING, version: "1.29",
-                policy: {max_expansion: 2, max_unavailable: 0}}
-    faults:
-      - {kind: rpc_error, method: NodeGroupService.Get, code: UNAVAILABLE, times: 2}
-      - {kind: deadline_after_apply}                  # Update applies, answers DEADLINE_EXCEEDED
-      - {kind: operation_error, at_step: 3, code: 9, message: "drain failed"}
-      - {kind: operation_in_progress, operation_id: op-9, description: master upgrade,
-         polls: 2, seconds: 600, times: 1, scope: cluster}
-      - {kind: stall, at_step: 1}                     # no progress after the first step
-      - {kind: running_after_update, seconds: 30}     # group reads RUNNING for 30 s after Update
-      - {kind: reconciling_after_done, seconds: 30}   # RECONCILING for 30 s after done
-      - {kind: policy_ignored}                        # policy Update succeeds, nothing changes
-      - {kind: permission_denied, method: NodeGroupService.Update}
+Every value is checked against what the fake can do (:mod:`ngupgrade.testing.checks`): types,
+ranges, method and status names, the keys each fault kind reads; names of node groups and
+clusters are checked against the seeded groups when the world is built
+(:meth:`Scenario.check_names`). Errors are :class:`BadInput` naming the file, the key and the
+closest valid value.
 """
 
 from __future__ import annotations
 
-import difflib
-import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import DeployPolicy
+from ngupgrade.core.quota import SERVICES
+from ngupgrade.testing import checks
 
 FaultKind = Literal[
     "rpc_error", "permission_denied", "deadline_after_apply", "operation_error",
@@ -47,6 +30,20 @@ FaultKind = Literal[
 ]
 FAULT_KINDS: tuple[str, ...] = FaultKind.__args__  # type: ignore[attr-defined]
 
+FAULT_KEYS: Mapping[str, tuple[str, ...]] = {
+    "rpc_error": ("method", "code", "message", "times", "group"),
+    "permission_denied": ("method", "message", "times", "group"),
+    "deadline_after_apply": ("times", "group"),
+    "operation_error": ("at_step", "code", "message", "group"),
+    "operation_in_progress": ("operation_id", "description", "polls", "seconds", "times",
+                              "scope", "group"),
+    "stall": ("at_step", "group"),
+    "running_after_update": ("seconds", "group"),
+    "reconciling_after_done": ("seconds", "group"),
+    "policy_ignored": ("group",),
+}
+"""The keys each fault kind reads (besides ``kind``): any other key is refused."""
+
 STATUS_CODES: tuple[str, ...] = (
     "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
     "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
@@ -54,40 +51,30 @@ STATUS_CODES: tuple[str, ...] = (
     "UNAUTHENTICATED")
 """gRPC status names; the index is the google.rpc.Code number (google/rpc/code.proto)."""
 
+METHODS: tuple[str, ...] = (
+    "NodeGroupService.Get", "NodeGroupService.Update", "NodeGroupService.ListNodes",
+    "NodeGroupService.ListOperations", "ClusterService.Get", "ClusterService.ListOperations",
+    "OperationService.Get", "FolderService.Get", "QuotaLimitService.List",
+    "ApiEndpointService.List")
+"""The methods the fake serves (``ngupgrade.testing.servicers``); a fault's ``method``."""
+
+STATUSES: tuple[str, ...] = ("PROVISIONING", "RUNNING", "RECONCILING", "STOPPING", "STOPPED",
+                             "DELETING", "STARTING")
+"""Statuses of a node group and of a cluster (``k8s.v1`` NodeGroup.Status, Cluster.Status)."""
 
 SCENARIO_KEYS: tuple[str, ...] = ("step_seconds", "policy_seconds", "versions", "clouds",
                                   "clusters", "node_groups", "faults")
 CLUSTER_KEYS: tuple[str, ...] = ("folder_id", "master_version", "status")
-
-
-def _check_keys(raw: Any, known: tuple[str, ...], where: str) -> None:
-    """Refuse keys the fake does not read: a typo would silently change the scenario."""
-    if not isinstance(raw, Mapping):
-        raise BadInput(f"{where} must be a mapping, found {type(raw).__name__}")
-    unknown = [str(k) for k in raw if k not in known]
-    if unknown:
-        close = difflib.get_close_matches(unknown[0], known, n=1)
-        raise BadInput(f"unknown key{'s' if len(unknown) > 1 else ''} "
-                       f"{', '.join(map(repr, unknown))} in {where} "
-                       f"(known: {', '.join(known)})",
-                       hint=f"did you mean {close[0]!r}?" if close else None)
-
-
-def _finite(value: Any, where: str) -> float:
-    """A finite number of seconds, quota limit or usage (``.inf``/``nan`` break the clock)."""
-    try:
-        number = float(value)
-    except OverflowError as err:
-        raise BadInput(f"expected a finite number, found an integer of {len(str(abs(value)))} "
-                       "digits", path=where) from err
-    if not math.isfinite(number):
-        raise BadInput(f"expected a finite number, found {value!r}", path=where)
-    return number
+GROUP_KEYS: tuple[str, ...] = ("nodes", "status", "version", "policy")
+MAX_NODES = 1000
+"""Nodes a scenario may give one group: far above Yandex's default of 200 nodes per group
+(``managed-kubernetes.groupNodes.count``), low enough that a typo cannot exhaust memory."""
 
 
 @dataclass
 class Fault:
-    """One scripted fault. ``times`` None means every time; ``group`` limits it to a node group.
+    """One scripted fault. ``times`` None means every time; ``group`` limits it to a node group
+    (id, name or Terraform address).
 
     * ``rpc_error``: ``method`` (``Service.Method`` or ``*``) fails with ``code`` ``times`` times
       (default 1);
@@ -96,11 +83,12 @@ class Fault:
     * ``operation_error``: the version update fails with google.rpc ``code`` and ``message``
       when it reaches step ``at_step`` (1-based; the step is not applied);
     * ``operation_in_progress``: operation ``operation_id`` runs on the cluster from the start,
-      done after ``polls`` Get calls or ``seconds`` (whichever first); Update answers
-      FAILED_PRECONDITION while it runs, and ``times`` more refusals when given (C13); it is
-      listed by the node group's ListOperations, or with ``scope: cluster`` only by the
+      done after ``polls`` Get calls or ``seconds`` (whichever first; neither: never); Update
+      answers FAILED_PRECONDITION while it runs, and ``times`` more refusals when given (C13);
+      it is listed by the node group's ListOperations, or with ``scope: cluster`` only by the
       cluster's (a master upgrade);
-    * ``stall``: the version update stops after step ``at_step`` and never finishes;
+    * ``stall``: the version update stops after step ``at_step`` (0: before the first) and
+      never finishes;
     * ``running_after_update``: the group still reads RUNNING ``seconds`` after an Update;
     * ``reconciling_after_done``: the group reads RECONCILING ``seconds`` after its op is done;
     * ``policy_ignored``: a deploy-policy Update finishes fine but the policy stays (C16 A).
@@ -120,20 +108,23 @@ class Fault:
     scope: str = "node_group"
 
     @classmethod
-    def parse(cls, raw: Mapping[str, Any], where: str = "faults") -> Fault:
-        """Read one fault mapping; raises BadInput naming the bad key."""
-        if not isinstance(raw, Mapping) or raw.get("kind") not in FAULT_KINDS:
-            raise BadInput(f"fault kind must be one of {', '.join(FAULT_KINDS)}", path=where)
-        known = set(cls.__dataclass_fields__)
-        extra = set(raw) - known
+    def parse(cls, raw: Any, where: str = "faults") -> Fault:
+        """Read one fault mapping. Raises BadInput naming the key and the closest valid value."""
+        if not isinstance(raw, Mapping):
+            raise BadInput(f"a fault must be a mapping with a kind ({', '.join(FAULT_KINDS)})",
+                           path=where)
+        kind = checks.choice(raw.get("kind"), f"{where}.kind", FAULT_KINDS)
+        known = FAULT_KEYS[kind]
+        extra = sorted(str(k) for k in raw if k != "kind" and k not in known)
         if extra:
-            raise BadInput(f"unknown fault keys: {', '.join(sorted(extra))}", path=where)
-        values = dict(raw)
-        kind = values["kind"]
-        if values.get("scope", "node_group") not in ("node_group", "cluster"):
-            raise BadInput("fault scope must be node_group or cluster", path=where)
+            raise BadInput(f"unknown fault keys for kind {kind}: {', '.join(extra)} (known: "
+                           f"{', '.join(known)})", path=where, hint=checks.closest(extra[0], known))
+        values: dict[str, Any] = {"kind": kind}
+        for key in known:
+            if key in raw:
+                values[key] = _FAULT_VALUES[key](raw[key], f"{where}.{key}", kind)
         if kind == "permission_denied":
-            values.setdefault("code", "PERMISSION_DENIED")
+            values.update(code="PERMISSION_DENIED")
             values.setdefault("times", None)
             values.setdefault("message", "Permission denied")
         if kind == "operation_in_progress":
@@ -141,9 +132,50 @@ class Fault:
         if kind == "operation_error":
             values.setdefault("code", 9)
             values.setdefault("message", "node group update failed")
-        if kind in ("deadline_after_apply",):
-            values.setdefault("method", "NodeGroupService.Update")
+        if kind in ("running_after_update", "reconciling_after_done") \
+                and not values.get("seconds"):
+            raise BadInput(f"a {kind} fault needs seconds > 0 (0 changes nothing)",
+                           path=f"{where}.seconds")
+        if kind == "deadline_after_apply":
+            values["method"] = "NodeGroupService.Update"
         return cls(**values)
+
+
+def _times(value: Any, where: str, kind: str) -> int | None:
+    if value is None:
+        return None  # every time
+    # A fault that fires 0 times tests nothing; only a blocker's extra refusals may be 0.
+    return checks.count(value, where, low=0 if kind == "operation_in_progress" else 1)
+
+
+def _code(value: Any, where: str, kind: str) -> str | int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return checks.count(value, where, low=1, high=len(STATUS_CODES) - 1)
+    names = STATUS_CODES[1:]  # OK is no fault
+    if isinstance(value, str) and value.upper() in names and value != value.upper():
+        raise BadInput(f"expected one of {', '.join(names)}, found {value!r}", path=where,
+                       hint=f"did you mean {value.upper()!r}?")
+    return checks.choice(value, where, names)
+
+
+def _at_step(value: Any, where: str, kind: str) -> int:
+    return checks.count(value, where, low=0 if kind == "stall" else 1)
+
+
+_FAULT_VALUES: Mapping[str, Any] = {
+    "method": lambda v, w, k: checks.choice(v, w, ("*", *METHODS)),
+    "code": _code,
+    "message": lambda v, w, k: checks.text(v, w, empty=True),
+    "times": _times,
+    "at_step": _at_step,
+    "seconds": lambda v, w, k: checks.seconds(v, w),
+    "polls": lambda v, w, k: None if v is None else checks.count(v, w),
+    "operation_id": lambda v, w, k: checks.text(v, w),
+    "description": lambda v, w, k: checks.text(v, w, empty=True),
+    "group": lambda v, w, k: checks.text(v, w),
+    "scope": lambda v, w, k: checks.choice(v, w, ("node_group", "cluster")),
+}
+"""Key -> check(value, where, kind) of each fault key."""
 
 
 @dataclass
@@ -155,6 +187,45 @@ class GroupOverride:
     version: str | None = None
     policy: DeployPolicy | None = None
     policy_unset: bool = False
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> GroupOverride:
+        """One ``node_groups`` entry. Raises BadInput."""
+        g = checks.keys(raw, GROUP_KEYS, where)
+        over = cls()
+        if g.get("nodes") is not None:
+            over.nodes = checks.count(g["nodes"], f"{where}.nodes", high=MAX_NODES)
+        if g.get("status") is not None:
+            over.status = _status(g["status"], f"{where}.status")
+        if g.get("version") is not None:
+            over.version = checks.text(g["version"], f"{where}.version")
+        if "policy" in g:
+            over.policy = _policy(g["policy"], f"{where}.policy")
+            over.policy_unset = over.policy is None
+        return over
+
+
+def _status(value: Any, where: str) -> str:
+    return checks.choice(value.upper() if isinstance(value, str) else value, where, STATUSES)
+
+
+def _policy(raw: Any, where: str) -> DeployPolicy | None:
+    """A deploy policy as the API holds it (seed 000 L15, L20, L25: 0..100 each, not both 0);
+    null means unset."""
+    if raw is None:
+        return None
+    pol = checks.keys(raw, ("max_expansion", "max_unavailable"), where)
+    for key in ("max_expansion", "max_unavailable"):
+        if key not in pol:
+            raise BadInput(f"{key} is missing (give both values, or null for an unset policy)",
+                           path=where)
+    policy = DeployPolicy(checks.count(pol["max_expansion"], f"{where}.max_expansion", high=100),
+                          checks.count(pol["max_unavailable"], f"{where}.max_unavailable",
+                                       high=100))
+    if policy.max_expansion == 0 and policy.max_unavailable == 0:
+        raise BadInput("max_expansion and max_unavailable cannot both be 0 (the API refuses it)",
+                       path=where)
+    return policy
 
 
 @dataclass
@@ -171,6 +242,8 @@ class Scenario:
     clusters: dict[str, dict[str, str]] = field(default_factory=dict)
     node_groups: dict[str, GroupOverride] = field(default_factory=dict)
     faults: list[Fault] = field(default_factory=list)
+    source: str = field(default="scenario", compare=False)
+    """The file it came from (error messages)."""
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | None, source: str = "scenario") -> Scenario:
@@ -178,63 +251,32 @@ class Scenario:
 
         Raises:
             BadInput: naming the file and the key: not a mapping, an unknown key (a typo such as
-                ``fault:`` would silently drop every fault) or a bad value.
+                ``fault:`` would silently drop every fault) or a value the fake cannot act on.
         """
-        if raw is None:
-            raw = {}
-        if not isinstance(raw, Mapping):
+        if raw is not None and not isinstance(raw, Mapping):
             raise BadInput(f"scenario must be a mapping of {', '.join(SCENARIO_KEYS)}, "
                            f"found {type(raw).__name__}", source=source)
         try:
-            _check_keys(raw, SCENARIO_KEYS, "scenario")
-            for cloud_id, cloud in (raw.get("clouds") or {}).items():
-                _check_keys(cloud or {}, ("folders", "quotas"), f"clouds.{cloud_id}")
-                for qid, q in ((cloud or {}).get("quotas") or {}).items():
-                    _check_keys(q or {}, ("limit", "usage"), f"clouds.{cloud_id}.quotas.{qid}")
-            for cid, c in (raw.get("clusters") or {}).items():
-                _check_keys(c or {}, CLUSTER_KEYS, f"clusters.{cid}")
-            for key, g in (raw.get("node_groups") or {}).items():
-                _check_keys(g or {}, ("nodes", "status", "version", "policy"),
-                            f"node_groups.{key}")
-                if (g or {}).get("policy"):
-                    _check_keys(g["policy"], ("max_expansion", "max_unavailable"),
-                                f"node_groups.{key}.policy")
-            sc = cls(
-                step_seconds=_finite(raw.get("step_seconds", 60.0), "step_seconds"),
-                policy_seconds=_finite(raw.get("policy_seconds", 5.0), "policy_seconds"),
-                versions=[str(v) for v in raw["versions"]] if raw.get("versions") else None,
-            )
-            for cloud_id, cloud in (raw.get("clouds") or {}).items():
-                cloud = cloud or {}
-                for folder in cloud.get("folders") or ():
-                    sc.folders[str(folder)] = str(cloud_id)
-                table = sc.quotas.setdefault(str(cloud_id), {})
-                for qid, q in (cloud.get("quotas") or {}).items():
-                    q = q or {}
-                    limit, usage = q.get("limit"), q.get("usage", 0)
-                    where = f"clouds.{cloud_id}.quotas.{qid}"
-                    table[str(qid)] = (
-                        None if limit is None else _finite(limit, f"{where}.limit"),
-                        None if usage is None else _finite(usage, f"{where}.usage"))
-            for cid, c in (raw.get("clusters") or {}).items():
-                sc.clusters[str(cid)] = {k: str(v) for k, v in (c or {}).items()}
-            for key, g in (raw.get("node_groups") or {}).items():
-                g = g or {}
-                pol = g.get("policy")
-                sc.node_groups[str(key)] = GroupOverride(
-                    nodes=int(g["nodes"]) if g.get("nodes") is not None else None,
-                    status=str(g["status"]).upper() if g.get("status") else None,
-                    version=str(g["version"]) if g.get("version") else None,
-                    policy=DeployPolicy(int(pol["max_expansion"]), int(pol["max_unavailable"]))
-                    if pol else None,
-                    policy_unset="policy" in g and pol is None,
-                )
-            for i, f in enumerate(raw.get("faults") or ()):
+            top = checks.keys(raw, SCENARIO_KEYS, "scenario")
+            sc = cls(source=source)
+            if top.get("step_seconds") is not None:
+                sc.step_seconds = checks.seconds(top["step_seconds"], "step_seconds")
+            if top.get("policy_seconds") is not None:
+                sc.policy_seconds = checks.seconds(top["policy_seconds"], "policy_seconds")
+            if top.get("versions") is not None:
+                sc.versions = _versions(top["versions"])
+            _clouds(sc, top.get("clouds"))
+            for cid, c in checks.keys(top.get("clusters"), (), "clusters", any_key=True).items():
+                sc.clusters[checks.text(cid, "clusters")] = _cluster(c, f"clusters.{cid}")
+            groups = checks.keys(top.get("node_groups"), (), "node_groups", any_key=True)
+            for key, g in groups.items():
+                name = checks.text(key, "node_groups")
+                sc.node_groups[name] = GroupOverride.parse(g, f"node_groups.{name}")
+            for i, f in enumerate(checks.items(top.get("faults"), "faults")):
                 sc.faults.append(Fault.parse(f, where=f"faults[{i}]"))
+            _unique_blockers(sc.faults)
         except BadInput as err:
             raise BadInput(err.message, source=source, hint=err.hint) from err
-        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as err:
-            raise BadInput(f"bad scenario value: {err}", source=source) from err
         return sc
 
     @classmethod
@@ -256,4 +298,90 @@ class Scenario:
                            f"offset {err.start})", source=path) from err
         except yaml.YAMLError as err:
             raise BadInput(f"scenario is not YAML: {yaml_error_line(err)}", source=path) from err
+        except ValueError as err:  # an integer past Python's 4300-digit limit
+            raise BadInput(f"scenario has a value Python cannot read: {err}",
+                           source=path) from err
         return cls.from_mapping(raw, source=path)
+
+    def check_names(self, groups: Collection[tuple[str, ...]], clusters: Collection[str]) -> None:
+        """Refuse a ``node_groups`` key, a cluster id or a fault's ``group`` that names nothing
+        seeded: ``groups`` holds each group's (id, name, address), ``clusters`` its clusters.
+
+        Raises BadInput naming the key and the closest existing name.
+        """
+        names = [n for keys in groups for n in keys if n]
+        shown = [keys[1] or keys[0] for keys in groups]
+
+        def missing(what: str, where: str, valid: list[str], listed: list[str]) -> BadInput:
+            return BadInput(f"{where}: no {what} {where.rsplit('.', 1)[-1]!r} in the fake "
+                            f"(it holds: {', '.join(listed) or 'none'})", source=self.source,
+                            hint=checks.closest(where.rsplit(".", 1)[-1], valid))
+
+        for key in self.node_groups:
+            if key not in names:
+                raise missing("node group", f"node_groups.{key}", names, shown)
+        for cid in self.clusters:
+            if cid not in clusters:
+                raise missing("cluster", f"clusters.{cid}", list(clusters), list(clusters))
+        for i, f in enumerate(self.faults):
+            if f.group is not None and f.group not in names:
+                raise BadInput(f"faults[{i}].group: no node group {f.group!r} in the fake (it "
+                               f"holds: {', '.join(shown) or 'none'})", source=self.source,
+                               hint=checks.closest(f.group, names))
+
+
+def _versions(raw: Any) -> list[str]:
+    versions = [checks.text(v, f"versions[{i}]") for i, v in
+                enumerate(checks.items(raw, "versions"))]
+    if not versions:
+        raise BadInput("an empty list offers no version at all", path="versions",
+                       hint="list the versions an Update may ask for, or leave the key out")
+    return versions
+
+
+def _clouds(sc: Scenario, raw: Any) -> None:
+    for cloud_id, cloud in checks.keys(raw, (), "clouds", any_key=True).items():
+        where = f"clouds.{cloud_id}"
+        cid = checks.text(cloud_id, "clouds")
+        body = checks.keys(cloud, ("folders", "quotas"), where)
+        for i, folder in enumerate(checks.items(body.get("folders"), f"{where}.folders")):
+            name = checks.text(folder, f"{where}.folders[{i}]")
+            if sc.folders.get(name, cid) != cid:
+                raise BadInput(f"folder {name} is in cloud {sc.folders[name]} already",
+                               path=f"{where}.folders[{i}]")
+            sc.folders[name] = cid
+        table = sc.quotas.setdefault(cid, {})
+        for qid, q in checks.keys(body.get("quotas"), (), f"{where}.quotas",
+                                  any_key=True).items():
+            qwhere = f"{where}.quotas.{qid}"
+            name = checks.text(qid, f"{where}.quotas")
+            service = name.split(".", 1)[0]
+            if "." not in name or service not in SERVICES:
+                raise BadInput(f"quota id {name!r} is not of a service ngupgrade reads "
+                               f"({', '.join(SERVICES)})", path=qwhere,
+                               hint=checks.closest(service, SERVICES))
+            values = checks.keys(q, ("limit", "usage"), qwhere)
+            limit, usage = values.get("limit"), values.get("usage", 0)
+            table[name] = (None if limit is None else checks.seconds(limit, f"{qwhere}.limit"),
+                           None if usage is None else checks.seconds(usage, f"{qwhere}.usage"))
+
+
+def _cluster(raw: Any, where: str) -> dict[str, str]:
+    c = checks.keys(raw, CLUSTER_KEYS, where)
+    out = {k: checks.text(c[k], f"{where}.{k}") for k in ("folder_id", "master_version")
+           if c.get(k) is not None}
+    if c.get("status") is not None:
+        out["status"] = _status(c["status"], f"{where}.status")
+    return out
+
+
+def _unique_blockers(faults: list[Fault]) -> None:
+    seen: set[str] = set()
+    for i, f in enumerate(faults):
+        if f.kind == "operation_in_progress":
+            if f.operation_id in seen:
+                raise BadInput(f"operation {f.operation_id} is scripted twice",
+                               path=f"faults[{i}].operation_id",
+                               hint="give each operation_in_progress its own operation_id")
+            seen.add(f.operation_id)
+

@@ -54,9 +54,21 @@ class Services:
         self.calls = calls
         self.address = address
 
+    def served(self) -> list[str]:
+        """``Service.Method`` of every method served (the scenario's ``METHODS``)."""
+        return [f"{base.__name__.removesuffix('Servicer')}.{name}"
+                for base, _, methods in self._table() for name in methods]
+
     def add_to(self, server: grpc.Server) -> None:
         """Add every servicer to ``server``."""
-        table: list[tuple[type, Callable[[Any, grpc.Server], None], dict[str, Callable]]] = [
+        for base, add, methods in self._table():
+            service = base.__name__.removesuffix("Servicer")
+            attrs = {name: self._wrap(f"{service}.{name}", fn) for name, fn in methods.items()}
+            add(type(f"Fake{base.__name__}", (base,), attrs)(), server)
+
+    def _table(self) -> list[tuple[type, Callable[[Any, grpc.Server], None],
+                                   dict[str, Callable[[Any], Any]]]]:
+        return [
             (ng_grpc.NodeGroupServiceServicer, ng_grpc.add_NodeGroupServiceServicer_to_server,
              {"Get": self.ng_get, "Update": self.ng_update, "ListNodes": self.ng_list_nodes,
               "ListOperations": self.ng_list_operations}),
@@ -71,10 +83,6 @@ class Services:
             (endpoint_grpc.ApiEndpointServiceServicer,
              endpoint_grpc.add_ApiEndpointServiceServicer_to_server, {"List": self.endpoints}),
         ]
-        for base, add, methods in table:
-            service = base.__name__.removesuffix("Servicer")
-            attrs = {name: self._wrap(f"{service}.{name}", fn) for name, fn in methods.items()}
-            add(type(f"Fake{base.__name__}", (base,), attrs)(), server)
 
     def _wrap(self, method: str, fn: Callable[[Any], Any]) -> Callable[[Any, Any, Any], Any]:
         world = self.world
@@ -127,7 +135,7 @@ class Services:
             else None,
             max_unavailable=policy.max_unavailable if "deploy_policy.max_unavailable" in paths
             else None)
-        if self.world.book.take_deadline_after_apply():
+        if self.world.book.take_deadline_after_apply(self.world.groups[req.node_group_id]):
             raise Refusal("DEADLINE_EXCEEDED", "Deadline Exceeded")
         return self._operation(op)
 

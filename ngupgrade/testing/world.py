@@ -22,8 +22,10 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.platform import YANDEX
+from ngupgrade.testing.checks import closest
 from ngupgrade.testing.clocks import Clock, VirtualClock
 from ngupgrade.testing.faults import FaultBook
 from ngupgrade.testing.objects import FakeGroup, FakeOperation, Refusal
@@ -61,6 +63,8 @@ class World:
         self._ids = itertools.count(1)
         for g in groups:
             self.add_group(g)
+        self.scenario.check_names([(g.id, g.name, g.address) for g in self.groups.values()],
+                                  list(self.clusters))
         for cid, over in self.scenario.clusters.items():
             self.clusters.setdefault(cid, {}).update(over)
         for f in self.faults:  # after the groups: a blocker runs on a group's cluster
@@ -95,8 +99,13 @@ class World:
         return fg
 
     def add_fault(self, fault: Fault | Mapping[str, Any]) -> Fault:
-        """Script one more fault (same keys as the scenario file). Raises BadInput."""
+        """Script one more fault (same keys as the scenario file). Raises BadInput, also for a
+        ``group`` the world does not hold."""
         f = fault if isinstance(fault, Fault) else Fault.parse(fault)
+        if f.group is not None and self.find_group(f.group) is None:
+            raise BadInput(f"fault group {f.group!r} names no node group of the fake",
+                           hint=closest(f.group, [k for g in self.groups.values()
+                                                  for k in (g.id, g.name, g.address)]))
         with self.lock:
             self.book.add(f)
             if f.kind == "operation_in_progress":
