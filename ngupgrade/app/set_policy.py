@@ -109,10 +109,3 @@ def apply_change(gw: CloudGateway, change: PolicyChange, *, timeout: float,
             f"{change.target.id}; operation {sent.operation_id} reported success",
             hint="do not start the upgrade with the old policy; check the group in the console")
     return Applied(sent.operation_id, reread, sent.reached_by)
-
-
-
-def terraform_block(policy: DeployPolicy) -> str:
-    """The ``deploy_policy`` block to put in the node group's Terraform configuration."""
-    return (f"deploy_policy {{\n  max_expansion   = {policy.max_expansion}\n"
-            f"  max_unavailable = {policy.max_unavailable}\n}}")

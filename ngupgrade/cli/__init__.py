@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "groups": "ngupgrade.cli.groups:groups",
     "plan": "ngupgrade.cli.plan:plan",
     "preflight": "ngupgrade.cli.preflight:preflight",
+    "advise": "ngupgrade.cli.advise:advise",
     "set-policy": "ngupgrade.cli.set_policy:set_policy",
     "upgrade": "ngupgrade.cli.upgrade:upgrade",
     "wait": "ngupgrade.cli.wait:wait",
@@ -118,6 +119,7 @@ Typical flow:
   ngupgrade groups    --state terraform.tfstate     what node groups the state holds
   ngupgrade plan      --group workers               cycles, surge, nodes down, duration
   ngupgrade preflight --quotas quotas.json          will the surge fit in the quotas?
+  ngupgrade advise    --quotas quotas.json          the fastest safe deploy policy
   ngupgrade upgrade   --group workers --version 1.31 --apply
 
 \b

@@ -6,13 +6,13 @@ import click
 
 from ngupgrade.adapters.cloud.waiter import resume_hint
 from ngupgrade.app.cloud import open_cloud, resolve_group
-from ngupgrade.app.set_policy import apply_change, plan_change, terraform_block
+from ngupgrade.app.set_policy import apply_change, plan_change
 from ngupgrade.cli._common import common_options, emit_json, only_one, settings_of
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._progress import Progress
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.platform import YANDEX
-from ngupgrade.core.policy import policy_text
+from ngupgrade.core.policy import policy_text, terraform_block
 from ngupgrade.core.units import human_seconds
 
 

@@ -1,0 +1,132 @@
+"""Use case ``advise``: the fastest safe deploy policy of each node group, and a schedule.
+
+Order of work: read the state and select groups; gather the quota side exactly as the preflight
+does (:func:`ngupgrade.app.preflight.run_preflight`: the cloud of each group, what one node
+consumes, the live size of autoscaled groups, the limits listed once per cloud and service),
+offline from ``--quotas FILE`` or live from the API; then the pure core
+(:func:`ngupgrade.core.advise.group.advise_groups`) judges every policy of every group, with one
+limits mapping per cloud shared by its groups, and schedules them.
+
+Without a quota source the quota is not checked (the report says so). Nothing is changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+
+from ngupgrade.app.load import load_groups
+from ngupgrade.app.preflight import PreflightRequest, run_preflight
+from ngupgrade.app.settings import Settings
+from ngupgrade.core.advise.calibrate import Calibration, calibrate
+from ngupgrade.core.advise.group import Advice, advise_groups
+from ngupgrade.core.advise.judge import MinAvailable, QuotaJudge, WorkloadJudge
+from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
+from ngupgrade.core.errors import UsageError
+from ngupgrade.core.model import PROVIDER_DEFAULT_POLICY, NodeGroup, QuotaLimit
+from ngupgrade.core.quota import Preflight
+
+
+@dataclass(frozen=True)
+class AdviseRequest:
+    """What the user asked ``advise`` for.
+
+    ``quotas_file``: offline quota limits (else live with ``live``, else unchecked);
+    ``cloud_id``: the cloud of every group (offline default: the one cloud of the file);
+    ``at_current_size``/``strict``: as in the preflight; ``min_available``: the availability
+    floor (None: the defaults of :func:`ngupgrade.core.advise.judge.availability`); ``nodes``:
+    ``N`` of autoscaled groups whose live size is unknown; ``minutes_per_cycle``: fixed
+    minutes per cycle (None: calibrate from history when live, else the default);
+    ``max_parallel``: concurrent operations per folder.
+    """
+
+    selectors: tuple[str, ...] = ()
+    quotas_file: str | None = None
+    cloud_id: str | None = None
+    at_current_size: bool = False
+    strict: bool = False
+    min_available: MinAvailable | None = None
+    nodes: int | None = None
+    minutes_per_cycle: float | None = None
+    max_parallel: int = DEFAULT_MAX_PARALLEL
+    live: bool = False
+
+
+WorkloadFactory = Callable[[NodeGroup, int], WorkloadJudge | None]
+"""Gives the workload judge of a group planned at ``N`` nodes (None: no cluster objects)."""
+
+
+def advise(settings: Settings, request: AdviseRequest, *,
+           workloads: WorkloadFactory | None = None) -> Advice:
+    """Load the selected groups, gather quotas and history, and advise.
+
+    Raises:
+        UsageError: a selector names no group; a quota file with several clouds and no
+            ``cloud_id``.
+        BadInput: the state or the quota file cannot be read (exit 3).
+        QuotaMappingUnknown: a group's resources cannot be placed on quota ids (exit 1).
+        CloudApiError: the cloud API failed (exit 4).
+    """
+    groups = load_groups(settings, request.selectors)
+    result: Preflight | None = None
+    calibrations: dict[str, Calibration] = {}
+    if request.quotas_file is not None:
+        from ngupgrade.adapters.files.quota_file import read_quota_file
+
+        source = read_quota_file(request.quotas_file)
+        cloud_id = request.cloud_id or source.single_cloud_id()
+        if cloud_id is None:
+            held = ", ".join(source.cloud_ids) or "no named cloud"
+            raise UsageError(f"which cloud? the quota file {request.quotas_file} holds {held}",
+                             hint="pass --cloud-id ID")
+        result = run_preflight(_for_preflight(groups), source, _preflight_request(
+            request, cloud_id))
+    elif request.live:
+        from ngupgrade.app.cloud import open_cloud  # the SDK only on the live path
+
+        with open_cloud(settings) as gateway:
+            result = run_preflight(_for_preflight(groups), gateway,
+                                   _preflight_request(request, request.cloud_id),
+                                   directory=gateway, nodes=gateway, live_groups=gateway)
+    quotas, sizes = _quota_judges(result, request) if result is not None else ({}, {})
+    for group in groups:
+        if group.id not in calibrations:
+            calibrations[group.id] = calibrate(
+                (), override=request.minutes_per_cycle,
+                note="" if request.live else "offline: no operation history read")
+    return advise_groups(groups, live_sizes=sizes, nodes_override=request.nodes,
+                         min_available=request.min_available, calibrations=calibrations,
+                         quotas=quotas, workloads=workloads, max_parallel=request.max_parallel)
+
+
+def _preflight_request(request: AdviseRequest, cloud_id: str | None) -> PreflightRequest:
+    return PreflightRequest(cloud_id=cloud_id, at_current_size=request.at_current_size,
+                            strict=request.strict)
+
+
+def _for_preflight(groups: list[NodeGroup]) -> list[NodeGroup]:
+    """The groups with a valid stand-in policy: the preflight validates the policy in force,
+    but the advisor is there to replace it, so a state with ``0/0`` must still be advised.
+    Only the per-node consumption, the cloud and the live size of the preflight are used."""
+    return [replace(g, policy=PROVIDER_DEFAULT_POLICY) for g in groups]
+
+
+def _quota_judges(result: Preflight, request: AdviseRequest
+                  ) -> tuple[dict[str, QuotaJudge], dict[str, int]]:
+    """One QuotaJudge per group (by address), those of a cloud sharing one limits mapping;
+    and the live sizes of autoscaled groups (by node-group id)."""
+    limits: dict[str, Mapping[str, QuotaLimit]] = {
+        cloud.cloud_id: {q.quota_id: QuotaLimit(q.quota_id, q.limit, q.usage)
+                         for q in cloud.quotas}
+        for cloud in result.clouds}
+    judges: dict[str, QuotaJudge] = {}
+    sizes: dict[str, int] = {}
+    for gd in result.groups:
+        live = gd.extra.current if gd.extra.current_source == "api" else None
+        if live is not None:
+            sizes[gd.group.id] = live
+        judges[gd.address] = QuotaJudge(
+            group=gd.group, cloud_id=gd.cloud_id, per_node=gd.per_node,
+            limits=limits.get(gd.cloud_id, {}), current=live,
+            at_current_size=request.at_current_size, strict=request.strict)
+    return judges, sizes

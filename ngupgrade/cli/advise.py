@@ -1,0 +1,105 @@
+"""``ngupgrade advise``: the fastest safe deploy policy of each node group, and a schedule."""
+
+from __future__ import annotations
+
+import click
+
+from ngupgrade.app.advise import AdviseRequest
+from ngupgrade.app.advise import advise as advise_use_case
+from ngupgrade.cli._common import (
+    FiniteFloatRange,
+    common_options,
+    emit_json,
+    group_option,
+    settings_of,
+)
+from ngupgrade.cli.render.advise import advise_json, advise_text
+from ngupgrade.core.advise.judge import MinAvailable
+from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
+from ngupgrade.core.errors import CheckFailed, UsageError
+from ngupgrade.core.model import MAX_GROUP_NODES
+
+
+def _min_available(ctx: click.Context, param: click.Parameter, value: str | None
+                   ) -> MinAvailable | None:
+    if value is None:
+        return None
+    try:
+        return MinAvailable.parse(value)
+    except UsageError as err:
+        raise click.BadParameter(err.message, ctx=ctx, param=param) from err
+
+
+@click.command()
+@group_option
+@click.option("--quotas", "quotas_file", metavar="FILE",
+              help="Offline quota limits (as in `ngupgrade preflight --quotas`). Without it "
+                   "and without --endpoint the quota is not checked.")
+@click.option("--cloud-id", metavar="ID",
+              help="Cloud of every selected group (offline default: the one cloud of the "
+                   "quota file).")
+@click.option("--min-available", "min_available", metavar="N|P%", callback=_min_available,
+              help="Nodes that must stay Ready at the worst moment, a count or a percentage "
+                   "of the group (rounded up). Default: one node down at a time.")
+@click.option("--nodes", type=click.IntRange(min=0, max=MAX_GROUP_NODES), metavar="N",
+              help="Node count of an autoscaled group whose live size is unknown. Default: "
+                   "the autoscaler max (worst case).")
+@click.option("--cycle-minutes", "cycle_minutes", type=FiniteFloatRange(min=0, min_open=True),
+              metavar="M",
+              help="Minutes one cycle takes. Default: the group's own history when live, "
+                   "else 6.")
+@click.option("--max-parallel", type=click.IntRange(min=1), default=DEFAULT_MAX_PARALLEL,
+              show_default=True, metavar="K",
+              help="Groups upgraded at once per folder (the cloud's active-operations limit).")
+@click.option("--at-current-size", is_flag=True,
+              help="Judge autoscaled groups' quotas at their current size, not the worst case.")
+@click.option("--strict", is_flag=True, help="An unknown quota blocks a surge.")
+@common_options
+def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | None,
+           min_available: MinAvailable | None, nodes: int | None,
+           cycle_minutes: float | None, max_parallel: int, at_current_size: bool,
+           strict: bool) -> None:
+    """Find the fastest safe deploy policy of each node group, and a schedule.
+
+    Every policy the platform accepts (max_expansion and max_unavailable 0..100, not both 0,
+    clamped to the group) is judged on duration (cycles x minutes per cycle), cost (surge
+    node-hours), the quota (one headroom per cloud, shared by its groups), and the nodes
+    Ready at the worst moment. The answer: the Pareto front, the fastest policy that nothing
+    blocks (ties to the cheaper), why each faster one is blocked, the `ngupgrade set-policy`
+    command and the Terraform block that apply it; for several groups, which run together
+    under the shared headroom and in what order.
+
+    \b
+    Examples:
+      ngupgrade advise --quotas quotas.yaml
+      ngupgrade advise -g workers --quotas quotas.yaml --min-available 90% -o json
+      ngupgrade advise --endpoint api.cloud.yandex.net:443     # live quotas and history
+
+    \b
+    Exit codes:
+      0  a safe policy exists for every group
+      1  some group has none (the report names what blocks it); or a group's resources
+         cannot be placed on quota ids
+      2  usage error      3  bad state or quota file      4  cloud API error
+    Nothing is changed.
+    """
+    settings = settings_of(click.get_current_context())
+    request = AdviseRequest(selectors=groups, quotas_file=quotas_file, cloud_id=cloud_id,
+                            at_current_size=at_current_size, strict=strict,
+                            min_available=min_available, nodes=nodes,
+                            minutes_per_cycle=cycle_minutes, max_parallel=max_parallel,
+                            live=quotas_file is None and bool(settings.endpoint))
+    result = advise_use_case(settings, request)
+    if settings.output == "json":
+        emit_json(advise_json(result))
+    else:
+        click.echo(advise_text(result), nl=False)
+    if not result.ok:
+        blocked = [g for g in result.groups if not g.ok]
+        parts = []
+        for g in blocked:
+            codes = sorted({x.code for r in g.search.rejected for x in r.reasons})
+            parts.append(f"{g.address} ({', '.join(codes) or 'nothing is safe'})")
+        raise CheckFailed("no safe deploy policy for " + "; ".join(parts),
+                          hint="raise the quota, lower --min-available, or fix what blocks "
+                               "the drain")

@@ -1,0 +1,225 @@
+"""Reports of ``ngupgrade advise``: the JSON document (stable keys) and the text for people.
+
+Pure: an :class:`~ngupgrade.core.advise.group.Advice` in, plain values and strings out.
+
+JSON (issue 14; keys may be added, never renamed)::
+
+    {"ok": bool,
+     "groups": [{"address", "id", "name", "nodes", "nodes_source",
+                 "recommended": POLICY | null, "front": [POLICY], "rejected": [POLICY +
+                 {"reasons": [{"code", "message"}]}],
+                 "calibration": {"minutes_per_cycle", "source": "history"|"default"|"option",
+                                 "operations", "samples", "note"},
+                 "availability": {"min_available", "source", "max_unavailable",
+                                  "autoscaler_min"},
+                 "quota": {"checked", "cloud_id", "max_expansion", "unknown"},
+                 "workloads_checked", "set_policy", "terraform"}],
+     "schedule": [{"stage", "start_minutes", "minutes", "why_not_earlier",
+                   "groups": [{"address", "max_expansion", "max_unavailable", "minutes"}]}],
+     "schedule_minutes": {"total", "sequential"}}
+
+    POLICY = {"max_expansion", "max_unavailable", "cycles": {"min", "max"},
+              "minutes": {"min", "max"}, "surge_node_hours", "min_available_nodes"}
+
+``recommended.minutes`` is a range (``cycles x minutes per cycle``); schedules use its upper
+end. ``set_policy`` and ``terraform`` are null when no policy is safe.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from ngupgrade.core.advise.candidates import Candidate
+from ngupgrade.core.advise.group import Advice, GroupAdvice
+from ngupgrade.core.advise.recommend import Rejected
+from ngupgrade.core.policy import terraform_block
+
+FRONT_ROWS = 10
+"""Rows of the front shown in the text; JSON has them all."""
+
+REJECTED_ROWS = 6
+"""Near misses shown in the text; JSON has them all."""
+
+CALIBRATION_TEXT = {
+    "history": "from the group's own upgrade history",
+    "option": "--cycle-minutes",
+    "default": "the documented default",
+}
+
+
+def _num(value: float) -> int | float:
+    """An integral float as an int, others to 2 decimals (minutes, node-hours)."""
+    return int(value) if float(value).is_integer() else round(value, 2)
+
+
+def policy_json(advice: GroupAdvice, c: Candidate) -> dict[str, Any]:
+    """One policy with its figures (``POLICY`` in the module docstring)."""
+    low, high = advice.minutes(c)
+    return {"max_expansion": c.max_expansion, "max_unavailable": c.max_unavailable,
+            "cycles": {"min": c.cycles_min, "max": c.cycles_max},
+            "minutes": {"min": _num(low), "max": _num(high)},
+            "surge_node_hours": _num(advice.surge_node_hours(c)),
+            "min_available_nodes": c.min_available}
+
+
+def set_policy_command(address: str, c: Candidate) -> str:
+    """The ``ngupgrade set-policy`` command that applies ``c`` (shell-quoted address)."""
+    return (f"ngupgrade set-policy -g {shlex.quote(address)} --max-expansion "
+            f"{c.max_expansion} --max-unavailable {c.max_unavailable} --apply")
+
+
+def _rejected_json(advice: GroupAdvice, r: Rejected) -> dict[str, Any]:
+    out = policy_json(advice, r.candidate)
+    out["reasons"] = [{"code": x.code, "message": x.message} for x in r.reasons]
+    return out
+
+
+def group_json(advice: GroupAdvice) -> dict[str, Any]:
+    """One group of the ``advise`` JSON document."""
+    g, s, rule, cal = advice.group, advice.search, advice.availability, advice.calibration
+    rec = s.recommended
+    return {
+        "address": advice.address, "id": g.id, "name": g.name,
+        "nodes": advice.nodes, "nodes_source": advice.nodes_source,
+        "recommended": policy_json(advice, rec) if rec is not None else None,
+        "front": [policy_json(advice, c) for c in s.front],
+        "rejected": [_rejected_json(advice, r) for r in s.rejected],
+        "calibration": {"minutes_per_cycle": _num(cal.minutes_per_cycle),
+                        "source": cal.source, "operations": cal.operations,
+                        "samples": [_num(x) for x in cal.samples], "note": cal.note},
+        "availability": {"min_available": rule.floor, "source": rule.floor_source,
+                         "max_unavailable": s.max_unavailable,
+                         "autoscaler_min": rule.autoscaler_min},
+        "quota": {"checked": advice.quota is not None,
+                  "cloud_id": advice.quota.cloud_id if advice.quota else None,
+                  "max_expansion": s.max_expansion if advice.quota else None,
+                  "unknown": advice.quota.unknown() if advice.quota else []},
+        "workloads_checked": advice.workloads_checked,
+        "set_policy": set_policy_command(advice.address, rec) if rec is not None else None,
+        "terraform": terraform_block(rec.policy) if rec is not None else None,
+    }
+
+
+def advise_json(advice: Advice) -> dict[str, Any]:
+    """The whole ``ngupgrade advise --output json`` document."""
+    plan = advice.schedule
+    return {
+        "ok": advice.ok,
+        "groups": [group_json(g) for g in advice.groups],
+        "schedule": [
+            {"stage": i, "start_minutes": _num(st.start_minutes), "minutes": _num(st.minutes),
+             "why_not_earlier": st.why_new,
+             "groups": [{"address": p.address,
+                         "max_expansion": p.option.candidate.max_expansion,
+                         "max_unavailable": p.option.candidate.max_unavailable,
+                         "minutes": _num(p.option.minutes)} for p in st.groups]}
+            for i, st in enumerate(plan.stages, start=1)],
+        "schedule_minutes": {"total": _num(plan.total_minutes),
+                             "sequential": _num(plan.sequential_minutes)},
+    }
+
+
+# --- text -----------------------------------------------------------------------------------
+
+
+def _nodes(n: int) -> str:
+    return f"{n} node" if n == 1 else f"{n} nodes"
+
+
+def _range(low: float, high: float, unit: str = "") -> str:
+    text = f"{_num(low)}" if low == high else f"{_num(low)}..{_num(high)}"
+    return f"{text}{unit}"
+
+
+def _policy_line(advice: GroupAdvice, c: Candidate) -> str:
+    low, high = advice.minutes(c)
+    cycles = "cycle" if c.cycles_max == 1 else "cycles"
+    return (f"{c.max_expansion}/{c.max_unavailable}: {_range(c.cycles_min, c.cycles_max)} "
+            f"{cycles}, {_range(low, high)} min, {_num(advice.surge_node_hours(c))} surge "
+            f"node-hours, {c.min_available} of {_nodes(advice.nodes)} Ready at worst")
+
+
+def group_text(advice: GroupAdvice) -> list[str]:
+    """The lines about one group."""
+    g, s, cal, rule = advice.group, advice.search, advice.calibration, advice.availability
+    lines = [f"{advice.address}  ({g.name or g.id}, {_nodes(advice.nodes)}, "
+             f"{advice.nodes_source})"]
+    where = CALIBRATION_TEXT[cal.source]
+    if cal.source == "history":
+        where += f", median of {cal.operations} upgrade(s)"
+    elif cal.note:
+        where += f"; {cal.note}"
+    lines.append(f"  minutes per cycle: {_num(cal.minutes_per_cycle)} ({where})")
+    if advice.quota is None:
+        lines.append("  quota: not checked (give --quotas FILE or --endpoint)")
+    else:
+        fit = ("no surge fits" if s.max_expansion is None
+               else f"max_expansion up to {s.max_expansion} fits")
+        lines.append(f"  quota: cloud {advice.quota.cloud_id}: {fit}")
+        unknown = advice.quota.unknown()
+        if unknown:
+            lines.append(f"  warning: unknown quotas, unchecked: {', '.join(unknown)}")
+    auto = (f"; autoscaler min {rule.autoscaler_min}" if rule.autoscaler_min is not None
+            else "")
+    lines.append(f"  availability: at least {_nodes(rule.floor)} Ready ({rule.floor_source}"
+                 f"{auto}): max_unavailable up to {s.max_unavailable}")
+    lines.append("  workloads: " + ("checked against the cluster objects"
+                                    if advice.workloads_checked
+                                    else "not checked (no cluster objects)"))
+    if advice.nodes == 0:
+        lines.append("  the group has 0 nodes: nothing to upgrade")
+        return lines
+    rec = s.recommended
+    if rec is None:
+        lines.append("  recommended: none, no policy is safe")
+    else:
+        lines.append(f"  recommended: {_policy_line(advice, rec)}")
+    if s.front:
+        lines.append("  Pareto front (duration, cost, nodes down), fastest first:")
+        for c in s.front[:FRONT_ROWS]:
+            lines.append(f"    {_policy_line(advice, c)}")
+        if len(s.front) > FRONT_ROWS:
+            lines.append(f"    ... {len(s.front) - FRONT_ROWS} more (--output json)")
+    if s.rejected:
+        lines.append("  faster, but blocked:" if rec is not None else "  blocked:")
+        for r in s.rejected[:REJECTED_ROWS]:
+            c = r.candidate
+            low, high = advice.minutes(c)
+            lines.append(f"    {c.max_expansion}/{c.max_unavailable} "
+                         f"({_range(low, high)} min):")
+            lines.extend(f"      {x.code}: {x.message}" for x in r.reasons)
+        if len(s.rejected) > REJECTED_ROWS:
+            lines.append(f"    ... {len(s.rejected) - REJECTED_ROWS} more (--output json)")
+    if rec is not None:
+        lines.append("  apply it:")
+        lines.append(f"    {set_policy_command(advice.address, rec)}")
+        lines.append("  and keep Terraform in step:")
+        lines.extend(f"    {line}" for line in terraform_block(rec.policy).splitlines())
+    return lines
+
+
+def advise_text(advice: Advice) -> str:
+    """The whole text report: each group, then the schedule when there are several."""
+    lines: list[str] = []
+    for g in advice.groups:
+        lines.extend(group_text(g))
+        lines.append("")
+    plan = advice.schedule
+    if len(advice.groups) > 1 and plan.stages:
+        lines.append(f"schedule: {_num(plan.total_minutes)} min in all (one after another "
+                     f"with each group's own recommendation: {_num(plan.sequential_minutes)} "
+                     "min)")
+        for i, st in enumerate(plan.stages, start=1):
+            lines.append(f"  stage {i}: from {_num(st.start_minutes)} min, up to "
+                         f"{_num(st.minutes)} min")
+            if st.why_new:
+                lines.append(f"    not earlier: {st.why_new}")
+            for p in st.groups:
+                c = p.option.candidate
+                lines.append(f"    {p.address}  {c.max_expansion}/{c.max_unavailable}, up to "
+                             f"{_num(p.option.minutes)} min")
+    blocked = [g.address for g in advice.groups if not g.ok]
+    if blocked:
+        lines.append(f"no safe policy: {', '.join(blocked)}")
+    return "\n".join(lines).rstrip("\n") + "\n"

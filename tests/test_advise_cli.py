@@ -1,0 +1,125 @@
+"""`ngupgrade advise` as a user runs it, on terraform/examples (state + quotas.yaml).
+
+The example cloud (quotas.yaml): 13 VMs, 42 cores, 2 public IPs, 1248 GiB of HDD and 0 A100
+GPUs of headroom. workers: fixed 3 nodes, 4 cores, NAT (1 IP each). batch: autoscaled 1..7,
+2 cores, 96 GiB HDD; offline its current size is taken as the min (1), so its worst case is
+7 + min(E, 7) - 1 extra VMs. gpu: fixed 1 node with an A100.
+"""
+
+from __future__ import annotations
+
+from tests.conftest import EXAMPLE_STATE, EXAMPLES
+
+QUOTAS = str(EXAMPLES / "quotas.yaml")
+BATCH = 'module.pools["prod"].yandex_kubernetes_node_group.this["batch"]'
+
+
+def test_workers_json(run_cli) -> None:
+    result = run_cli("advise", "--state", str(EXAMPLE_STATE), "--quotas", QUOTAS,
+                     "-g", "workers", "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    doc = result.json()
+    assert doc["ok"] is True
+    workers, = doc["groups"]
+    # Two public IPs left: E' <= 2. Floor (default, one node down): U' <= 1.
+    assert workers["quota"] == {"checked": True, "cloud_id": "b1gexamplecloud000001",
+                                "max_expansion": 2, "unknown": []}
+    assert workers["availability"] == {"min_available": 2, "source": "one-node-down",
+                                       "max_unavailable": 1, "autoscaler_min": None}
+    # 2/0: ceil(3/2) = 2 cycles, 12 min; each of the 3 old nodes has a surge twin for one
+    # 6-min cycle: 3 x 6 / 60 = 0.3 node-hours.
+    assert workers["recommended"] == {
+        "max_expansion": 2, "max_unavailable": 0, "cycles": {"min": 2, "max": 2},
+        "minutes": {"min": 12, "max": 12}, "surge_node_hours": 0.3, "min_available_nodes": 3}
+    assert [(p["max_expansion"], p["max_unavailable"]) for p in workers["front"]] == [
+        (2, 0), (2, 1), (0, 1)]
+    rejected = {(r["max_expansion"], r["max_unavailable"]): r["reasons"]
+                for r in workers["rejected"]}
+    assert rejected[(3, 0)] == [{
+        "code": "quota-short",
+        "message": "cloud b1gexamplecloud000001: vpc.externalAddresses.count needs 3 IPs, "
+                   "headroom 2 IPs (short by 1 IP)"}]
+    assert [r["code"] for r in rejected[(1, 2)]] == ["below-min-available"]
+    assert workers["calibration"] == {"minutes_per_cycle": 6, "source": "default",
+                                      "operations": 0, "samples": [],
+                                      "note": "offline: no operation history read"}
+    assert workers["set_policy"] == ("ngupgrade set-policy -g yandex_kubernetes_node_group."
+                                     "workers --max-expansion 2 --max-unavailable 0 --apply")
+    assert workers["terraform"] == ("deploy_policy {\n  max_expansion   = 2\n"
+                                    "  max_unavailable = 0\n}")
+    assert doc["schedule"] == [{"stage": 1, "start_minutes": 0, "minutes": 12,
+                                "why_not_earlier": None, "groups": [
+                                    {"address": "yandex_kubernetes_node_group.workers",
+                                     "max_expansion": 2, "max_unavailable": 0,
+                                     "minutes": 12}]}]
+
+
+def test_the_whole_example_gpu_has_no_safe_policy(run_cli) -> None:
+    result = run_cli("advise", "--state", str(EXAMPLE_STATE), "--quotas", QUOTAS, "-o", "json")
+    assert result.exit_code == 1
+    assert "no safe deploy policy for yandex_kubernetes_node_group.gpu " \
+           "(below-min-available, quota-short)" in result.stderr
+    doc = result.json()
+    assert doc["ok"] is False
+    gpu, workers, batch = doc["groups"]
+    assert gpu["recommended"] is None and gpu["set_policy"] is None
+    assert [(r["max_expansion"], r["max_unavailable"], [x["code"] for x in r["reasons"]])
+            for r in gpu["rejected"]] == [(1, 0, ["quota-short"]),
+                                          (0, 1, ["below-min-available"])]
+    # batch: worst case 6 + E VMs against 13 (and 96 GiB each against 1248 GiB: 13 nodes):
+    # E' <= 7; autoscaler min 1: U = 0. 7/0 is one 6-min cycle.
+    assert batch["quota"]["max_expansion"] == 7
+    assert batch["availability"]["max_unavailable"] == 0
+    assert (batch["recommended"]["max_expansion"], batch["recommended"]["minutes"]) == (
+        7, {"min": 6, "max": 6})
+    # Together: workers 2/0 (2 VMs) leaves 11 VMs, so batch fits only 6 + E <= 11, E <= 5;
+    # ceil(7/4) = ceil(7/5) = 2 cycles: 4/0 in 12 min, inside workers' 12 min.
+    assert doc["schedule"] == [{"stage": 1, "start_minutes": 0, "minutes": 12,
+                                "why_not_earlier": None, "groups": [
+                                    {"address": "yandex_kubernetes_node_group.workers",
+                                     "max_expansion": 2, "max_unavailable": 0, "minutes": 12},
+                                    {"address": BATCH, "max_expansion": 4,
+                                     "max_unavailable": 0, "minutes": 12}]}]
+    assert doc["schedule_minutes"] == {"total": 12, "sequential": 18}
+    assert workers["recommended"]["max_expansion"] == 2
+
+
+def test_table_prints_the_command_and_the_terraform_block(run_cli) -> None:
+    result = run_cli("advise", "--state", str(EXAMPLE_STATE), "--quotas", QUOTAS, "-g", BATCH)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"{BATCH}  (batch, 7 nodes, max)"
+    assert "  recommended: 7/0: 1 cycle, 6 min, 0.7 surge node-hours, 7 of 7 nodes Ready at " \
+           "worst" in lines
+    assert ("    ngupgrade set-policy -g 'module.pools[\"prod\"].yandex_kubernetes_node_group."
+            "this[\"batch\"]' --max-expansion 7 --max-unavailable 0 --apply") in lines
+    assert "      max_expansion   = 7" in lines
+    assert "  quota: cloud b1gexamplecloud000001: max_expansion up to 7 fits" in lines
+
+
+def test_without_quotas_the_quota_is_not_checked(run_cli) -> None:
+    result = run_cli("advise", "--state", str(EXAMPLE_STATE), "-g", "workers",
+                     "--min-available", "1", "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    workers, = result.json()["groups"]
+    assert workers["quota"]["checked"] is False
+    # Nothing limits the surge: 3/0 replaces all 3 nodes in one cycle.
+    assert (workers["recommended"]["max_expansion"],
+            workers["recommended"]["max_unavailable"]) == (3, 0)
+
+
+def test_usage_errors(run_cli) -> None:
+    bad = run_cli("advise", "--state", str(EXAMPLE_STATE), "--min-available", "150%")
+    assert bad.exit_code == 2
+    assert "a percentage is 0..100" in bad.stderr
+    nothing = run_cli("advise", "--state", str(EXAMPLE_STATE), "-g", "nope")
+    assert nothing.exit_code == 2
+
+
+def test_help_has_examples_and_exit_codes(run_cli) -> None:
+    result = run_cli("advise", "--help")
+    assert result.exit_code == 0
+    assert "Examples:" in result.stdout and "Exit codes:" in result.stdout
+    assert "--min-available N|P%" in result.stdout
+    top = run_cli("--help")
+    assert "advise" in top.stdout
