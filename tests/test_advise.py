@@ -361,3 +361,21 @@ def test_calibration_is_the_median_minutes_per_wave() -> None:
     assert cal.samples == (8, 6, 30)
     assert calibrate([]).source == "default" and calibrate([]).minutes_per_cycle == 6
     assert calibrate(history, override=4.5).source == "option"
+
+
+# --- platforms ------------------------------------------------------------------------------
+
+
+def test_selectel_bounds_and_where_to_change_the_strategy() -> None:
+    from dataclasses import replace
+
+    from ngupgrade.cli.render.advise import group_json
+
+    # Seed 001 L30, L44: each knob 0..the node count; fixed N=5: 6 x 6 - 1 policies.
+    assert len(list(cand.effective_policies(5, upper=5))) == 35
+    g = replace(group("s", size=5), platform="selectel")
+    doc = group_json(advise_group(g))
+    assert (doc["recommended"]["max_expansion"], doc["recommended"]["max_unavailable"]) == (5, 0)
+    assert doc["platform"] == "selectel"
+    assert doc["set_policy"] is None and doc["terraform"] is None
+    assert "Изменить стратегию обновления" in doc["change_hint"]

@@ -23,7 +23,8 @@ from ngupgrade.core.advise.group import Advice, advise_groups
 from ngupgrade.core.advise.judge import MinAvailable, QuotaJudge, WorkloadJudge
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.errors import UsageError
-from ngupgrade.core.model import PROVIDER_DEFAULT_POLICY, NodeGroup, QuotaLimit
+from ngupgrade.core.model import NodeGroup, QuotaLimit
+from ngupgrade.core.platform import platform_of
 from ngupgrade.core.quota import Preflight
 
 
@@ -108,7 +109,7 @@ def _for_preflight(groups: list[NodeGroup]) -> list[NodeGroup]:
     """The groups with a valid stand-in policy: the preflight validates the policy in force,
     but the advisor is there to replace it, so a state with ``0/0`` must still be advised.
     Only the per-node consumption, the cloud and the live size of the preflight are used."""
-    return [replace(g, policy=PROVIDER_DEFAULT_POLICY) for g in groups]
+    return [replace(g, policy=platform_of(g).default_policy) for g in groups]
 
 
 def _quota_judges(result: Preflight, request: AdviseRequest

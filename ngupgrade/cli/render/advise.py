@@ -13,7 +13,8 @@ JSON (issue 14; keys may be added, never renamed)::
                  "availability": {"min_available", "source", "max_unavailable",
                                   "autoscaler_min"},
                  "quota": {"checked", "cloud_id", "max_expansion", "unknown"},
-                 "workloads_checked", "set_policy", "terraform"}],
+                 "workloads_checked", "platform", "set_policy", "terraform",
+                 "change_hint"}],
      "schedule": [{"stage", "start_minutes", "minutes", "why_not_earlier",
                    "groups": [{"address", "max_expansion", "max_unavailable", "minutes"}]}],
      "schedule_minutes": {"total", "sequential"}}
@@ -22,7 +23,8 @@ JSON (issue 14; keys may be added, never renamed)::
               "minutes": {"min", "max"}, "surge_node_hours", "min_available_nodes"}
 
 ``recommended.minutes`` is a range (``cycles x minutes per cycle``); schedules use its upper
-end. ``set_policy`` and ``terraform`` are null when no policy is safe.
+end. ``set_policy`` and ``terraform`` are null when no policy is safe, or on a platform that
+ngupgrade does not change (Selectel: ``change_hint`` says where the strategy is set).
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ def group_json(advice: GroupAdvice) -> dict[str, Any]:
     """One group of the ``advise`` JSON document."""
     g, s, rule, cal = advice.group, advice.search, advice.availability, advice.calibration
     rec = s.recommended
+    applies = rec is not None and advice.platform.applies_changes
     return {
         "address": advice.address, "id": g.id, "name": g.name,
         "nodes": advice.nodes, "nodes_source": advice.nodes_source,
@@ -96,8 +99,10 @@ def group_json(advice: GroupAdvice) -> dict[str, Any]:
                   "max_expansion": s.max_expansion if advice.quota else None,
                   "unknown": advice.quota.unknown() if advice.quota else []},
         "workloads_checked": advice.workloads_checked,
-        "set_policy": set_policy_command(advice.address, rec) if rec is not None else None,
-        "terraform": terraform_block(rec.policy) if rec is not None else None,
+        "platform": advice.platform.name,
+        "set_policy": set_policy_command(advice.address, rec) if applies and rec else None,
+        "terraform": terraform_block(rec.policy) if applies and rec else None,
+        "change_hint": None if advice.platform.applies_changes else advice.platform.change_hint,
     }
 
 
@@ -191,7 +196,9 @@ def group_text(advice: GroupAdvice) -> list[str]:
             lines.extend(f"      {x.code}: {x.message}" for x in r.reasons)
         if len(s.rejected) > REJECTED_ROWS:
             lines.append(f"    ... {len(s.rejected) - REJECTED_ROWS} more (--output json)")
-    if rec is not None:
+    if rec is not None and not advice.platform.applies_changes:
+        lines.append(f"  apply it in {advice.platform.change_hint}")
+    elif rec is not None:
         lines.append("  apply it:")
         lines.append(f"    {set_policy_command(advice.address, rec)}")
         lines.append("  and keep Terraform in step:")

@@ -1,7 +1,8 @@
 """The deploy policies a group can be given, and their figures in closed form. Pure.
 
-Every policy the platform accepts (seed 000: ``max_expansion`` and ``max_unavailable`` integers
-0..100, not both 0) is clamped to the group as the plan does (``E' = min(E, N)``,
+Every policy the platform accepts (Yandex, seed 000: ``max_expansion`` and ``max_unavailable``
+integers 0..100, not both 0; Selectel, seed 001 L30, L44: 0..the node count or the autoscaler
+max) is clamped to the group as the plan does (``E' = min(E, N)``,
 ``U' = min(U, N)``; DESIGN.md section 3), and policies that clamp to the same effective one are
 one candidate: a group of 20 nodes has ``21 * 21 - 1 = 440`` distinct effective policies out of
 ``101 * 101 - 1 = 10200`` accepted ones. The configured value that stands for a candidate is the
@@ -32,7 +33,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ngupgrade.core.model import DeployPolicy
-from ngupgrade.core.policy import POLICY_MAX, POLICY_MIN, clamp
+from ngupgrade.core.platform import YANDEX
+from ngupgrade.core.policy import POLICY_MIN, clamp
+
+YANDEX_MAX = YANDEX.knob_max or 100
+"""Yandex's bound of each knob (seed 000 L15, L20): the default of ``upper`` below."""
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -84,22 +89,25 @@ class Candidate:
         return (self.cycles_max, self.cycles_min, self.surge_node_cycles, self.max_unavailable)
 
 
-def knob_limit(nodes: int) -> int:
-    """The largest effective value of either knob: ``min(N, 100)``."""
-    return min(nodes, POLICY_MAX)
+def knob_limit(nodes: int, upper: int = YANDEX_MAX) -> int:
+    """The largest effective value of either knob: ``min(N, upper)``, where ``upper`` is the
+    platform's bound (:meth:`ngupgrade.core.platform.Platform.upper_bound`: Yandex 100,
+    Selectel the node count or the autoscaler max)."""
+    return min(nodes, upper)
 
 
-def effective_policies(nodes: int) -> Iterator[DeployPolicy]:
+def effective_policies(nodes: int, upper: int = YANDEX_MAX) -> Iterator[DeployPolicy]:
     """Every distinct effective policy of a group of ``nodes`` nodes, each once.
 
-    Walks all ``101 * 101 - 1`` accepted policies (0..100 each, not both 0; seed 000) and
+    Walks all accepted policies (``0..upper`` each, not both 0: ``101 * 101 - 1`` on Yandex,
+    seed 000; ``upper`` is the platform's bound) and
     clamps each as the plan does; a reference enumeration for tests and small groups (the
     search itself never walks it). Yields nothing for an empty group (every policy clamps
     to 0/0: nothing to do).
     """
     seen: set[DeployPolicy] = set()
-    for e in range(POLICY_MIN, POLICY_MAX + 1):
-        for u in range(POLICY_MIN, POLICY_MAX + 1):
+    for e in range(POLICY_MIN, upper + 1):
+        for u in range(POLICY_MIN, upper + 1):
             if e == 0 and u == 0:
                 continue
             eff = clamp(DeployPolicy(e, u), nodes)

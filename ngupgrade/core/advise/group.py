@@ -32,6 +32,7 @@ from ngupgrade.core.advise.schedule import (
     schedule,
 )
 from ngupgrade.core.model import NodeGroup
+from ngupgrade.core.platform import Platform, platform_of
 from ngupgrade.core.simulate import NodesSource, choose_nodes
 
 
@@ -55,6 +56,11 @@ class GroupAdvice:
     @property
     def address(self) -> str:
         return str(self.group.address)
+
+    @property
+    def platform(self) -> Platform:
+        """Whose rules the group is upgraded under (Yandex or Selectel)."""
+        return platform_of(self.group)
 
     @property
     def recommended(self) -> Candidate | None:
@@ -93,7 +99,8 @@ def advise_group(group: NodeGroup, *, live_size: int | None = None,
     if nodes < 0:
         raise ValueError(f"node count must be >= 0, got {nodes}")
     rule = availability(group, nodes, min_available, cluster_objects=workloads is not None)
-    found = search(nodes, rule, quota, workloads)
+    found = search(nodes, rule, quota, workloads,
+                   upper=platform_of(group).upper_bound(group.scale))
     return GroupAdvice(group=group, nodes=nodes, nodes_source=source,
                        calibration=calibration or calibrate(()), availability=rule, quota=quota,
                        workloads_checked=workloads is not None, search=found)

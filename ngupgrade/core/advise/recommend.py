@@ -13,7 +13,8 @@ Pure. The search (issue 14; DESIGN.md section 9):
    cheaper (issue 14).
 
 The rejected list explains the faster policies: in each column ``U' = u`` (0..min(N, 100)),
-the slowest policy that is still faster than the recommendation and why it is blocked; a run
+the slowest policy that is still faster than the recommendation and why it is blocked
+(``min(N, 100)`` on Yandex, the platform's bound in general); a run
 of neighbouring columns blocked for the same reasons is shown once (its first column).
 """
 
@@ -66,13 +67,14 @@ class Search:
 
 
 def search(nodes: int, availability: Availability, quota: QuotaJudge | None = None,
-           workloads: WorkloadJudge | None = None) -> Search:
+           workloads: WorkloadJudge | None = None, *, upper: int = cand.YANDEX_MAX) -> Search:
     """Search the policies of a group of ``nodes`` nodes (see the module docstring).
 
     ``quota`` None: the quota is not checked (no quota source); ``workloads`` None: no cluster
-    objects, the availability floor stands in for them.
+    objects, the availability floor stands in for them; ``upper``: the platform's bound of
+    each knob (:meth:`ngupgrade.core.platform.Platform.upper_bound`).
     """
-    limit = cand.knob_limit(nodes)
+    limit = cand.knob_limit(nodes, upper)
     if nodes == 0:
         return Search(0, (), None, (), (), 0, 0, 0)
     e_max = limit if quota is None else quota.max_expansion(limit)
@@ -108,7 +110,7 @@ def search(nodes: int, availability: Availability, quota: QuotaJudge | None = No
                          if verdicts.get((c.max_expansion, c.max_unavailable)) == ()])
     return Search(
         nodes=nodes, front=tuple(front), recommended=best,
-        rejected=tuple(_near_misses(nodes, best, e_max, availability, quota, verdicts)),
+        rejected=tuple(_near_misses(limit, nodes, best, e_max, availability, quota, verdicts)),
         menu=tuple(_menu(judged_safe)), max_expansion=e_max, max_unavailable=u_max,
         workload_checks=len(verdicts),
     )
@@ -130,10 +132,9 @@ def _menu(safe: Iterable[Candidate]) -> list[Candidate]:
     return out
 
 
-def _near_misses(nodes: int, best: Candidate | None, e_max: int | None,
+def _near_misses(limit: int, nodes: int, best: Candidate | None, e_max: int | None,
                  availability: Availability, quota: QuotaJudge | None,
                  verdicts: dict[tuple[int, int], tuple[Reason, ...]]) -> list[Rejected]:
-    limit = cand.knob_limit(nodes)
     than = best.speed_key if best is not None else None
     out: list[Rejected] = []
     last_codes: tuple[str, ...] | None = None
