@@ -95,7 +95,7 @@ def test_c16_b_policy_applied_then_version_and_terraform_warning(journal: Path) 
         assert len(masks) == 2
         assert set(masks[0]) <= set(POLICY_MASK) and "version" not in masks[0]
         assert masks[1] == ["version"]
-        plan = plan_json(out.of("plan")[0].data["_plans"])["groups"][0]
+        plan = plan_json(out.of("plan")[0].plans)["groups"][0]
         assert plan["effective_policy"] == {"max_expansion": 3, "max_unavailable": 0}
         assert (plan["peak_nodes"], plan["cycles"]) == (9, {"min": 2, "max": 2})
         warning = out.of("warning")[0].data["message"]
@@ -172,7 +172,7 @@ def test_c15_stall_exit_6_never_cancels(journal: Path) -> None:
         assert "PodDisruptionBudget" in out.error.message
         assert "kubectl get pdb" in (out.error.hint or "")
         assert "NOT cancelled" in out.error.message and "op-1" in out.error.message
-        plan = plan_json(out.of("plan")[0].data["_plans"])["groups"][0]
+        plan = plan_json(out.of("plan")[0].plans)["groups"][0]
         assert (plan["cycles"]["max"], plan["peak_nodes"]) == (3, 4)
         progress = [e for e in out.of("progress")]
         first_third = next(e for e in progress if e.data["new_nodes"] == 1
@@ -391,7 +391,7 @@ def test_several_groups_one_after_another(journal: Path) -> None:
         first_verdict = kinds.index(("verdict", "yandex_kubernetes_node_group.workers"))
         second_op = kinds.index(("operation", batch))
         assert first_verdict < second_op
-        gate = preflight_json(out.of("preflight")[0].data["_preflight"])
+        gate = preflight_json(out.of("preflight")[0].report)
         assert gate["mode"]["sequential"] is True
         assert version_updates(fake) == 2
         assert fake.group("batch").version == "1.30" and fake.group("workers").version == "1.30"

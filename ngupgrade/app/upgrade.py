@@ -12,8 +12,8 @@ Order of work, so that nothing changes before every check has passed:
 4. without ``apply``: the plan, the preflight and the calls it would make, and stop;
 5. with ``apply``: each group in the order given, one after another.
 
-Events (plan, preflight, dry run, then the runbook's own) go to the ``emit`` callback; keys
-starting with ``_`` carry Python objects for the text display and are left out of NDJSON.
+Events (plan, preflight, dry run, then the runbook's own) go to the ``emit`` callback as the
+typed records of :mod:`ngupgrade.upgrade.events` (their NDJSON keys: docs/events.md).
 """
 
 from __future__ import annotations
@@ -36,7 +36,16 @@ from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.policy import check_overrides, policy_text
 from ngupgrade.core.quota import failure_summary
 from ngupgrade.core.units import human_seconds
-from ngupgrade.upgrade.events import Emit, Event
+from ngupgrade.upgrade.events import (
+    CallsToMake,
+    DryRun,
+    Emit,
+    Note,
+    PlanReady,
+    PreflightDone,
+    Summary,
+    Warned,
+)
 from ngupgrade.upgrade.rules import parse_version
 from ngupgrade.upgrade.runbook import Runbook
 from ngupgrade.upgrade.values import (
@@ -144,7 +153,7 @@ def run_upgrade(
                       journal_writer=journal_writer)
     report = UpgradeReport(applied=request.apply)
     try:
-        _prepare_and_run(settings, request, selected, api, runbook, report, sink)
+        _prepare_and_run(settings, request, selected, api, runbook, report)
     finally:
         report.seconds = clock() - runbook.t0
         if owned:
@@ -155,11 +164,8 @@ def run_upgrade(
 
 
 def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequence[Any],
-                     api: UpgradeApi, runbook: Runbook, report: UpgradeReport,
-                     sink: Emit) -> None:
-    def event(kind: str, **data: Any) -> None:
-        sink(Event(kind, "", runbook.timing.clock() - runbook.t0, data))
-
+                     api: UpgradeApi, runbook: Runbook, report: UpgradeReport) -> None:
+    event = runbook.emit
     for group in groups:
         path = None
         if request.apply:
@@ -167,27 +173,27 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
                                                       request.journal_dir)
         report.prepared.append(runbook.prepare(group, path))
     plans = [p.plan for p in report.prepared]
-    event("plan", _plans=plans)  # the CLI renders it (cli/render/plan.py)
+    event(PlanReady(plans=tuple(plans)))  # the CLI renders it (cli/render/plan.py)
     for prep in report.prepared:
         if prep.nothing_to_do:
-            event("note", group=prep.address, message=f"nothing to do: {prep.nothing_to_do}")
+            event(Note(group=prep.address, message=f"nothing to do: {prep.nothing_to_do}"))
 
     gated = [p for p in report.prepared if p.needs_surge]
     if gated:
         report.preflight = _preflight(settings, request, gated, api)
-        event("preflight", ok=report.preflight.ok, _preflight=report.preflight)
+        event(PreflightDone(ok=report.preflight.ok, report=report.preflight))
         if not report.preflight.ok:
             raise CheckFailed(failure_summary(report.preflight) + "; nothing was changed",
                               hint="apply a suggested deploy policy (--max-expansion / "
                                    "--max-unavailable), or ask for a quota increase first")
     else:
-        event("note", message="preflight skipped: no group still needs its version update")
+        event(Note(message="preflight skipped: no group still needs its version update"))
 
     for prep in report.prepared:
         report.calls[prep.address] = runbook.planned_calls(prep)
-    event("dry_run" if not request.apply else "calls",
-          calls={addr: [{"method": c.method, "detail": c.detail} for c in calls]
-                 for addr, calls in report.calls.items()})
+    listed = {addr: [{"method": c.method, "detail": c.detail} for c in calls]
+              for addr, calls in report.calls.items()}
+    event(CallsToMake(calls=listed) if request.apply else DryRun(calls=listed))
     for prep in report.prepared:
         _terraform_warning(prep, event, request.options.restore_policy)
     if not request.apply:
@@ -216,27 +222,27 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
             f"interrupted{where}: nothing in the cloud was cancelled{journal_note}",
             hint="run the same command with --resume to continue from the recorded step; it "
                  "attaches to the running operation and never sends an Update twice") from err
-    event("summary", ok=all(r.ok for r in report.results),
-          groups=[{"address": r.address, "id": r.group_id, "ok": r.ok,
-                   "version_before": r.version_before, "version_after": r.version_after,
-                   "nodes": r.nodes, "steps": {k: round(v, 1) for k, v in r.steps.items()},
-                   "operations": r.operations, "note": r.note, "journal": r.journal_path}
-                  for r in report.results],
-          seconds=round(runbook.timing.clock() - runbook.t0, 1),
-          duration=human_seconds(runbook.timing.clock() - runbook.t0))
+    took = runbook.timing.clock() - runbook.t0
+    event(Summary(ok=all(r.ok for r in report.results),
+                  groups=[{"address": r.address, "id": r.group_id, "ok": r.ok,
+                           "version_before": r.version_before, "version_after": r.version_after,
+                           "nodes": r.nodes, "steps": {k: round(v, 1) for k, v in r.steps.items()},
+                           "operations": r.operations, "note": r.note, "journal": r.journal_path}
+                          for r in report.results],
+                  seconds=round(took, 1), duration=human_seconds(took)))
 
 
-def _terraform_warning(prep: Prepared, event: Callable[..., None], restore: bool) -> None:
+def _terraform_warning(prep: Prepared, event: Emit, restore: bool) -> None:
     """C16: an override that differs from the HCL is reverted by the next terraform apply."""
     tf = prep.terraform_policy
     if prep.override is None or tf is None or prep.override == tf:
         return
     after = (f"--restore-policy puts {policy_text(tf)} back after the upgrade"
              if restore else "pass --restore-policy to put it back right after the upgrade")
-    event("warning", group=prep.address, code="policy-differs-from-terraform",
-          message=f"the upgrade runs with deploy policy {policy_text(prep.override)}; Terraform "
-                  f"declares {policy_text(tf)} for {prep.address}, and the next `terraform "
-                  f"apply` sets it back ({after})")
+    event(Warned(group=prep.address, code="policy-differs-from-terraform",
+                 message=f"the upgrade runs with deploy policy {policy_text(prep.override)}; "
+                         f"Terraform declares {policy_text(tf)} for {prep.address}, and the next "
+                         f"`terraform apply` sets it back ({after})"))
 
 
 def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prepared],

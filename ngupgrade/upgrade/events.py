@@ -1,26 +1,270 @@
-"""Events of a runbook upgrade, for the progress display and the NDJSON log."""
+"""Events of an upgrade run: one frozen dataclass per event kind.
+
+The displays (``ngupgrade.cli.upgrade``) dispatch on the type; the NDJSON log writes
+``{"event": kind, "group": address, "at": seconds, **event.data}`` (``group`` only when the
+event is about one group), plus the rendered plan or preflight for :class:`PlanReady` and
+:class:`PreflightDone`, whose live objects never go into ``data``. The keys of every kind are
+written down in ``docs/events.md`` and checked against a full run by ``tests/test_events.py``;
+keys are added, never renamed.
+
+``at`` (seconds since the run began, on the injected clock) is stamped by whoever emits the
+event (:meth:`ngupgrade.upgrade.runbook.Runbook.emit`), so the steps build events without a
+clock.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from ngupgrade.adapters.files import journal as jr
+
+Json = dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Event:
-    """One thing that happened, for the progress display and the NDJSON log.
+    """The common part: ``group`` (Terraform address, "" for the whole run) and ``at``."""
 
-    ``kind``: ``group_started``, ``step_started``, ``step_finished``, ``step_skipped``,
-    ``operation`` (an Update answered, or an operation attached), ``progress``, ``note``,
-    ``reminder`` (keep Terraform in step), ``verdict``. ``group`` is the Terraform address;
-    ``at`` the seconds since the run began (injected clock); ``data`` the kind's fields.
-    """
+    kind: ClassVar[str] = ""
+    group: str = ""
+    at: float = 0.0
 
-    kind: str
-    group: str
-    at: float
-    data: dict[str, Any] = field(default_factory=dict)
+    @property
+    def data(self) -> Json:
+        """The kind's own NDJSON keys (everything but ``event``, ``group`` and ``at``)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name not in ("group", "at")}
 
 
 Emit = Callable[[Event], None]
+
+
+# -- the run as a whole (ngupgrade.app.upgrade) -----------------------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class PlanReady(Event):
+    """The plans of the selected groups (``plans``: ``core.simulate.GroupPlan`` values)."""
+
+    kind: ClassVar[str] = "plan"
+    plans: tuple[Any, ...] = ()
+
+    @property
+    def data(self) -> Json:
+        return {}  # the NDJSON writer renders the plans (cli/render/plan.py)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PreflightDone(Event):
+    """The quota gate's verdict (``report``: ``core.quota`` preflight result)."""
+
+    kind: ClassVar[str] = "preflight"
+    ok: bool
+    report: Any = None
+
+    @property
+    def data(self) -> Json:
+        return {"ok": self.ok}  # the NDJSON writer renders the report (cli/render/quota.py)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DryRun(Event):
+    """The calls ``--apply`` would make, per group address: ``[{"method", "detail"}]``."""
+
+    kind: ClassVar[str] = "dry_run"
+    calls: dict[str, list[dict[str, str]]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallsToMake(Event):
+    """The same list, in an ``--apply`` run, before the first change."""
+
+    kind: ClassVar[str] = "calls"
+    calls: dict[str, list[dict[str, str]]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Warned(Event):
+    """Something to know before the change (``code``, e.g. policy-differs-from-terraform)."""
+
+    kind: ClassVar[str] = "warning"
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Note(Event):
+    """A remark for people: nothing to do, preflight skipped, another operation's result."""
+
+    kind: ClassVar[str] = "note"
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Summary(Event):
+    """The end of an ``--apply`` run: per group versions, step seconds, operation ids."""
+
+    kind: ClassVar[str] = "summary"
+    ok: bool
+    groups: list[Json]
+    seconds: float
+    duration: str
+
+
+# -- one group (ngupgrade.upgrade.runbook and steps) ------------------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class GroupStarted(Event):
+    """A group's turn: its id, target, version and node count now, resumed or not."""
+
+    kind: ClassVar[str] = "group_started"
+    group_id: str
+    target: str
+    version: str
+    nodes: int
+    resumed: bool
+    journal: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepStarted(Event):
+    """A step sends its change. Policy steps carry ``policy`` and ``before`` (policy JSON);
+    the version step ``version``, ``latest_revision``, ``before`` (a version),
+    ``expected_minutes`` and ``cycles``; ``verify`` only its name."""
+
+    kind: ClassVar[str] = "step_started"
+    step: str
+    policy: Json | None = None
+    before: Any = None
+    version: str | None = None
+    latest_revision: bool = False
+    expected_minutes: Json | None = None
+    cycles: int | None = None
+
+    @property
+    def data(self) -> Json:
+        if self.step in (jr.STEP_POLICY, jr.STEP_RESTORE):
+            return {"step": self.step, "policy": self.policy, "before": self.before}
+        if self.step == jr.STEP_VERSION:
+            return {"step": self.step, "version": self.version,
+                    "latest_revision": self.latest_revision, "before": self.before,
+                    "expected_minutes": self.expected_minutes, "cycles": self.cycles}
+        return {"step": self.step}
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepSkipped(Event):
+    """A step not needed, and why."""
+
+    kind: ClassVar[str] = "step_skipped"
+    step: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class OperationSeen(Event):
+    """An Update answered (``update_calls``: Update requests it took) or an operation
+    attached to (``attached``; ``done`` when attached on resume)."""
+
+    kind: ClassVar[str] = "operation"
+    step: str
+    operation_id: str
+    attached: bool
+    update_calls: int | None = None
+    done: bool | None = None
+
+    @property
+    def data(self) -> Json:
+        out: Json = {"step": self.step, "operation_id": self.operation_id,
+                     "attached": self.attached}
+        if self.update_calls is not None:
+            out["update_calls"] = self.update_calls
+        if self.done is not None:
+            out["done"] = self.done
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class Progress(Event):
+    """One poll of the version update: nodes on the new version (None: cannot be told) of
+    ``total``, the node count, status, cycle of cycles, seconds elapsed and expected."""
+
+    kind: ClassVar[str] = "progress"
+    operation_id: str
+    new_nodes: int | None
+    total: int
+    nodes: int
+    status: str
+    cycle: int
+    cycles: int
+    elapsed: float
+    expected: Json
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepFinished(Event):
+    """A step done in ``seconds``; its operation, and for policy steps the policy read back."""
+
+    kind: ClassVar[str] = "step_finished"
+    step: str
+    seconds: float
+    operation_id: str | None = None
+    policy: Json | None = None
+
+    @property
+    def data(self) -> Json:
+        out: Json = {"step": self.step}
+        if self.operation_id is not None:
+            out["operation_id"] = self.operation_id
+        out["seconds"] = self.seconds
+        if self.policy is not None:
+            out["policy"] = self.policy
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdict(Event):
+    """How a group ended. Three shapes: nothing to do (``note``); an operation that failed
+    (``error``: code, code_name, message; ``version_unchanged``); the verify step's verdict
+    (``target``, ``start_nodes``, ``problems``)."""
+
+    kind: ClassVar[str] = "verdict"
+    ok: bool
+    version: str
+    status: str
+    nodes: int
+    operation_id: str | None = None
+    note: str | None = None
+    error: Json | None = None
+    version_unchanged: bool | None = None
+    target: str | None = None
+    start_nodes: int | None = None
+    problems: list[str] | None = None
+
+    @property
+    def data(self) -> Json:
+        if self.note is not None:
+            return {"ok": self.ok, "version": self.version, "status": self.status,
+                    "nodes": self.nodes, "note": self.note}
+        if self.error is not None:
+            return {"ok": self.ok, "operation_id": self.operation_id, "error": self.error,
+                    "version": self.version, "version_unchanged": self.version_unchanged,
+                    "status": self.status, "nodes": self.nodes}
+        return {"ok": self.ok, "operation_id": self.operation_id, "status": self.status,
+                "version": self.version, "target": self.target, "nodes": self.nodes,
+                "start_nodes": self.start_nodes, "problems": list(self.problems or ())}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reminder(Event):
+    """Keep Terraform in step (C16): what to write in the HCL."""
+
+    kind: ClassVar[str] = "reminder"
+    message: str
+
+
+KINDS: tuple[type[Event], ...] = (
+    PlanReady, PreflightDone, DryRun, CallsToMake, Warned, Note, Summary, GroupStarted,
+    StepStarted, StepSkipped, OperationSeen, Progress, StepFinished, Verdict, Reminder)
+"""Every event type, in the order docs/events.md lists them."""

@@ -14,6 +14,7 @@ from ngupgrade.core.errors import OperationFailed, OperationTimeout, Stalled
 from ngupgrade.core.policy import policy_text
 from ngupgrade.core.stall import StallWatchdog
 from ngupgrade.core.units import human_seconds
+from ngupgrade.upgrade.events import Progress, Verdict
 from ngupgrade.upgrade.rules import PDB_HINT, cycle_estimate
 from ngupgrade.upgrade.values import GroupResult, Prepared
 
@@ -82,10 +83,10 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
                                                 position[0])
         else:
             cycle = prep.plan.timeline[position[0]].wave if prep.plan.timeline else 1
-        ctx.emit("progress", addr, operation_id=op_id, new_nodes=new, total=total,
+        ctx.emit(Progress(group=addr, operation_id=op_id, new_nodes=new, total=total,
                  nodes=len(nodes), status=group.status, cycle=cycle,
                  cycles=prep.plan.cycles.max, elapsed=now - started,
-                 expected={"min": expected[0], "max": expected[1]})
+                 expected={"min": expected[0], "max": expected[1]}))
         watchdog.observe((new, group.status, len(nodes), cordoned), now)
         if watchdog.stalled(now):
             shown = "?" if new is None else str(new)
@@ -113,11 +114,11 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
         if prep.override is not None:
             policy_note = (f"; the deploy policy is still {policy_text(prep.override)} "
                            f"(Terraform declares {policy_text(j.terraform_policy)})")
-        ctx.emit("verdict", addr, ok=False, operation_id=err.operation_id,
+        ctx.emit(Verdict(group=addr, ok=False, operation_id=err.operation_id,
                  error={"code": err.code, "code_name": err.code_name,
                         "message": err.error_message},
                  version=live.version, version_unchanged=unchanged, status=live.status,
-                 nodes=len(nodes))
+                 nodes=len(nodes)))
         raise OperationFailed(
             err.operation_id, err.code, err.code_name,
             f"{err.error_message}; {state}{replaced}{policy_note}",

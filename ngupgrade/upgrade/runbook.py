@@ -24,7 +24,7 @@ go to an ``emit`` callback.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
 
 from ngupgrade.adapters.cloud.types import newest
 from ngupgrade.adapters.cloud.waiter import Timing
@@ -33,7 +33,15 @@ from ngupgrade.core.errors import CheckFailed, CloudApiError, OperationFailed, U
 from ngupgrade.core.model import FixedScale, NodeGroup
 from ngupgrade.core.policy import in_force, policy_text
 from ngupgrade.core.simulate import plan_group
-from ngupgrade.upgrade.events import Emit, Event
+from ngupgrade.upgrade.events import (
+    Emit,
+    Event,
+    GroupStarted,
+    Note,
+    OperationSeen,
+    Reminder,
+    Verdict,
+)
 from ngupgrade.upgrade.mutation import DEFAULT_CONFLICT, ConflictPolicy, Mutation
 from ngupgrade.upgrade.progress import wait_with_progress
 from ngupgrade.upgrade.rules import check_target_version
@@ -65,9 +73,9 @@ class Runbook:
         self.t0 = timing.clock()
         self.ctx = Context(api, options, timing, self.emit, Mutation(api, timing, conflict))
 
-    def emit(self, kind: str, group: str, **data: Any) -> None:
-        """Send one event (``at`` = seconds since the runbook began)."""
-        self._emit(Event(kind, group, self.timing.clock() - self.t0, data))
+    def emit(self, event: Event) -> None:
+        """Send one event, stamped with ``at`` = seconds since the runbook began."""
+        self._emit(replace(event, at=self.timing.clock() - self.t0))
 
     # -- 1-4: read, check, plan ---------------------------------------------------------------
 
@@ -187,15 +195,15 @@ class Runbook:
         result = GroupResult(address=addr, group_id=prep.group.id, ok=False,
                              version_before=j.start_version, version_after=prep.live.version,
                              nodes=len(prep.nodes), journal_path=j.path)
-        self.emit("group_started", addr, group_id=prep.group.id, target=self.options.target_label,
+        self.emit(GroupStarted(group=addr, group_id=prep.group.id, target=self.options.target_label,
                   version=prep.live.version, nodes=len(prep.nodes), resumed=prep.resumed,
-                  journal=j.path)
+                  journal=j.path))
         if prep.nothing_to_do:
-            self.emit("note", addr, message=f"nothing to do: {prep.nothing_to_do}")
+            self.emit(Note(group=addr, message=f"nothing to do: {prep.nothing_to_do}"))
             result.ok = True
             result.note = prep.nothing_to_do
-            self.emit("verdict", addr, ok=True, version=prep.live.version,
-                      status=prep.live.status, nodes=len(prep.nodes), note=prep.nothing_to_do)
+            self.emit(Verdict(group=addr, ok=True, version=prep.live.version,
+                      status=prep.live.status, nodes=len(prep.nodes), note=prep.nothing_to_do))
             return result
         j.save()
         try:
@@ -219,7 +227,7 @@ class Runbook:
         result.ok = True
         result.reminders = self._reminders(prep)
         for text in result.reminders:
-            self.emit("reminder", addr, message=text)
+            self.emit(Reminder(group=addr, message=text))
         return result
 
     def _attach_running(self, prep: Prepared, result: GroupResult) -> None:
@@ -246,8 +254,8 @@ class Runbook:
         state = self.api.get_operation(op_id)
         if step_name in jr.STEPS:
             result.operations[step_name] = op_id  # the verdict names the operation it judged
-        self.emit("operation", prep.address, step=step_name, operation_id=op_id, attached=True,
-                  done=state.done)
+        self.emit(OperationSeen(group=prep.address, step=step_name, operation_id=op_id,
+                                attached=True, done=state.done))
         if step_name in (jr.STEP_POLICY, jr.STEP_RESTORE):
             self.ctx.wait_plain(prep, op_id)
         else:

@@ -17,7 +17,6 @@ The steps, in order (issue 6, steps 5 to 8; each journaled):
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -28,6 +27,15 @@ from ngupgrade.adapters.files import journal as jr
 from ngupgrade.core.errors import CheckFailed, CloudApiError
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
 from ngupgrade.core.policy import in_force, policy_text
+from ngupgrade.upgrade.events import (
+    Emit,
+    Note,
+    OperationSeen,
+    StepFinished,
+    StepSkipped,
+    StepStarted,
+    Verdict,
+)
 from ngupgrade.upgrade.mutation import Change, Mutation, OutcomeUnknown
 from ngupgrade.upgrade.progress import wait_with_progress
 from ngupgrade.upgrade.values import (
@@ -44,13 +52,13 @@ from ngupgrade.upgrade.values import (
 class Context:
     """What a step needs while it runs: the cloud, the options, time and the event sink.
 
-    ``emit(kind, group, **data)`` sends one event.
+    ``emit(event)`` sends one event (the runbook stamps its ``at``).
     """
 
     api: UpgradeApi
     options: UpgradeOptions
     timing: Timing
-    emit: Callable[..., None]
+    emit: Emit
     mutation: Mutation
 
     def timeout(self, prep: Prepared) -> float:
@@ -88,8 +96,8 @@ class Context:
             if op_id is not None:
                 if rec.operation_id is None:
                     j.set_operation(step, op_id)
-                self.emit("operation", prep.address, step=step, operation_id=op_id,
-                          attached=True)
+                self.emit(OperationSeen(group=prep.address, step=step, operation_id=op_id,
+                          attached=True))
                 return op_id
         try:
             sent = self.mutation.send(prep.group.id, change, current=current,
@@ -101,13 +109,13 @@ class Context:
                 j.save()
             raise
         if sent.reached_by is not None:
-            self.emit("note", prep.address,
+            self.emit(Note(group=prep.address,
                       message=f"{change.text()} already in place after operation "
                               f"{sent.reached_by} (not started by this run): nothing sent, "
-                              "attaching to it")
+                              "attaching to it"))
         j.set_operation(step, sent.operation_id)
-        self.emit("operation", prep.address, step=step, operation_id=sent.operation_id,
-                  attached=sent.attached, update_calls=sent.update_calls)
+        self.emit(OperationSeen(group=prep.address, step=step, operation_id=sent.operation_id,
+                  attached=sent.attached, update_calls=sent.update_calls))
         return sent.operation_id
 
 
@@ -184,7 +192,7 @@ class PolicyStep:
         if settled is not None:
             if not j.is_done(self.name):
                 j.finish_step(self.name)
-            ctx.emit("step_skipped", addr, step=self.name, reason=settled)
+            ctx.emit(StepSkipped(group=addr, step=self.name, reason=settled))
             return
         assert self.want is not None
         t = ctx.timing.clock()
@@ -192,10 +200,10 @@ class PolicyStep:
         reason = self.skip_reason(live.policy)
         if reason is not None:
             j.finish_step(self.name)
-            ctx.emit("step_skipped", addr, step=self.name, reason=reason)
+            ctx.emit(StepSkipped(group=addr, step=self.name, reason=reason))
             return
-        ctx.emit("step_started", addr, step=self.name, policy=jr.policy_json(self.want),
-                 before=jr.policy_json(live.policy))
+        ctx.emit(StepStarted(group=addr, step=self.name, policy=jr.policy_json(self.want),
+                 before=jr.policy_json(live.policy)))
         op_id = ctx.send(prep, self.name, Change(policy=self.want), current=live)
         result.operations[self.name] = op_id
         ctx.wait_plain(prep, op_id)
@@ -210,8 +218,8 @@ class PolicyStep:
                 hint="look at the group in the console; set the policy again, then run again")
         j.finish_step(self.name)
         result.steps[self.name] = ctx.timing.clock() - t
-        ctx.emit("step_finished", addr, step=self.name, operation_id=op_id,
-                 seconds=result.steps[self.name], policy=jr.policy_json(have))
+        ctx.emit(StepFinished(group=addr, step=self.name, operation_id=op_id,
+                 seconds=result.steps[self.name], policy=jr.policy_json(have)))
 
 
 @dataclass
@@ -258,21 +266,21 @@ class VersionStep:
     def run(self, ctx: Context, result: GroupResult) -> None:
         prep, j, addr = self.prep, self.prep.journal, self.prep.address
         if j.is_done(self.name):
-            ctx.emit("step_skipped", addr, step=self.name, reason="done before")
+            ctx.emit(StepSkipped(group=addr, step=self.name, reason="done before"))
             return
         live = ctx.api.get_node_group(prep.group.id)
         reason = self.skip_reason(live.version, live.new_revision_available)
         if reason is not None:
             j.finish_step(self.name)
-            ctx.emit("step_skipped", addr, step=self.name, reason=reason)
+            ctx.emit(StepSkipped(group=addr, step=self.name, reason=reason))
             return
         t = ctx.timing.clock()
         opts = self.options
-        ctx.emit("step_started", addr, step=self.name, version=opts.version,
+        ctx.emit(StepStarted(group=addr, step=self.name, version=opts.version,
                  latest_revision=opts.latest_revision, before=live.version,
                  expected_minutes={"min": prep.plan.duration.min_minutes,
                                    "max": prep.plan.duration.max_minutes},
-                 cycles=prep.plan.cycles.max)
+                 cycles=prep.plan.cycles.max))
         op_id = ctx.send(prep, self.name, Change(version=opts.version,
                                                  latest_revision=opts.latest_revision),
                          current=live)
@@ -280,8 +288,8 @@ class VersionStep:
         wait_with_progress(ctx, prep, op_id, result)
         j.finish_step(self.name)
         result.steps[self.name] = ctx.timing.clock() - t
-        ctx.emit("step_finished", addr, step=self.name, operation_id=op_id,
-                 seconds=result.steps[self.name])
+        ctx.emit(StepFinished(group=addr, step=self.name, operation_id=op_id,
+                 seconds=result.steps[self.name]))
 
 
 @dataclass
@@ -300,7 +308,7 @@ class VerifyStep:
         api, timing = ctx.api, ctx.timing
         gid = prep.group.id
         t = timing.clock()
-        ctx.emit("step_started", addr, step=self.name)
+        ctx.emit(StepStarted(group=addr, step=self.name))
         rec = j.step(jr.STEP_VERSION)
         op_id = result.operations.get(jr.STEP_VERSION) or (rec.operation_id if rec else None)
         if op_id:
@@ -327,9 +335,9 @@ class VerifyStep:
         if not _size_ok(len(nodes), j.start_nodes, scale):
             problems.append(f"{len(nodes)} nodes, not back to the starting {j.start_nodes}")
         ok = not problems
-        ctx.emit("verdict", addr, ok=ok, operation_id=op_id, status=group.status,
+        ctx.emit(Verdict(group=addr, ok=ok, operation_id=op_id, status=group.status,
                  version=group.version, target=target, nodes=len(nodes),
-                 start_nodes=j.start_nodes, problems=problems)
+                 start_nodes=j.start_nodes, problems=problems))
         if not ok:
             raise CheckFailed(f"{addr}: the upgrade did not verify: {'; '.join(problems)}",
                               hint="look at the group in the console; nothing was rolled back")
@@ -337,7 +345,7 @@ class VerifyStep:
         result.steps[self.name] = timing.clock() - t
         result.nodes = len(nodes)
         result.version_after = group.version
-        ctx.emit("step_finished", addr, step=self.name, seconds=result.steps[self.name])
+        ctx.emit(StepFinished(group=addr, step=self.name, seconds=result.steps[self.name]))
 
 
 def _size_ok(count: int, start: int, scale: FixedScale | AutoScale) -> bool:

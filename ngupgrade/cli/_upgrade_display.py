@@ -1,0 +1,245 @@
+"""The displays of ``ngupgrade upgrade``: NDJSON for CI, plain lines for pipes and logs, a live
+progress bar on a terminal. Each dispatches on the event's type
+(:mod:`ngupgrade.upgrade.events`); the NDJSON keys are documented in docs/events.md."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from ngupgrade.core.errors import NgUpgradeError
+from ngupgrade.core.units import human_seconds
+from ngupgrade.upgrade import events as ev
+
+STEP_TEXT = {
+    "policy_update": "set the deploy policy",
+    "version_update": "update the version",
+    "verify": "verify",
+    "restore_policy": "restore the deploy policy",
+}
+
+
+class Display:
+    """Shows events; subclasses for NDJSON, plain lines and a terminal."""
+
+    def event(self, event: ev.Event) -> None:
+        """Show one event."""
+
+    def error(self, err: NgUpgradeError) -> None:
+        """The run ended with an error (the CLI root prints the message and the hint)."""
+
+    def line(self, text: str) -> None:
+        """A closing line for people."""
+        click.echo(text)
+
+    def close(self) -> None:
+        """Stop any live display."""
+
+
+def ndjson(event: ev.Event) -> dict[str, Any]:
+    """One event as its NDJSON object: ``event``, ``group`` (when set), ``at``, its data, and
+    the rendered plan or preflight."""
+    payload: dict[str, Any] = {"event": event.kind}
+    if event.group:
+        payload["group"] = event.group
+    payload["at"] = round(event.at, 1)
+    payload.update(event.data)
+    if isinstance(event, ev.PlanReady):
+        from ngupgrade.cli.render.plan import plan_json
+
+        payload["plan"] = plan_json(list(event.plans))
+    elif isinstance(event, ev.PreflightDone):
+        from ngupgrade.cli.render.quota import preflight_json
+
+        payload["preflight"] = preflight_json(event.report)
+    return payload
+
+
+class NdjsonDisplay(Display):
+    """One JSON object per line on stdout: ``{"event", "group", "at", ...}`` (stable keys)."""
+
+    def _write(self, payload: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.flush()
+
+    def event(self, event: ev.Event) -> None:
+        self._write(ndjson(event))
+
+    def line(self, text: str) -> None:
+        click.echo(text, err=True)
+
+
+def _policy(raw: dict[str, int] | None) -> str:
+    return "unset" if raw is None else f"{raw['max_expansion']}/{raw['max_unavailable']}"
+
+
+class PlainDisplay(Display):
+    """Plain lines (pipes, CI logs): progress only when something changed."""
+
+    def __init__(self) -> None:
+        self._last_progress: dict[str, tuple[Any, ...]] = {}
+
+    def out(self, text: str) -> None:
+        click.echo(text)
+
+    def event(self, event: ev.Event) -> None:
+        g = event.group
+        match event:
+            case ev.PlanReady():
+                from ngupgrade.cli.render.plan import plan_text
+
+                self.out("== plan")
+                self.out(plan_text(list(event.plans)))
+            case ev.PreflightDone():
+                from ngupgrade.cli.render.quota import preflight_table
+
+                self.out("\n== quota preflight (groups upgraded one after another)")
+                self.out(preflight_table(event.report).rstrip("\n"))
+            case ev.DryRun() | ev.CallsToMake():
+                title = ("API calls it would make" if isinstance(event, ev.DryRun)
+                         else "API calls to make")
+                self.out(f"\n== {title}")
+                for addr, calls in event.calls.items():
+                    self.out(f"{addr}:")
+                    if not calls:
+                        self.out("  none (nothing to do)")
+                    for c in calls:
+                        self.out(f"  {c['method']}: {c['detail']}")
+            case ev.Warned():
+                self.out(f"! {event.message}")
+            case ev.Note():
+                self.out(f"note: {(g + ': ') if g else ''}{event.message}")
+            case ev.GroupStarted():
+                resumed = " (resumed)" if event.resumed else ""
+                self.out(f"\n== {g}{resumed}: {event.version} -> {event.target}, "
+                         f"{event.nodes} nodes")
+                if event.journal:
+                    self.out(f"   journal {event.journal}")
+            case ev.StepStarted():
+                self.out(f"-> {STEP_TEXT.get(event.step, event.step)}"
+                         f"{self._step_detail(event)}")
+            case ev.StepSkipped():
+                self.out(f"-> {STEP_TEXT.get(event.step, event.step)}: skipped "
+                         f"({event.reason})")
+            case ev.OperationSeen():
+                how = "attached to" if event.attached else "started"
+                self.out(f"   operation {event.operation_id} {how}")
+            case ev.Progress():
+                self._progress(event)
+            case ev.StepFinished():
+                self.out(f"   done in {human_seconds(event.seconds)}")
+            case ev.Verdict():
+                self._verdict(event)
+            case ev.Reminder():
+                self.out(f"terraform: {event.message}")
+            case ev.Summary():
+                self._summary(event)
+
+    @staticmethod
+    def _step_detail(event: ev.StepStarted) -> str:
+        if event.step in ("policy_update", "restore_policy"):
+            return f": {_policy(event.before)} -> {_policy(event.policy)}"
+        if event.step == "version_update":
+            exp = event.expected_minutes or {}
+            return (f": {event.before} -> {event.version or 'latest revision'} "
+                    f"(expected {exp.get('min', 0):g}..{exp.get('max', 0):g} min, "
+                    f"{event.cycles} cycles)")
+        return ""
+
+    @staticmethod
+    def progress_text(p: ev.Progress) -> str:
+        """``1/3 nodes on the new version, 4 nodes, RECONCILING, cycle 1/3, 6m of 18m``."""
+        new = "?" if p.new_nodes is None else p.new_nodes
+        exp = p.expected
+        return (f"{new}/{p.total} nodes on the new version, {p.nodes} nodes, "
+                f"{p.status}, cycle {p.cycle}/{p.cycles}, elapsed "
+                f"{human_seconds(p.elapsed)} of {human_seconds(exp['min'])}.."
+                f"{human_seconds(exp['max'])} expected")
+
+    def _progress(self, p: ev.Progress) -> None:
+        key = (p.new_nodes, p.nodes, p.status)
+        if self._last_progress.get(p.group) == key:
+            return
+        self._last_progress[p.group] = key
+        self.out(f"   {self.progress_text(p)}")
+
+    def _verdict(self, v: ev.Verdict) -> None:
+        if v.note:
+            self.out(f"verdict: OK, {v.note}")
+            return
+        if v.error:
+            e = v.error
+            unchanged = " (unchanged)" if v.version_unchanged else ""
+            self.out(f"verdict: FAILED: operation {v.operation_id} ended with "
+                     f"{e['code_name']} ({e['code']}): {e['message']}; version "
+                     f"{v.version}{unchanged}, {v.status}, {v.nodes} nodes")
+            return
+        if v.ok:
+            judged = (f", operation {v.operation_id} done without error"
+                      if v.operation_id else "")
+            self.out(f"verdict: OK, {v.group} on {v.version}, {v.status}, "
+                     f"{v.nodes}/{v.start_nodes} nodes{judged}")
+        else:
+            self.out(f"verdict: FAILED: {'; '.join(v.problems or ())}")
+
+    def _summary(self, s: ev.Summary) -> None:
+        self.out(f"\n== summary ({s.duration})")
+        for g in s.groups:
+            steps = ", ".join(f"{STEP_TEXT.get(k, k)} {human_seconds(v)}"
+                              for k, v in g["steps"].items()) or "no step needed"
+            state = "OK" if g["ok"] else "FAILED"
+            self.out(f"  {state}  {g['address']}: {g['version_before']} -> "
+                     f"{g['version_after']}, {g['nodes']} nodes; {steps}")
+
+
+class RichDisplay(PlainDisplay):
+    """On a terminal: the same lines, with a live progress bar during the version update."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from rich.console import Console
+
+        self.console = Console(highlight=False)
+        self._progress_bar: Any = None
+        self._task: Any = None
+
+    def out(self, text: str) -> None:
+        self.console.print(text, markup=False)
+
+    def event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.Progress):
+            self._bar(event)
+            return
+        if isinstance(event, ev.StepFinished | ev.Verdict | ev.StepSkipped):
+            self.close()
+        super().event(event)
+
+    def _bar(self, p: ev.Progress) -> None:
+        from rich.progress import BarColumn, Progress, TextColumn
+
+        if self._progress_bar is None:
+            self._progress_bar = Progress(
+                TextColumn("   {task.description}"), BarColumn(bar_width=20),
+                TextColumn("{task.fields[info]}"), console=self.console, transient=False)
+            self._progress_bar.start()
+            self._task = self._progress_bar.add_task(p.group.rsplit(".", 1)[-1],
+                                                     total=p.total or 1, info="")
+        self._progress_bar.update(self._task, completed=p.new_nodes or 0,
+                                  info=self.short_progress(p))
+
+    @staticmethod
+    def short_progress(p: ev.Progress) -> str:
+        """``2/3 new, 5 nodes, RECONCILING, cycle 1/3, 1m of 6m..18m`` (fits 80 columns)."""
+        new = "?" if p.new_nodes is None else p.new_nodes
+        exp = p.expected
+        return (f"{new}/{p.total} new, {p.nodes} nodes, {p.status}, cycle "
+                f"{p.cycle}/{p.cycles}, {human_seconds(p.elapsed)} of "
+                f"{human_seconds(exp['min'])}..{human_seconds(exp['max'])}")
+
+    def close(self) -> None:
+        if self._progress_bar is not None:
+            self._progress_bar.stop()
+            self._progress_bar = None
