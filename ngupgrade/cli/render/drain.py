@@ -1,0 +1,161 @@
+"""Rendering of a drain check: a table per group, JSON, and JUnit XML for CI. Pure.
+
+Takes a :class:`ngupgrade.core.drain.check.DrainReport`; returns text or plain dicts.
+
+JSON (issue 12; stable keys, new keys may be added, none renamed)::
+
+    {"ok": bool,
+     "groups": [{"address", "group_id", "ok",
+                 "verdict": "blocked"|"not-modelled"|"warnings"|"clear",
+                 "policy": {"max_expansion", "max_unavailable"},
+                 "rules": {"platform", "drain_timeout_seconds", "on_blocked_eviction",
+                           "nodes_at_once": "wave"|"one"},
+                 "orders": {"evaluated", "exhaustive"}, "nodes": [name],
+                 "waves": [{"number", "nodes", "surge_ready", "pods_evicted", "pods_unplaced",
+                            "unplaced": ["ns/pod"], "pdb_waits", "in_place", "deleted"}],
+                 "findings": [{"code", "severity": "blocking"|"warning"|"info", "wave",
+                               "every_order", "pod", "pdb", "node", "message", "count",
+                               "component", "suggestion"}]}]}
+
+``wave``, ``pod``, ``pdb``, ``node``, ``count``, ``component``, ``suggestion`` are null when
+the finding has none. ``waves`` are those of the worst order.
+
+JUnit (``--output junit``): one test suite per group; one test case for the group's verdict
+and one per finding; blocking findings (and a blocked verdict) are failures, so a CI system
+shows the gate as test results.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ngupgrade.core.drain.check import DrainReport, GroupDrainReport
+from ngupgrade.core.drain.findings import DrainRules, Finding
+from ngupgrade.core.drain.walk import WaveSummary
+from ngupgrade.core.policy import policy_text
+
+
+def finding_json(finding: Finding) -> dict[str, Any]:
+    """One finding with the stable keys."""
+    return {"code": finding.code, "severity": finding.severity, "wave": finding.wave,
+            "every_order": finding.every_order, "pod": finding.pod, "pdb": finding.pdb,
+            "node": finding.node, "message": finding.message, "count": finding.count,
+            "component": finding.component, "suggestion": finding.suggestion}
+
+
+def wave_json(wave: WaveSummary) -> dict[str, Any]:
+    """One wave of the worst order."""
+    return {"number": wave.number, "nodes": list(wave.nodes), "surge_ready": wave.surge_ready,
+            "pods_evicted": wave.pods_evicted, "pods_unplaced": wave.pods_unplaced,
+            "unplaced": list(wave.unplaced), "pdb_waits": wave.pdb_waits,
+            "in_place": list(wave.in_place), "deleted": list(wave.deleted)}
+
+
+def group_drain_json(report: GroupDrainReport) -> dict[str, Any]:
+    """One group's report."""
+    rules = report.rules
+    return {
+        "address": report.address, "group_id": report.group_id, "ok": report.ok,
+        "verdict": report.verdict,
+        "policy": {"max_expansion": report.policy.max_expansion,
+                   "max_unavailable": report.policy.max_unavailable},
+        "rules": {"platform": rules.platform,
+                  "drain_timeout_seconds": rules.drain_timeout_seconds,
+                  "on_blocked_eviction": rules.on_blocked_eviction,
+                  "nodes_at_once": rules.nodes_at_once},
+        "orders": {"evaluated": report.orders, "exhaustive": report.exhaustive},
+        "nodes": list(report.nodes),
+        "waves": [wave_json(w) for w in report.waves],
+        "findings": [finding_json(f) for f in report.findings],
+    }
+
+
+def drain_json(report: DrainReport) -> dict[str, Any]:
+    """The whole report: ``{"ok", "groups": [...]}``."""
+    return {"ok": report.ok, "groups": [group_drain_json(g) for g in report.groups]}
+
+
+def rules_text(rules: DrainRules) -> str:
+    """How the platform drains, in one line (the report says which reading it used)."""
+    together = ("a wave's nodes drain together" if rules.nodes_at_once == "wave"
+                else "a wave's nodes drain one at a time")
+    if rules.on_blocked_eviction == "force-stop":
+        react = f"a node is stopped after {rules.drain_timeout_seconds} s of draining"
+    else:
+        react = "a blocked eviction stops the upgrade (ERROR)"
+    return f"{rules.platform}: {together}; {react}"
+
+
+def _verdict(report: GroupDrainReport) -> str:
+    blocking = len(report.blocking)
+    warnings = sum(1 for f in report.findings if f.severity == "warning")
+    head = {"blocked": "BLOCKED", "not-modelled": "NOT FULLY MODELLED",
+            "warnings": "OK with warnings", "clear": "OK"}[report.verdict]
+    return f"{head} ({blocking} blocking, {warnings} warning(s))"
+
+
+def _wave_rows(waves: tuple[WaveSummary, ...]) -> list[str]:
+    rows = [("wave", "nodes drained", "surge Ready", "evicted", "no place", "PDB waits")]
+    for w in waves:
+        rows.append((str(w.number), ", ".join(w.nodes) or "-", str(w.surge_ready),
+                     str(w.pods_evicted), str(w.pods_unplaced), str(w.pdb_waits)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip()
+            for row in rows]
+
+
+def _finding_lines(f: Finding) -> list[str]:
+    where = [f"wave {f.wave}" if f.wave is not None else "",
+             f"pod {f.pod}" if f.pod else "", f"pdb {f.pdb}" if f.pdb else "",
+             f"node {f.node}" if f.node else "",
+             "every order" if f.every_order else "some orders"]
+    lines = [f"  {f.severity.upper():8} {f.code}  " + "  ".join(w for w in where if w),
+             f"           {f.message}"]
+    if f.suggestion:
+        lines.append("           suggested:")
+        lines += [f"             {line}" for line in f.suggestion.rstrip().splitlines()]
+    return lines
+
+
+def group_drain_text(report: GroupDrainReport) -> str:
+    """The table of one group: verdict, waves of the worst order, findings."""
+    orders = (f"{report.orders} order(s) of its {len(report.nodes)} node(s) evaluated"
+              + (" (all of them)" if report.exhaustive else " (a sample: the worst found)"))
+    lines = [f"{report.address}  policy {policy_text(report.policy)}  {_verdict(report)}",
+             f"  rules: {rules_text(report.rules)}",
+             f"  {orders}; waves of the worst order:"]
+    lines += _wave_rows(report.waves) if report.waves else ["  (no node of the group drains)"]
+    if report.findings:
+        lines.append("  findings:")
+        for finding in report.findings:
+            lines += _finding_lines(finding)
+    return "\n".join(lines)
+
+
+def drain_text(report: DrainReport) -> str:
+    """Every group's table, then the overall verdict."""
+    parts = [group_drain_text(g) for g in report.groups]
+    parts.append("drain check: " + ("OK: nothing blocks" if report.ok else
+                                    "BLOCKED: a wave means downtime or data loss"))
+    return "\n\n".join(parts) + "\n"
+
+
+def drain_junit(report: DrainReport, *, suite_prefix: str = "drain-check") -> str:
+    """JUnit XML: per group a suite with the verdict and one case per finding."""
+    from junit_xml import TestCase, TestSuite, to_xml_report_string  # only this output needs it
+
+    suites = []
+    for group in report.groups:
+        cls = f"{suite_prefix}.{group.address}"
+        verdict = TestCase("verdict", classname=cls, stdout=_verdict(group))
+        if not group.ok:
+            verdict.add_failure_info(message=_verdict(group), failure_type="blocked")
+        cases = [verdict]
+        for f in group.findings:
+            name = f"{f.code} {f.subject}".strip() + (f" (wave {f.wave})" if f.wave else "")
+            case = TestCase(name, classname=cls, stdout=f.message)
+            if f.severity == "blocking":
+                case.add_failure_info(message=f.message, failure_type=f.code)
+            cases.append(case)
+        suites.append(TestSuite(f"{suite_prefix} {group.address}", cases))
+    return str(to_xml_report_string(suites))
