@@ -379,3 +379,40 @@ def test_selectel_bounds_and_where_to_change_the_strategy() -> None:
     assert doc["platform"] == "selectel"
     assert doc["set_policy"] is None and doc["terraform"] is None
     assert "Изменить стратегию обновления" in doc["change_hint"]
+
+
+# --- workloads through the real drain check -------------------------------------------------
+
+
+def test_a_pdb_keeps_u_at_one_through_the_drain_check() -> None:
+    from ngupgrade.core.advise.workloads import DrainJudge
+    from ngupgrade.core.drain.index import ClusterIndex
+    from tests import drain_builders as d
+
+    # 3 nodes of 4000m, 2 api pods of 1000m on each (6 replicas), PDB maxUnavailable 1
+    # (allowed 1: seed 004 PDB arithmetic). No surge fits the quota.
+    # 0/1: the 2 pods of the drained node go one by one onto the 2000m free on each other
+    #      node: slower, never blocked.
+    # 0/2: 4 pods leave 2 nodes; the 1 node left takes 2; the 3rd finds no room, the budget
+    #      never recovers (5 healthy, 5 required) and the 4th eviction is refused.
+    g = d.group(size=3, policy=(0, 1))
+    pods = [d.pod(f"api-{n}-{k}", n, cpu=1000, app="api", owner=("ReplicaSet", "api-rs"))
+            for n in ("n1", "n2", "n3") for k in range(2)]
+    snap = d.cluster([d.node("n1"), d.node("n2"), d.node("n3")], pods,
+                     workloads=d.deployment("api", 6),
+                     pdbs=(d.pdb("api", "api", max_unavailable=1),))
+    drain = DrainJudge(g, ClusterIndex.build(snap), nodes=3)
+    shared = {INSTANCES: QuotaLimit(INSTANCES, 10, 10)}
+    advice = advise_group(g, quota=QuotaJudge(g, CLOUD, INSTANCES_ONLY, shared),
+                          workloads=drain)
+    s = advice.search
+    # With cluster objects the floor only forbids the whole group down: U' <= 2.
+    assert (s.max_expansion, s.max_unavailable) == (0, 2)
+    assert s.recommended is not None and pairs([s.recommended]) == [(0, 1)]
+    assert advice.minutes(s.recommended) == (18, 18)
+    # The front of 0/1 (3 cycles) and 0/2 (2 cycles): two drain simulations.
+    assert drain.checked == 2
+    blocked = next(r for r in s.rejected if pairs([r.candidate]) == [(0, 2)])
+    codes = [x.code for x in blocked.reasons]
+    assert "pdb-blocks-eviction" in codes and "pods-do-not-fit" in codes
+    assert any("5 healthy, 5 required" in x.message for x in blocked.reasons)

@@ -22,7 +22,10 @@ from ngupgrade.core.advise.calibrate import Calibration, calibrate
 from ngupgrade.core.advise.group import Advice, advise_groups
 from ngupgrade.core.advise.judge import MinAvailable, QuotaJudge, WorkloadJudge
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
+from ngupgrade.core.advise.workloads import DrainJudge
+from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.errors import UsageError
+from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.model import NodeGroup, QuotaLimit
 from ngupgrade.core.platform import platform_of
 from ngupgrade.core.quota import Preflight
@@ -58,8 +61,13 @@ WorkloadFactory = Callable[[NodeGroup, int], WorkloadJudge | None]
 
 
 def advise(settings: Settings, request: AdviseRequest, *,
-           workloads: WorkloadFactory | None = None) -> Advice:
+           cluster: ClusterSnapshot | None = None) -> Advice:
     """Load the selected groups, gather quotas and history, and advise.
+
+    ``cluster``: the Kubernetes objects (nodes, pods, workloads, PodDisruptionBudgets) of the
+    groups' cluster; with it the drain check judges every policy on the front
+    (:class:`~ngupgrade.core.advise.workloads.DrainJudge`, one index for all groups) and the
+    availability floor only forbids the whole group down.
 
     Raises:
         UsageError: a selector names no group; a quota file with several clouds and no
@@ -95,6 +103,13 @@ def advise(settings: Settings, request: AdviseRequest, *,
             calibrations[group.id] = calibrate(
                 (), override=request.minutes_per_cycle,
                 note="" if request.live else "offline: no operation history read")
+    workloads: WorkloadFactory | None = None
+    if cluster is not None:
+        index = ClusterIndex.build(cluster)
+
+        def workloads(group: NodeGroup, nodes: int) -> WorkloadJudge:
+            return DrainJudge(group, index, nodes=nodes)
+
     return advise_groups(groups, live_sizes=sizes, nodes_override=request.nodes,
                          min_available=request.min_available, calibrations=calibrations,
                          quotas=quotas, workloads=workloads, max_parallel=request.max_parallel)

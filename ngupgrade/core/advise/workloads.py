@@ -1,0 +1,60 @@
+"""The drain check as the advisor's workload judge. Pure.
+
+:class:`DrainJudge` is a :class:`~ngupgrade.core.advise.judge.WorkloadJudge`: for one policy it
+plans the group as ``ngupgrade plan`` would (:func:`ngupgrade.core.simulate.plan_group`, the
+same ``N``), runs the plan on a :class:`~ngupgrade.core.drain.group.DrainModel` built once for
+the group (DESIGN.md section 8), and returns the blocking findings as reasons, keeping their
+stable codes (``pdb-blocks-eviction``, ``pods-do-not-fit``, ``forced-stop``...). The search
+asks it only for the members of the front, each at most once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ngupgrade.core.advise.judge import Reason
+from ngupgrade.core.drain.findings import SELECTEL_DRAIN_RULES, YANDEX_DRAIN_RULES, DrainRules
+from ngupgrade.core.drain.group import DrainModel
+from ngupgrade.core.drain.index import ClusterIndex
+from ngupgrade.core.k8s import ClusterSnapshot
+from ngupgrade.core.model import DeployPolicy, NodeGroup
+from ngupgrade.core.simulate import plan_group
+
+
+def drain_rules_of(group: NodeGroup) -> DrainRules:
+    """The platform's reaction to a drain that hangs (Yandex: the node is stopped after
+    7 minutes; Selectel: the upgrade stops in ERROR; :mod:`ngupgrade.core.drain.findings`)."""
+    return SELECTEL_DRAIN_RULES if group.platform == "selectel" else YANDEX_DRAIN_RULES
+
+
+@dataclass
+class DrainJudge:
+    """Judges the workloads of ``group`` planned at ``nodes`` nodes (the advisor's ``N``)
+    under each policy, in ``cluster`` (pass one :class:`ClusterIndex` for every group of a
+    cluster). ``rules`` None: the group's platform's (:func:`drain_rules_of`). ``checked``
+    counts the drain simulations run.
+    """
+
+    group: NodeGroup
+    cluster: ClusterSnapshot | ClusterIndex
+    nodes: int
+    rules: DrainRules | None = None
+    checked: int = 0
+    _model: DrainModel | None = field(default=None, repr=False)
+
+    def __call__(self, policy: DeployPolicy) -> list[Reason]:
+        """The blocking findings of the drain under ``policy`` (an effective one), one reason
+        per code and subject (the message of the first)."""
+        if self._model is None:
+            self._model = DrainModel.build(self.group, self.cluster)
+        plan = plan_group(self.group, live_size=self.nodes, max_expansion=policy.max_expansion,
+                          max_unavailable=policy.max_unavailable)
+        report = self._model.check(plan, self.rules or drain_rules_of(self.group))
+        self.checked += 1
+        seen: set[tuple[str, str]] = set()
+        out: list[Reason] = []
+        for finding in report.blocking:
+            if finding.key not in seen:
+                seen.add(finding.key)
+                out.append(Reason(finding.code, finding.message))
+        return out
