@@ -353,8 +353,8 @@ def test_calibration_is_the_median_minutes_per_wave() -> None:
         PastUpgrade(0, 80 * 60, 20, p22),      # 10 waves in 80 min: 8 per cycle
         PastUpgrade(0, 18 * 60, 3, p10),       # 3 waves in 18 min: 6
         PastUpgrade(0, 300 * 60, 10, p10),     # 10 waves in 300 min: 30 (a PDB held it)
-        PastUpgrade(100, 100, 5, p10),         # no duration: left out
-        PastUpgrade(0, 60, 0, p10),            # no node: left out
+        PastUpgrade(100, 159, 5, p10),         # 59 s: a policy change, no node replaced
+        PastUpgrade(0, 600, 0, p10),           # no node: left out
     ]
     cal = calibrate(history)
     assert (cal.source, cal.minutes_per_cycle, cal.operations) == ("history", 8, 3)

@@ -123,3 +123,32 @@ def test_help_has_examples_and_exit_codes(run_cli) -> None:
     assert "--min-available N|P%" in result.stdout
     top = run_cli("--help")
     assert "advise" in top.stdout
+
+
+def test_cluster_objects_reach_the_drain_check() -> None:
+    from ngupgrade.app.advise import AdviseRequest, advise
+    from ngupgrade.app.settings import Settings
+    from tests import drain_builders as d
+
+    # workers (3 nodes of 4 cores, id cat1ng0fixed0000abcd): 2 api pods of 1000m on each
+    # node, PDB maxUnavailable 1. With cluster objects the floor only forbids the whole group
+    # down and the drain check decides; the quota file allows E' <= 2 (2 public IPs). 2/0
+    # (2 cycles) drains 2 nodes once 2 surge nodes are Ready: clear, and the fastest.
+    gid = "cat1ng0fixed0000abcd"
+    pods = [d.pod(f"api-{n}-{k}", n, cpu=1000, app="api", owner=("ReplicaSet", "api-rs"))
+            for n in ("n1", "n2", "n3") for k in range(2)]
+    snap = d.cluster([d.node(n, group=gid) for n in ("n1", "n2", "n3")], pods,
+                     workloads=d.deployment("api", 6),
+                     pdbs=(d.pdb("api", "api", max_unavailable=1),))
+    settings = Settings(state=str(EXAMPLE_STATE))
+    result = advise(settings, AdviseRequest(selectors=("workers",), quotas_file=QUOTAS,
+                                            min_available=None), cluster=snap)
+    workers, = result.groups
+    assert workers.workloads_checked
+    assert workers.availability.floor_source == "whole-group"
+    assert workers.search.workload_checks >= 1
+    rec = workers.recommended
+    assert rec is not None and (rec.max_expansion, rec.max_unavailable) == (2, 0)
+    blocked = {(r.candidate.max_expansion, r.candidate.max_unavailable):
+               [x.code for x in r.reasons] for r in workers.search.rejected}
+    assert blocked[(3, 0)] == ["quota-short"]

@@ -12,22 +12,25 @@ Without a quota source the quota is not checked (the report says so). Nothing is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 from ngupgrade.app.load import load_groups
 from ngupgrade.app.preflight import PreflightRequest, run_preflight
 from ngupgrade.app.settings import Settings
-from ngupgrade.core.advise.calibrate import Calibration, calibrate
+from ngupgrade.adapters.cloud.types import LiveNodeGroup, OperationState
+from ngupgrade.core.advise.calibrate import Calibration, PastUpgrade, calibrate
 from ngupgrade.core.advise.group import Advice, advise_groups
 from ngupgrade.core.advise.judge import MinAvailable, QuotaJudge, WorkloadJudge
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.advise.workloads import DrainJudge
 from ngupgrade.core.drain.index import ClusterIndex
-from ngupgrade.core.errors import UsageError
+from ngupgrade.core.errors import CloudApiError, UsageError
 from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.model import NodeGroup, QuotaLimit
-from ngupgrade.core.platform import platform_of
+from ngupgrade.core.platform import YANDEX, platform_of
+from ngupgrade.core.policy import policy_text
 from ngupgrade.core.quota import Preflight
 
 
@@ -97,6 +100,8 @@ def advise(settings: Settings, request: AdviseRequest, *,
             result = run_preflight(_for_preflight(groups), gateway,
                                    _preflight_request(request, request.cloud_id),
                                    directory=gateway, nodes=gateway, live_groups=gateway)
+            if request.minutes_per_cycle is None:
+                calibrations = {g.id: history_calibration(gateway, g.id) for g in groups}
     quotas, sizes = _quota_judges(result, request) if result is not None else ({}, {})
     for group in groups:
         if group.id not in calibrations:
@@ -113,6 +118,43 @@ def advise(settings: Settings, request: AdviseRequest, *,
     return advise_groups(groups, live_sizes=sizes, nodes_override=request.nodes,
                          min_available=request.min_available, calibrations=calibrations,
                          quotas=quotas, workloads=workloads, max_parallel=request.max_parallel)
+
+
+class History(Protocol):
+    """What the calibration reads of a cloud (the gateway, or a test double)."""
+
+    def list_operations(self, node_group_id: str) -> Sequence[OperationState]: ...
+
+    def get_node_group(self, node_group_id: str) -> LiveNodeGroup: ...
+
+    def list_nodes(self, node_group_id: str) -> Sequence[Any]: ...
+
+
+def history_calibration(cloud: History, group_id: str) -> Calibration:
+    """Minutes per cycle of one group from its own finished upgrades
+    (``NodeGroupService.ListOperations``; :func:`ngupgrade.core.advise.calibrate.calibrate`).
+
+    The API keeps neither the node count an operation served nor the policy it ran under:
+    the live node count and the live deploy policy stand in for them (the report's note
+    says so). A refused read (no permission to list operations) falls back to the default
+    with the reason as the note, rather than failing the advice.
+    """
+    try:
+        operations = cloud.list_operations(group_id)
+        finished = [op for op in operations if op.done and not op.failed]
+        if not finished:
+            return calibrate((), note="no finished operation in the group's history")
+        live = cloud.get_node_group(group_id)
+        nodes = len(cloud.list_nodes(group_id))
+    except CloudApiError as err:
+        return calibrate((), note=f"history not read: {err.message}")
+    policy = YANDEX.in_force(live.policy)
+    cal = calibrate([PastUpgrade(op.created_at, op.modified_at, nodes, policy)
+                     for op in finished])
+    if cal.source == "history":
+        return replace(cal, note=f"{nodes} node(s) and policy {policy_text(policy)} "
+                                 "taken for every past upgrade (the API keeps neither)")
+    return cal
 
 
 def _preflight_request(request: AdviseRequest, cloud_id: str | None) -> PreflightRequest:

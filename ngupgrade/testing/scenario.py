@@ -65,7 +65,8 @@ STATUSES: tuple[str, ...] = ("PROVISIONING", "RUNNING", "RECONCILING", "STOPPING
 SCENARIO_KEYS: tuple[str, ...] = ("step_seconds", "policy_seconds", "versions", "clouds",
                                   "clusters", "node_groups", "faults")
 CLUSTER_KEYS: tuple[str, ...] = ("folder_id", "master_version", "status")
-GROUP_KEYS: tuple[str, ...] = ("nodes", "status", "version", "policy")
+GROUP_KEYS: tuple[str, ...] = ("nodes", "status", "version", "policy", "history")
+HISTORY_KEYS: tuple[str, ...] = ("minutes", "error", "description")
 MAX_NODES = 1000
 """Nodes a scenario may give one group: far above Yandex's default of 200 nodes per group
 (``managed-kubernetes.groupNodes.count``), low enough that a typo cannot exhaust memory."""
@@ -178,15 +179,40 @@ _FAULT_VALUES: Mapping[str, Any] = {
 """Key -> check(value, where, kind) of each fault key."""
 
 
+@dataclass(frozen=True)
+class PastOperation:
+    """A finished upgrade of the group before the fake started, listed by its
+    ``ListOperations`` (the advisor's calibration reads them): it took ``minutes``; ``error``
+    a message when it failed; ``description`` as the API words it."""
+
+    minutes: float
+    error: str | None = None
+    description: str = "Update node group"
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> PastOperation:
+        """One ``history`` entry. Raises BadInput."""
+        h = checks.keys(raw, HISTORY_KEYS, where)
+        if "minutes" not in h:
+            raise BadInput("minutes is missing (how long the past upgrade took)", path=where)
+        error = h.get("error")
+        return cls(minutes=checks.seconds(h["minutes"], f"{where}.minutes"),
+                   error=None if error is None else checks.text(error, f"{where}.error"),
+                   description=checks.text(h.get("description", "Update node group"),
+                                           f"{where}.description"))
+
+
 @dataclass
 class GroupOverride:
-    """Live values of one node group that differ from the Terraform state."""
+    """Live values of one node group that differ from the Terraform state; ``history`` its
+    past upgrades, oldest first."""
 
     nodes: int | None = None
     status: str | None = None
     version: str | None = None
     policy: DeployPolicy | None = None
     policy_unset: bool = False
+    history: tuple[PastOperation, ...] = ()
 
     @classmethod
     def parse(cls, raw: Any, where: str) -> GroupOverride:
@@ -202,6 +228,10 @@ class GroupOverride:
         if "policy" in g:
             over.policy = _policy(g["policy"], f"{where}.policy")
             over.policy_unset = over.policy is None
+        if g.get("history") is not None:
+            over.history = tuple(PastOperation.parse(h, f"{where}.history[{i}]")
+                                 for i, h in enumerate(checks.items(g["history"],
+                                                                    f"{where}.history")))
         return over
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ngupgrade.core.errors import BadInput
@@ -32,9 +32,11 @@ from ngupgrade.testing.objects import FakeGroup, FakeOperation, Refusal
 from ngupgrade.testing.procedure import clamped
 from ngupgrade.testing.quotas import QuotaBook
 from ngupgrade.testing.rollout import run_due_steps
-from ngupgrade.testing.scenario import Fault, Scenario
+from ngupgrade.testing.scenario import Fault, PastOperation, Scenario
 
 DEFAULT_FOLDER = "b1gfakefolder00000001"
+DAY = 86400.0
+"""Seconds between two past upgrades of a scenario's ``history``."""
 
 
 class World:
@@ -92,6 +94,8 @@ class World:
         fg = FakeGroup.seeded(g, over, DEFAULT_FOLDER)
         with self.lock:
             self.groups[g.id] = fg
+            for op in past_operations(fg, over.history if over else (), self._next_id):
+                self.operations[op.id] = op
             cluster = self.clusters.setdefault(g.cluster_id, {})
             cluster.setdefault("folder_id", fg.folder_id)
             cluster.setdefault("master_version", g.master_version or fg.version)
@@ -294,3 +298,18 @@ def _masked_policy(current: DeployPolicy, max_expansion: int | None,
     if policy.max_expansion == 0 and policy.max_unavailable == 0:
         raise Refusal("INVALID_ARGUMENT", "max_expansion and max_unavailable cannot both be 0")
     return policy
+
+
+def past_operations(g: FakeGroup, past: Sequence[PastOperation],
+                    next_id: Callable[[], str]) -> list[FakeOperation]:
+    """The scenario's past upgrades of ``g`` as finished operations before time 0, one a day,
+    the last ending a day before the fake starts; each served the group's nodes."""
+    out: list[FakeOperation] = []
+    for i, p in enumerate(past):
+        start = -DAY * (len(past) - i) - p.minutes * 60
+        out.append(FakeOperation(
+            id=next_id(), kind="version", description=p.description, group_id=g.id,
+            cluster_id=g.cluster_id, created=start, done=True,
+            finished=start + p.minutes * 60, duration=p.minutes * 60,
+            start_nodes=g.nodes, error=None if p.error is None else (13, p.error)))
+    return out

@@ -22,6 +22,11 @@ from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, cycles
 
 CalibrationSource = Literal["history", "default", "option"]
 
+MIN_UPGRADE_SECONDS = 60.0
+"""A finished operation shorter than this replaced no node: a VM takes minutes to be created
+and join (:data:`~ngupgrade.core.simulate.DEFAULT_MINUTES_PER_CYCLE`), so a shorter one is a
+deploy-policy or label change that ``ListOperations`` lists under the same description."""
+
 
 @dataclass(frozen=True)
 class PastUpgrade:
@@ -53,7 +58,8 @@ def calibrate(history: Sequence[PastUpgrade], *, override: float | None = None,
     """The minutes per cycle of a group (module docstring).
 
     ``override`` (``--cycle-minutes``) wins; else the median over ``history`` entries that
-    served at least one node and lasted a positive time; else ``default``. ``note`` says why
+    served at least one node and lasted :data:`MIN_UPGRADE_SECONDS` or more; else
+    ``default``. ``note`` says why
     no history was read (offline, or the API refused), when that is the case.
     """
     if override is not None:
@@ -61,7 +67,7 @@ def calibrate(history: Sequence[PastUpgrade], *, override: float | None = None,
     samples: list[float] = []
     for past in history:
         seconds = past.finished_at - past.started_at
-        if past.nodes <= 0 or seconds <= 0:
+        if past.nodes <= 0 or seconds < MIN_UPGRADE_SECONDS:
             continue
         effective = clamp(past.policy, past.nodes)
         if effective.max_expansion == 0 and effective.max_unavailable == 0:
