@@ -323,7 +323,8 @@ _KNOWN = "step_seconds, policy_seconds, versions, clouds, clusters, node_groups,
      f"unknown keys 'nodegroups', 'x' in scenario (known: {_KNOWN})",
      "did you mean 'node_groups'?"),
     ({"node_groups": {"workers": {"node": 4}}},
-     "unknown key 'node' in node_groups.workers (known: nodes, status, version, policy)",
+     "unknown key 'node' in node_groups.workers (known: nodes, status, version, policy, "
+     "history)",
      "did you mean 'nodes'?"),
     ({"node_groups": {"workers": {"policy": {"max_surge": 1, "max_unavailable": 0}}}},
      "unknown key 'max_surge' in node_groups.workers.policy (known: max_expansion, "

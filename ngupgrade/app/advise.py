@@ -16,10 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from ngupgrade.adapters.cloud.types import LiveNodeGroup, OperationState
 from ngupgrade.app.load import load_groups
 from ngupgrade.app.preflight import PreflightRequest, run_preflight
 from ngupgrade.app.settings import Settings
-from ngupgrade.adapters.cloud.types import LiveNodeGroup, OperationState
 from ngupgrade.core.advise.calibrate import Calibration, PastUpgrade, calibrate
 from ngupgrade.core.advise.group import Advice, advise_groups
 from ngupgrade.core.advise.judge import MinAvailable, QuotaJudge, WorkloadJudge
