@@ -21,7 +21,6 @@ from ngupgrade.testing.pytest_plugin import fake_cloud  # noqa: F401  (the plugi
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_STATE = ROOT / "terraform" / "examples" / "terraform.tfstate"
 GID = "catgroup000000000001"
-pytest_plugins = ["pytester"]
 
 
 def _sizes_during_update(fake: FakeCloud, gid: str, version: str) -> list[int]:
@@ -193,26 +192,6 @@ def test_calls_are_recorded_with_requests(fake_cloud):  # noqa: F811
     assert list(update.request.update_mask.paths) == [
         "deploy_policy.max_expansion", "deploy_policy.max_unavailable"]
     assert update.request.deploy_policy.max_unavailable == 1
-
-
-def test_pytest_plugin_gives_users_a_fake_cloud_fixture(pytester):
-    pytester.makepyfile(textwrap.dedent("""\
-        import pytest
-        from ngupgrade.testing import node_group
-
-        def test_default(fake_cloud):
-            assert fake_cloud.gateway().get_node_group("catgroup000000000001").name == "workers"
-
-        @pytest.mark.fake_cloud(groups=[node_group("catx", name="big", size=9)],
-                                scenario={"step_seconds": 5})
-        def test_marked(fake_cloud):
-            assert len(fake_cloud.gateway().list_nodes("catx")) == 9
-            assert fake_cloud.scenario.step_seconds == 5
-        """))
-    result = pytester.runpytest_subprocess(
-        "-p", "no:ngupgrade_fake_cloud", "-p", "ngupgrade.testing.pytest_plugin", "-q",
-        "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=2)
 
 
 def test_the_scenario_example_in_the_docs_parses():

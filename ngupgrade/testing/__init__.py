@@ -13,6 +13,8 @@ platform's node-by-node upgrade), ``faults``, ``quotas``, ``proto`` (API message
 ``builders`` (``node_group``), ``pytest_plugin``.
 """
 
+from pathlib import Path
+
 from ngupgrade.testing.builders import node_group
 from ngupgrade.testing.clocks import RealClock, VirtualClock
 from ngupgrade.testing.fake_cloud import FakeCloud
@@ -20,5 +22,8 @@ from ngupgrade.testing.scenario import Fault, Scenario
 from ngupgrade.testing.servicers import Call
 from ngupgrade.testing.world import World
 
-__all__ = ["Call", "FakeCloud", "Fault", "RealClock", "Scenario", "VirtualClock", "World",
-           "node_group"]
+EXAMPLES = Path(__file__).resolve().parent / "examples"
+"""Example scenario files shipped with the kit (``scenario.yaml``: the fake behind make demo)."""
+
+__all__ = ["EXAMPLES", "Call", "FakeCloud", "Fault", "RealClock", "Scenario", "VirtualClock",
+           "World", "node_group"]

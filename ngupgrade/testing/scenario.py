@@ -3,7 +3,7 @@
 A mapping with the optional keys ``step_seconds``, ``policy_seconds``, ``versions``,
 ``clouds`` (folders, quotas), ``clusters``, ``node_groups`` (live overrides of the state) and
 ``faults``; the format with a worked example is in docs/cloud.md ("Scenario file format"), and
-the file behind ``make demo`` is ``terraform/examples/scenario.yaml``.
+the file behind ``make demo`` ships as ``ngupgrade/testing/examples/scenario.yaml``.
 
 Every value is checked against what the fake can do (:mod:`ngupgrade.testing.checks`): types,
 ranges, method and status names, the keys each fault kind reads; names of node groups and
