@@ -38,21 +38,25 @@ def open_cloud(settings: Settings) -> CloudGateway:
     return open_gateway(settings, clock=t.clock, sleep=t.sleep)
 
 
-def resolve_group(settings: Settings, selector: str) -> GroupTarget:
+def resolve_group(settings: Settings, selector: str, command: str = "this command"
+                  ) -> GroupTarget:
     """Find the one node group ``selector`` names.
 
     Raises:
-        UsageError: nothing or several groups match (and the selector is no id).
+        UsageError: nothing or several groups match (and the selector is no id), or the
+            group is on a platform ngupgrade does not change (Selectel).
         BadInput: the state cannot be read.
     """
-    from ngupgrade.app.load import load_groups
+    from ngupgrade.app.load import load_groups, refuse_changes
 
     try:
         groups = load_groups(settings, [selector])
     except UsageError:
         if _YC_ID.match(selector):
+            refuse_changes([], command, settings)
             return GroupTarget(selector, selector, None, None, in_state=False)
         raise
+    refuse_changes(groups, command, settings)
     if len(groups) != 1:
         listed = ", ".join(str(g.address) for g in groups)
         raise UsageError(f"{selector!r} matches {len(groups)} node groups: {listed}",

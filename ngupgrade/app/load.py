@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from ngupgrade.adapters.state.parse import ParsedState, parse_state
 from ngupgrade.adapters.state.sources import StateRequest, read_state_bytes
 from ngupgrade.app.settings import Settings
+from ngupgrade.core import platform as plat
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.model import NodeGroup, TfAddress
 
@@ -28,7 +29,38 @@ def load_state(settings: Settings) -> ParsedState:
         BadInput: the state could not be read or understood.
     """
     data, label = read_state_bytes(state_request(settings))
-    return parse_state(data, label)
+    return parse_state(data, label, settings.platform)
+
+
+def forced_platform(settings: Settings) -> plat.Platform:
+    """The platform whose bounds check the overrides before the state is read: the one
+    ``--platform`` names, else Yandex (whose bounds, 0..100, are fixed; a Selectel group's
+    bound is its size, checked again once the group is known)."""
+    return plat.get(settings.platform) if settings.platform else plat.YANDEX
+
+
+def refuse_changes(groups: Sequence[NodeGroup], command: str, settings: Settings) -> None:
+    """Stop ``set-policy``, ``upgrade`` and ``wait`` before any API call when a group (or
+    ``--platform``) is on a platform ngupgrade does not change (Selectel: its strategy lives in
+    the control panel; reference section 5: no strategy field in its API or Terraform).
+
+    Raises:
+        UsageError: naming the group and where to make the change instead (exit 2).
+    """
+    names = {g.platform for g in groups}
+    if settings.platform:
+        names.add(settings.platform)
+    for name in sorted(names):
+        platform = plat.get(name)
+        if platform.applies_changes:
+            continue
+        which = [str(g.address) for g in groups if g.platform == name]
+        subject = ", ".join(which) if which else f"--platform {name}"
+        raise UsageError(
+            f"{command}: {subject} is on {platform.title}; ngupgrade only reads, plans and "
+            f"checks it (nothing was sent): set the upgrade strategy, and start the upgrade, "
+            f"in {platform.change_hint}",
+            hint="`ngupgrade plan` and `ngupgrade preflight` work on it")
 
 
 def select_groups(groups: Sequence[NodeGroup], selectors: Sequence[str]) -> list[NodeGroup]:

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ngupgrade.app.load import load_groups
+from ngupgrade.app.load import forced_platform, load_groups
 from ngupgrade.app.settings import Settings
+from ngupgrade.core import platform as plat
+from ngupgrade.core.errors import UsageError
 from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.policy import check_overrides
 from ngupgrade.core.simulate import (
@@ -33,6 +35,8 @@ class PlanRequest:
     Terraform. ``nodes``: ``N`` for autoscaled groups whose live size is unknown.
     ``minutes_per_cycle``: the time one cycle takes (default 6, field report C12).
     ``group_node_limit`` / ``update_timeout_minutes``: None means each group's platform's.
+    ``method``: the in-place method of the groups (Selectel: ``reboot`` or ``reinstall``, not
+    in the state); None leaves it unknown, and the plan's data notes say so.
     """
 
     selectors: tuple[str, ...] = ()
@@ -42,6 +46,7 @@ class PlanRequest:
     minutes_per_cycle: float = DEFAULT_MINUTES_PER_CYCLE
     group_node_limit: int | None = None
     update_timeout_minutes: int | None = None
+    method: str | None = None
 
 
 def plan_node_groups(
@@ -58,8 +63,11 @@ def plan_node_groups(
 
     Raises:
         PolicyInvalid: an override or a group's policy is invalid (exit 1).
+        UsageError: ``request.method`` is not one of a group's platform's methods.
     """
-    check_overrides(request.max_expansion, request.max_unavailable)
+    selectel_only = bool(groups) and all(g.platform == "selectel" for g in groups)
+    check_overrides(request.max_expansion, request.max_unavailable,
+                    plat.SELECTEL if selectel_only else plat.YANDEX)
     sizes = live_sizes or {}
     policies = live_policies or {}
     for group in groups:
@@ -77,9 +85,22 @@ def plan_node_groups(
             minutes_per_cycle=request.minutes_per_cycle,
             group_node_limit=request.group_node_limit,
             update_timeout_minutes=request.update_timeout_minutes,
+            method=_method(group, request.method),
         )
         for group in groups
     ]
+
+
+def _method(group: NodeGroup, name: str | None) -> plat.InPlaceMethod | None:
+    if name is None:
+        return None
+    platform = plat.platform_of(group)
+    try:
+        return platform.method(name)
+    except ValueError as err:
+        raise UsageError(f"--method {name}: {group.address} is on {platform.title}, which "
+                         f"updates nodes in place by "
+                         f"{' or '.join(m.name for m in platform.in_place_methods)}") from err
 
 
 def plan(
@@ -101,12 +122,13 @@ def plan(
         BadInput: the state cannot be read or understood (exit 3).
         UsageError: a selector names no group (exit 2).
     """
-    check_overrides(request.max_expansion, request.max_unavailable)
+    check_overrides(request.max_expansion, request.max_unavailable, forced_platform(settings))
     groups = load_groups(settings, request.selectors)
     if live:
         from ngupgrade.app.cloud import live_facts  # the SDK only when the cloud is asked
 
-        facts = live_facts(settings, [g.id for g in groups])
+        # Only Yandex groups have a live API here; Selectel's are planned from the state.
+        facts = live_facts(settings, [g.id for g in groups if g.platform == "yandex"])
         live_sizes, live_policies = facts.sizes, facts.policies
     return plan_node_groups(groups, request, live_sizes=live_sizes,
                             live_policies=live_policies)

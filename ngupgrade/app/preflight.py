@@ -31,8 +31,9 @@ from ngupgrade.core import quota
 from ngupgrade.core.drain.blockers import drain_blockers, why_blocked
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.k8s import PodDisruptionBudget
-from ngupgrade.core.model import AutoScale, NodeGroup, QuotaLimit
-from ngupgrade.core.policy import PlanWarning
+from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup, QuotaLimit
+from ngupgrade.core.platform import platform_of
+from ngupgrade.core.policy import PlanWarning, resolve
 from ngupgrade.core.quota import Preflight
 
 K = TypeVar("K", bound=Hashable)
@@ -73,12 +74,17 @@ class GroupReader(Protocol):
 
 @dataclass(frozen=True)
 class PreflightRequest:
-    """What was asked: ``cloud_id`` overrides the folder lookup for every group."""
+    """What was asked: ``cloud_id`` overrides the folder lookup for every group (a Selectel
+    group's quotas are its project's: ``cloud_id`` is then the project id);
+    ``max_expansion``/``max_unavailable`` override every group's policy (Selectel keeps it in
+    the control panel, so these flags are how a Selectel plan gets its real values)."""
 
     cloud_id: str | None = None
     sequential: bool = False
     strict: bool = False
     at_current_size: bool = False
+    max_expansion: int | None = None
+    max_unavailable: int | None = None
 
 
 class _Calls:
@@ -124,7 +130,10 @@ def run_preflight(
     if not groups:
         raise UsageError("no node groups to check", hint="the state holds no node group, or "
                          "--group selected none")
-    per_node = quota.check_groups(groups)
+    _check_platforms(groups, request)
+    overrides = request.max_expansion is not None or request.max_unavailable is not None
+    per_node = quota.check_groups(groups, max_expansion=request.max_expansion,
+                                  max_unavailable=request.max_unavailable)
     if request.cloud_id is None and directory is None:
         raise UsageError("cannot tell which cloud the node groups are in",
                          hint="pass --cloud-id, or a quota file that holds one cloud")
@@ -168,7 +177,8 @@ def run_preflight(
         live_policy = {i: f.result().policy for i, f in policy_futures.items()}
         demands = [
             build_demand(g, cloud_of[str(g.address)], sizes.get(g.id),
-                         per_node[str(g.address)], live_policy.get(g.id))
+                         per_node[str(g.address)], live_policy.get(g.id),
+                         **({"override": _override(g, request)} if overrides else {}))
             for g in groups
         ]
         listed = {key: f.result() for key, f in list_futures.items()}
@@ -176,6 +186,34 @@ def run_preflight(
     result = quota.evaluate(demands, limits_by_cloud(listed), sequential=request.sequential,
                             strict=request.strict, at_current_size=request.at_current_size)
     return replace(result, api_calls=dict(calls.counts))
+
+
+def _check_platforms(groups: Sequence[NodeGroup], request: PreflightRequest) -> None:
+    """One platform per run (their quota files differ); Selectel groups of the one project
+    the quotas are for.
+
+    Raises:
+        UsageError: groups of both platforms, or a Selectel group of another project.
+    """
+    names = {g.platform for g in groups}
+    if len(names) > 1:
+        raise UsageError("the selected node groups are on both Yandex and Selectel; their "
+                         "quotas are checked apart", hint="select one platform's groups with -g")
+    if names == {"selectel"} and request.cloud_id is not None:
+        others = [f"{g.address} (project {g.placement.project_id})" for g in groups
+                  if g.placement is not None and g.placement.project_id != request.cloud_id]
+        if others:
+            raise UsageError(f"the quotas are for project {request.cloud_id}; not for "
+                             f"{', '.join(others)}",
+                             hint="give the quota file of that project, or select its groups "
+                                  "with -g")
+
+
+def _override(group: NodeGroup, request: PreflightRequest) -> DeployPolicy:
+    """The group's policy with the command-line overrides on top (validated in check_groups)."""
+    return resolve(group.policy, max_expansion=request.max_expansion,
+                   max_unavailable=request.max_unavailable,
+                   platform=platform_of(group)).policy
 
 
 class _CloudLookups:

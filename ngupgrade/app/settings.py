@@ -27,5 +27,8 @@ class Settings:
     plan: str | None = None
     """``--plan``: a Terraform plan's JSON (``FILE``, ``-``, ``tf:DIR[/PLANFILE]``); commands that
     take it read the plan instead of the state (docs/plan-gate.md)."""
+    platform: Literal["yandex", "selectel"] | None = None
+    """``--platform``: every node group under this platform's rules; None: from the resource
+    type (``yandex_kubernetes_node_group`` or ``selectel_mks_nodegroup_v1``)."""
     explicit: set[str] = field(default_factory=set)
     """Names of the options typed on the command line (they beat the environment)."""

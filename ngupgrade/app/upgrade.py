@@ -133,15 +133,17 @@ def run_upgrade(
     ``groups`` given: select from these instead of reading ``settings.state``.
 
     Raises:
-        UsageError (2), PolicyInvalid / CheckFailed (1: a check, the preflight gate, a policy
+        UsageError (2; also a group on a platform ngupgrade does not change),
+        PolicyInvalid / CheckFailed (1: a check, the preflight gate, a policy
         that did not take, a verdict), BadInput (3), CloudApiError (4), OperationFailed (5),
         OperationTimeout / Stalled (6), UpgradeInterrupted (130).
     """
-    from ngupgrade.app.load import load_groups, select_groups
+    from ngupgrade.app.load import load_groups, refuse_changes, select_groups
 
     check_request(request)
     selected = (select_groups(groups, request.selectors) if groups is not None
                 else load_groups(settings, request.selectors))
+    refuse_changes(selected, "upgrade", settings)
     owned = api is None
     if api is None:
         from ngupgrade.adapters.cloud.gateway import open_gateway

@@ -102,6 +102,10 @@ _SHARED: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         "help": "Plain-text gRPC; allowed only for a loopback --endpoint."}),
     (("--ca-file", "ca_file"), {
         "metavar": "PATH", "help": "CA bundle for a --endpoint with a custom certificate."}),
+    (("--platform", "platform"), {
+        "type": click.Choice(["yandex", "selectel"]), "envvar": "NGUPGRADE_PLATFORM",
+        "help": "Whose upgrade rules apply. Default: from each node group's resource type "
+                "(yandex_kubernetes_node_group, selectel_mks_nodegroup_v1)."}),
 ]
 
 

@@ -24,9 +24,15 @@ from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
 @click.command()
 @group_option
 @click.option("--max-expansion", "max_expansion", type=int, metavar="E",
-              help="Plan with this max_expansion instead of the state's (0..100).")
+              help="Plan with this max_expansion instead of the state's (Yandex 0..100; "
+                   "Selectel 0..the node count: the control panel's \"Расширение размера "
+                   "группы, макс\").")
 @click.option("--max-unavailable", "max_unavailable", type=int, metavar="U",
-              help="Plan with this max_unavailable instead of the state's (0..100).")
+              help="Plan with this max_unavailable instead of the state's (Yandex 0..100; "
+                   "Selectel 0..the node count: \"Уменьшение размера группы, макс\").")
+@click.option("--method", "method", type=click.Choice(["reboot", "reinstall"]),
+              help="How old nodes are updated in place (Selectel: fixed when the group was "
+                   "created, not in the state); says which data the upgrade loses.")
 @click.option("--nodes", "nodes", type=click.IntRange(min=0, max=MAX_GROUP_NODES), metavar="N",
               help="Node count of an autoscaled group when its live size is unknown. "
                    "Default: the autoscaler max (worst case).")
@@ -37,7 +43,7 @@ from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
 @plan_option
 @common_options
 def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: int | None,
-         nodes: int | None, cycle_minutes: float) -> None:
+         method: str | None, nodes: int | None, cycle_minutes: float) -> None:
     """Show what an upgrade will do: surge, peak, nodes down, cycles, duration, warnings.
 
     \b
@@ -46,11 +52,15 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
       ngupgrade plan -g workers --max-expansion 2 --max-unavailable 2
       ngupgrade plan -g 'module.pools["prod"].yandex_kubernetes_node_group.this["batch"]' \\
           --nodes 5 --output json
+      ngupgrade plan --state terraform/examples/selectel/terraform.tfstate \\
+          --max-expansion 2 --max-unavailable 2 --method reboot
 
       terraform plan -out=tfplan && ngupgrade plan --plan tf:.     # what apply will do
 
-    An unset deploy_policy is planned as the Yandex default 3/0, reported as assumed.
-    The math, with pictures: docs/upgrade-math.md. With --plan, each group's change
+    An unset deploy_policy is planned as the platform's default (Yandex 3/0; Selectel 0/1:
+    its strategy lives in the control panel, so pass the values it shows), reported as
+    assumed. The math, with pictures: docs/upgrade-math.md; Selectel: docs/selectel.md.
+    With --plan, each group's change
     (roll, resize, in-place, replace, create, delete, none) and each roll planned with the
     planned values: docs/plan-gate.md.
 
@@ -62,7 +72,7 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
     settings = settings_of(click.get_current_context())
     request = PlanRequest(selectors=groups, max_expansion=max_expansion,
                           max_unavailable=max_unavailable, nodes=nodes,
-                          minutes_per_cycle=cycle_minutes)
+                          minutes_per_cycle=cycle_minutes, method=method)
     if settings.plan is not None:
         _plan_gate(settings, request)
         return

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from ngupgrade.adapters.files.pdb_file import read_pdb_file
-from ngupgrade.app.load import load_groups
+from ngupgrade.app.load import forced_platform, load_groups
 from ngupgrade.app.preflight import (
     PreflightRequest,
     QuotaSource,
@@ -22,6 +23,8 @@ from ngupgrade.cli._common import (
     settings_of,
 )
 from ngupgrade.core.errors import CheckFailed, UsageError
+from ngupgrade.core.model import NodeGroup
+from ngupgrade.core.policy import check_overrides
 from ngupgrade.core.quota import Preflight
 
 if TYPE_CHECKING:
@@ -33,7 +36,9 @@ if TYPE_CHECKING:
 @click.option("--quotas", "quotas_file", metavar="FILE",
               help="Offline: quota limits from a file (JSON or YAML): the proto-JSON of "
                    "ListQuotaLimitsResponse (one or a list), or {CLOUD_ID: {QUOTA_ID: "
-                   "{limit: L, usage: U}}}. No API call is made.")
+                   "{limit: L, usage: U}}}; for Selectel groups, the project's quotas "
+                   "{project_id, quotas: {compute_cores|compute_ram|volume_gigabytes_TYPE: "
+                   "[{zone, value, used}]}} (docs/selectel.md). No API call is made.")
 @click.option("--cloud-id", metavar="ID",
               help="Cloud of every selected group (skips the cluster -> folder -> cloud lookup). "
                    "Offline, the default is the one cloud the quota file holds.")
@@ -42,6 +47,11 @@ if TYPE_CHECKING:
                    "counts, not the sum.")
 @click.option("--strict", is_flag=True,
               help="An unknown quota (no limit, or not listed) fails the check (exit 1).")
+@click.option("--max-expansion", "max_expansion", type=int, metavar="E",
+              help="Check with this max_expansion instead of the state's (a Selectel "
+                   "group's strategy is not in the state: pass the control panel's value).")
+@click.option("--max-unavailable", "max_unavailable", type=int, metavar="U",
+              help="Check with this max_unavailable instead of the state's.")
 @click.option("--at-current-size", is_flag=True,
               help="Judge autoscaled groups at their current size instead of the worst case "
                    "(the autoscaler grown to max before the upgrade starts).")
@@ -52,14 +62,17 @@ if TYPE_CHECKING:
 @plan_option
 @common_options
 def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | None,
-              sequential: bool, strict: bool, at_current_size: bool,
+              sequential: bool, strict: bool, max_expansion: int | None,
+              max_unavailable: int | None, at_current_size: bool,
               pdbs_file: str | None) -> None:
     """Check the surge of an upgrade against the cloud's quotas (a CI gate; read-only).
 
     Every extra node the upgrade creates consumes compute (VMs, vCPUs, memory, disks, disk
     size by type, GPUs), managed-kubernetes (nodes, cores, memory, disk) and, with a public
-    NAT address, vpc quotas. A quota passes when demand <= limit - usage. An autoscaled group
-    is judged at its worst case: grown to max, plus max_expansion (up to twice the max).
+    NAT address, vpc quotas; on Selectel, the project's vCPU, RAM and volume quotas of the
+    group's pool segment (offline only). A quota passes when demand <= limit - usage. An
+    autoscaled group is judged at its worst case: grown to max, plus max_expansion (up to
+    twice the max).
 
     \b
     Examples:
@@ -68,6 +81,8 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
       ngupgrade preflight -g workers --cloud-id b1g... --strict --sequential
       kubectl get pdb -A -o json > pdbs.json && ngupgrade preflight --pdbs pdbs.json
       terraform show -json tfplan | ngupgrade preflight --plan - --quotas quotas.json
+      ngupgrade preflight --state terraform/examples/selectel/terraform.tfstate \\
+          --quotas terraform/examples/selectel/quotas.yaml --max-expansion 2
 
     \b
     With --plan, the quotas of what `terraform apply` of a saved plan does: each group's
@@ -88,7 +103,14 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
     Nothing in the cloud is changed. See docs/quota-preflight.md.
     """
     settings = settings_of(click.get_current_context())
+    check_overrides(max_expansion, max_unavailable, forced_platform(settings))
+    overrides = max_expansion is not None or max_unavailable is not None
+    if settings.plan is not None and overrides:
+        raise UsageError("--max-expansion/--max-unavailable check a state's groups; a "
+                         "Terraform plan brings its own deploy policies",
+                         hint="leave them out with --plan")
     gate = None
+    found: list[NodeGroup] = []
     if settings.plan is not None:
         from ngupgrade.app.tfplan import load_plan, preflight_plan
 
@@ -102,19 +124,28 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
         return run_preflight(found, quotas, request, **live)
 
     request = PreflightRequest(cloud_id=cloud_id, sequential=sequential, strict=strict,
-                               at_current_size=at_current_size)
+                               at_current_size=at_current_size, max_expansion=max_expansion,
+                               max_unavailable=max_unavailable)
+    selectel = bool(found) and all(g.platform == "selectel" for g in found)
+    if selectel and quotas_file is None:
+        raise UsageError("a Selectel preflight is offline: pass --quotas FILE with the "
+                         "project's quotas", hint="the format is in docs/selectel.md")
     if quotas_file is not None:
-        from ngupgrade.adapters.files.quota_file import read_quota_file
+        if selectel:
+            from ngupgrade.adapters.files.project_quota_file import read_project_quota_file
 
-        source = read_quota_file(quotas_file)
+            source = read_project_quota_file(quotas_file)
+        else:
+            from ngupgrade.adapters.files.quota_file import read_quota_file
+
+            source = read_quota_file(quotas_file)
         if request.cloud_id is None:
             single = source.single_cloud_id()
             if single is None:
                 held = ", ".join(source.cloud_ids) or "no named cloud"
                 raise UsageError(f"which cloud? the quota file {quotas_file} holds {held}",
                                  hint="pass --cloud-id ID")
-            request = PreflightRequest(cloud_id=single, sequential=sequential, strict=strict,
-                                       at_current_size=at_current_size)
+            request = replace(request, cloud_id=single)
         result = check(source, request)
     else:
         from ngupgrade.app.cloud import open_cloud  # the SDK only on the live path
@@ -140,9 +171,11 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
     else:
         click.echo(preflight_table(result), nl=False)
     if not result.ok:
+        where = ("the project's quotas in the Selectel control panel" if selectel
+                 else "Quota Manager")
         raise CheckFailed(failure_summary(result),
                           hint="apply a suggested deploy policy, or ask for a quota increase "
-                               "(Quota Manager) before the upgrade")
+                               f"({where}) before the upgrade")
 
 
 def _report_plan_gate(result: Preflight, gate: PlanGate, *, json_output: bool) -> None:

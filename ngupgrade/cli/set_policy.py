@@ -55,7 +55,7 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
     if max_expansion is None and max_unavailable is None:
         raise UsageError("give --max-expansion and/or --max-unavailable")
     settings = settings_of(click.get_current_context())
-    target = resolve_group(settings, group)
+    target = resolve_group(settings, group, "set-policy")
     with open_cloud(settings) as gw:
         change = plan_change(gw, target, max_expansion, max_unavailable)
         label = f"{target.address or target.name} ({target.id})"

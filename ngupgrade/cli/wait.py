@@ -43,7 +43,7 @@ def wait(group: str | None, operation: str | None, timeout: float,
     same command again); 130 interrupted.
     """
     settings = settings_of(click.get_current_context())
-    group_id = resolve_group(settings, group).id if group else None
+    group_id = resolve_group(settings, group, "wait").id if group else None
     with open_cloud(settings) as gw:
         target = find_target(gw, node_group_id=group_id, operation_id=operation)
         if target.operation is None:

@@ -281,6 +281,22 @@ class NodeResources:
 
 
 @dataclass(frozen=True)
+class Placement:
+    """Where a Selectel node group's nodes live and what they are billed against.
+
+    ``project_id`` (quotas are per project and per pool segment), ``region`` (the pool, e.g.
+    ``ru-7``), ``zone`` (the pool segment, ``availability_zone``, e.g. ``ru-7a``), and
+    ``flavor_id`` when the group uses a fixed flavor instead of ``cpus``/``ram_mb`` (its shape
+    is then not in the state). Source: ``selectel_mks_nodegroup_v1`` (reference section 5).
+    """
+
+    project_id: str
+    region: str
+    zone: str
+    flavor_id: str | None = None
+
+
+@dataclass(frozen=True)
 class NodeGroup:
     """One node group found in a Terraform state (``yandex_kubernetes_node_group`` or
     ``selectel_mks_nodegroup_v1``).
@@ -296,7 +312,10 @@ class NodeGroup:
     ``labels`` are the cloud labels of the resource; ``node_labels`` and ``node_taints`` are
     the Kubernetes labels and taints every node of the group gets (top-level ``node_labels``
     and ``node_taints = ["key=value:Effect"]`` of ``yandex_kubernetes_node_group``): the drain
-    check gives them to the surge nodes it models.
+    check gives them to the surge nodes it models; a Selectel group's ``labels`` and
+    ``taints`` are Kubernetes ones and land in ``node_labels``/``node_taints``.
+    ``placement`` is a Selectel group's project, pool and segment (None for Yandex, whose
+    ``folder_id`` places it).
     """
 
     address: TfAddress
@@ -312,6 +331,7 @@ class NodeGroup:
     tainted: bool = False
     master_version: str | None = None
     platform: PlatformName = "yandex"
+    placement: Placement | None = None
     labels: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
     node_labels: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
     node_taints: tuple[Taint, ...] = ()

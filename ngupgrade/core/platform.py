@@ -258,9 +258,9 @@ SELECTEL = Platform(
     unset_hint="Selectel keeps it in the control panel, not in Terraform: pass "
                "--max-expansion and --max-unavailable with the values it shows",
     applies_changes=False,  # reference section 5: no strategy field in the API or Terraform
+    # seed 001 L52-L59: where the strategy is changed
     change_hint="the Selectel control panel: Managed Kubernetes -> the cluster -> Состав "
-                "кластера -> the node group's menu -> Изменить стратегию обновления "
-                "(seed 001 L52-L59)",
+                "кластера -> the node group's menu -> Изменить стратегию обновления",
     group_node_limit=None,  # not documented in seed 001 or the reference
     terraform_update_timeout_minutes=None,  # upgrades are cluster-level, not a Terraform update
 )

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ngupgrade.core import simulate
+from ngupgrade.core import project_quota, simulate
 from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.k8s import PodDisruptionBudget
 from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup, QuotaLimit
@@ -103,6 +103,8 @@ def service_of(quota_id: str) -> str:
 
 
 def _consumption(group: NodeGroup) -> tuple[dict[str, int], list[str]]:
+    if group.platform == "selectel":  # project quotas per zone (core.project_quota)
+        return project_quota.consumption(group)
     node = group.node
     where = f"node group {group.address}"
     if node is None:
@@ -269,18 +271,25 @@ class GroupDemand:
         return self.at_current_size if at_current_size else self.worst_case
 
 
-def check_groups(groups: Sequence[NodeGroup]) -> dict[str, dict[str, int]]:
+def check_groups(groups: Sequence[NodeGroup], *, max_expansion: int | None = None,
+                 max_unavailable: int | None = None) -> dict[str, dict[str, int]]:
     """Validate every group before any API call; per-node consumption by group address.
 
+    ``max_expansion``/``max_unavailable`` are command-line overrides (checked with the
+    group's own values under its platform's bounds).
+
     Raises:
-        PolicyInvalid: a deploy policy outside 0..100 or 0/0 (C05), naming the group.
+        PolicyInvalid: a deploy policy outside the platform's bounds or 0/0 (C05), naming
+            the group.
         QuotaMappingUnknown: every group whose resources cannot be placed, all in one message.
     """
     problems: list[str] = []
     result: dict[str, dict[str, int]] = {}
     for group in groups:
         platform = platform_of(group)
-        validate(platform.in_force(group.policy), subject=f"node group {group.address}",
+        resolved = resolve(group.policy, max_expansion=max_expansion,
+                           max_unavailable=max_unavailable, platform=platform)
+        validate(resolved.policy, subject=f"node group {group.address}",
                  platform=platform, scale=group.scale)
         per_node, found = _consumption(group)
         problems.extend(found)
@@ -293,15 +302,20 @@ def check_groups(groups: Sequence[NodeGroup]) -> dict[str, dict[str, int]]:
 
 def group_demand(group: NodeGroup, cloud_id: str, current: int | None = None,
                  per_node: Mapping[str, int] | None = None,
-                 live_policy: DeployPolicy | None = None) -> GroupDemand:
+                 live_policy: DeployPolicy | None = None,
+                 override: DeployPolicy | None = None) -> GroupDemand:
     """Build one group's :class:`GroupDemand` (see :func:`extra_nodes` for ``current``).
 
     ``live_policy`` (from ``NodeGroupService.Get``) replaces a policy the state leaves unset
-    (C06: never 0/0, the platform's default only when nothing better is known).
+    (C06: never 0/0, the platform's default only when nothing better is known);
+    ``override`` (``--max-expansion``/``--max-unavailable`` resolved) replaces both.
     """
     consumption = dict(per_node) if per_node is not None else node_consumption(group)
-    use_live = live_policy if group.policy is None else None
-    extra = extra_nodes(group, current, policy=use_live)
+    if override is not None:
+        extra = extra_nodes(group, current, policy=override, policy_source="override")
+    else:
+        use_live = live_policy if group.policy is None else None
+        extra = extra_nodes(group, current, policy=use_live)
     return GroupDemand(group=group, cloud_id=cloud_id, per_node=consumption, extra=extra,
                        worst_case=demand_of(consumption, extra),
                        at_current_size=demand_of(consumption, extra, at_current_size=True))

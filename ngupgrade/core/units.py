@@ -27,8 +27,13 @@ def format_gib(size_bytes: float) -> str:
 
 
 def quota_unit(quota_id: str) -> str:
-    """The unit people read for a quota id: GiB, cores, nodes, VMs, disks, GPUs, addresses."""
+    """The unit people read for a quota id: GiB, cores, nodes, VMs, disks, GPUs, addresses;
+    MB and GB for Selectel's ``compute_ram.<zone>`` and ``volume_gigabytes_<type>.<zone>``."""
     name = quota_id.lower()
+    if name.startswith("compute_ram"):  # Selectel project quotas: MB and GB, as the API counts
+        return "MB"
+    if name.startswith("volume_gigabytes"):
+        return "GB"
     if name.endswith(".size"):
         return "GiB"
     if "cores" in name:

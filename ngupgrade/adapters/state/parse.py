@@ -8,45 +8,33 @@ value, which becomes the one-line error users see.
 
 Format facts: reference section 1.4 (v4, ``hashicorp/terraform`` statefile/version4.go) and
 1.5 (``show -json``, jsonstate/state.go). Nothing here writes to a state.
+
+Node groups of both platforms are read: ``yandex_kubernetes_node_group`` by
+:mod:`ngupgrade.adapters.state.yandex`, ``selectel_mks_nodegroup_v1`` by
+:mod:`ngupgrade.adapters.state.selectel`; each group's
+``platform`` comes from its resource type, unless the caller forces one (``--platform``).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Annotated
+from dataclasses import dataclass, replace
 
 import msgspec
 
+from ngupgrade.adapters.state import selectel, yandex
+from ngupgrade.adapters.state.yandex import ClusterInfo
 from ngupgrade.core.errors import BadInput
-from ngupgrade.core.k8s import Taint, TaintEffect
-from ngupgrade.core.model import (
-    GIB,
-    MAX_GROUP_NODES,
-    AutoScale,
-    BootDisk,
-    DeployPolicy,
-    FixedScale,
-    ModuleStep,
-    NodeGroup,
-    NodeResources,
-    ScalePolicy,
-    TfAddress,
-)
+from ngupgrade.core.model import ModuleStep, NodeGroup, PlatformName, TfAddress
 
-NODE_GROUP_TYPE = "yandex_kubernetes_node_group"
-CLUSTER_TYPE = "yandex_kubernetes_cluster"
-_INTERESTING = frozenset({NODE_GROUP_TYPE, CLUSTER_TYPE})
+NODE_GROUP_TYPE = yandex.NODE_GROUP_TYPE
+CLUSTER_TYPE = yandex.CLUSTER_TYPE
+GROUP_TYPES = frozenset({NODE_GROUP_TYPE, selectel.NODE_GROUP_TYPE})
+_CLUSTER_TYPES = frozenset({CLUSTER_TYPE, selectel.CLUSTER_TYPE})
+_INTERESTING = GROUP_TYPES | _CLUSTER_TYPES
 
 IndexKey = int | str | None
-
-# Value ranges a real state holds; anything else is a damaged or hand-made state. A node count
-# above MAX_GROUP_NODES would also make the plan's timeline grow without bound.
-NodeCount = Annotated[int, msgspec.Meta(ge=0, le=MAX_GROUP_NODES)]
-Count = Annotated[int, msgspec.Meta(ge=0)]
-Gigabytes = Annotated[float, msgspec.Meta(ge=0, le=1 << 30)]  # finite: JSON 1e400 decodes to inf
-
 
 _ABSENT = msgspec.Raw(b"")
 """Default of an undecoded field the document left out (msgspec cannot type ``Raw | None``)."""
@@ -95,94 +83,7 @@ class _ShowValues(msgspec.Struct):
     root_module: _ShowModule | None = None
 
 
-class _Resources(msgspec.Struct):
-    cores: Count
-    memory: Gigabytes
-    core_fraction: Count | None = None
-    gpus: Count | None = None
-
-
-class _BootDisk(msgspec.Struct):
-    size: Count | None = None
-    type: str | None = None
-
-
-class _NetworkInterface(msgspec.Struct):
-    nat: bool | None = None
-
-
-class _Scheduling(msgspec.Struct):
-    preemptible: bool | None = None
-
-
-class _Template(msgspec.Struct):
-    resources: list[_Resources] | None = None
-    platform_id: str | None = None
-    nat: bool | None = None
-    boot_disk: list[_BootDisk] | None = None
-    network_interface: list[_NetworkInterface] | None = None
-    scheduling_policy: list[_Scheduling] | None = None
-
-
-class _Fixed(msgspec.Struct):
-    size: NodeCount
-
-
-class _Auto(msgspec.Struct):
-    min: NodeCount
-    max: NodeCount
-    initial: NodeCount | None = None
-
-
-class _Scale(msgspec.Struct):
-    fixed_scale: list[_Fixed] | None = None
-    auto_scale: list[_Auto] | None = None
-
-
-class _Deploy(msgspec.Struct):
-    max_expansion: int
-    max_unavailable: int
-
-
-class _VersionInfo(msgspec.Struct):
-    current_version: str | None = None
-
-
-class _NodeGroupAttrs(msgspec.Struct):
-    id: str
-    scale_policy: list[_Scale] | None = None
-    cluster_id: str | None = None
-    name: str | None = None
-    version: str | None = None
-    status: str | None = None
-    deploy_policy: list[_Deploy] | None = None
-    instance_template: list[_Template] | None = None
-    version_info: list[_VersionInfo] | None = None
-    labels: dict[str, str] | None = None
-    node_labels: dict[str, str] | None = None
-    node_taints: list[str] | None = None
-
-
-class _Master(msgspec.Struct):
-    version: str | None = None
-
-
-class _ClusterAttrs(msgspec.Struct):
-    id: str
-    folder_id: str | None = None
-    master: list[_Master] | None = None
-
-
 # ---- results ----------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class ClusterInfo:
-    """The parts of a ``yandex_kubernetes_cluster`` the tool needs (reference section 1.3)."""
-
-    id: str
-    folder_id: str | None
-    master_version: str | None
-
 
 @dataclass(frozen=True)
 class ParsedState:
@@ -206,14 +107,32 @@ class _RawInstance:
     path: str
 
 
+@dataclass
+class _Clusters:
+    """The clusters beside the node groups, by id, one dict per platform."""
+
+    yandex: dict[str, ClusterInfo]
+    selectel: dict[str, selectel.SelectelCluster]
+
+    def add(self, rtype: str, raw: msgspec.Raw, source: str, path: str) -> None:
+        if rtype == CLUSTER_TYPE:
+            found = yandex.cluster(_decode(raw, yandex.CLUSTER_SHAPE, source, path))
+            self.yandex[found.id] = found
+        else:
+            attrs = _decode(raw, selectel.CLUSTER_SHAPE, source, path)
+            self.selectel[attrs.id] = selectel.cluster(attrs)
+
+
 # ---- entry point --------------------------------------------------------------------------
 
-def parse_state(data: bytes, source: str) -> ParsedState:
+def parse_state(data: bytes, source: str, platform: PlatformName | None = None) -> ParsedState:
     """Parse a Terraform state and return every managed node-group instance.
 
     Args:
         data: the state document, UTF-8 JSON (raw v4 state or ``terraform show -json``).
         source: how to name the input in errors (a path, ``-``, ``tf:DIR``, ``s3://...``).
+        platform: forces every group onto this platform's rules (``--platform``); None
+            takes each group's from its resource type.
 
     Raises:
         BadInput: not JSON, truncated, an unsupported version (v3 and older, v5+), wrong
@@ -223,6 +142,13 @@ def parse_state(data: bytes, source: str) -> ParsedState:
     if not data.strip():
         raise BadInput("empty input, no Terraform state", source=source,
                        hint="check that the workspace has a state (`terraform state pull`)")
+    parsed = _parse(data, source)
+    if platform is None:
+        return parsed
+    return replace(parsed, groups=tuple(replace(g, platform=platform) for g in parsed.groups))
+
+
+def _parse(data: bytes, source: str) -> ParsedState:
     header = _decode(data, _Header, source, "$")
     if header.format_version is not None and header.values:
         return _parse_show_json(header.values, source)
@@ -252,19 +178,19 @@ def _parse_v4(resources_raw: msgspec.Raw, source: str) -> ParsedState:
         else _decode(resources_raw, list[_ResourceV4], source, "$.resources")
     )
     instances: list[_RawInstance] = []
-    clusters: dict[str, ClusterInfo] = {}
+    clusters = _Clusters({}, {})
     skipped = 0
     for r_index, res in enumerate(resources):
         if res.type not in _INTERESTING or not res.instances:
             continue
         base = f"$.resources[{r_index}].instances"
         if res.mode != "managed":
-            skipped += res.type == NODE_GROUP_TYPE
+            skipped += res.type in GROUP_TYPES
             continue
         module = _parse_module(res.module, source, f"$.resources[{r_index}].module")
         for i_index, inst in enumerate(_decode(res.instances, list[_InstanceV4], source, base)):
             path = f"{base}[{i_index}].attributes"
-            if (res.type == NODE_GROUP_TYPE and inst.deposed is None and not inst.attributes
+            if (res.type in GROUP_TYPES and inst.deposed is None and not inst.attributes
                     and inst.attributes_flat):
                 address = TfAddress(res.type, res.name, inst.index_key, module, "managed")
                 raise BadInput(
@@ -275,11 +201,10 @@ def _parse_v4(resources_raw: msgspec.Raw, source: str) -> ParsedState:
                          "so the provider writes the attributes",
                 )
             if inst.deposed is not None or not inst.attributes:
-                skipped += res.type == NODE_GROUP_TYPE
+                skipped += res.type in GROUP_TYPES
                 continue
-            if res.type == CLUSTER_TYPE:
-                cluster = _cluster(inst.attributes, source, path)
-                clusters[cluster.id] = cluster
+            if res.type in _CLUSTER_TYPES:
+                clusters.add(res.type, inst.attributes, source, path)
                 continue
             address = TfAddress(res.type, res.name, inst.index_key, module, "managed")
             instances.append(_RawInstance(address, inst.attributes, inst.status == "tainted", path))
@@ -289,7 +214,7 @@ def _parse_v4(resources_raw: msgspec.Raw, source: str) -> ParsedState:
 def _parse_show_json(values_raw: msgspec.Raw, source: str) -> ParsedState:
     values = _decode(values_raw, _ShowValues, source, "$.values")
     instances: list[_RawInstance] = []
-    clusters: dict[str, ClusterInfo] = {}
+    clusters = _Clusters({}, {})
     skipped = 0
 
     def walk(module: _ShowModule, path: str) -> Iterator[tuple[msgspec.Raw, str]]:
@@ -304,11 +229,10 @@ def _parse_show_json(values_raw: msgspec.Raw, source: str) -> ParsedState:
             if res.type not in _INTERESTING:
                 continue
             if res.mode != "managed" or res.deposed_key is not None or not res.values:
-                skipped += res.type == NODE_GROUP_TYPE
+                skipped += res.type in GROUP_TYPES
                 continue
-            if res.type == CLUSTER_TYPE:
-                cluster = _cluster(res.values, source, f"{path}.values")
-                clusters[cluster.id] = cluster
+            if res.type in _CLUSTER_TYPES:
+                clusters.add(res.type, res.values, source, f"{path}.values")
                 continue
             try:
                 address = TfAddress.parse(res.address)
@@ -351,133 +275,17 @@ def _parse_module(text: str | None, source: str, path: str) -> tuple[ModuleStep,
         raise BadInput(f"bad module path {text!r}", source=source, path=path) from err
 
 
-def _cluster(raw: msgspec.Raw, source: str, path: str) -> ClusterInfo:
-    attrs = _decode(raw, _ClusterAttrs, source, path)
-    master = _first(attrs.master)
-    return ClusterInfo(attrs.id, attrs.folder_id or None, master.version if master else None)
-
-
-def _first(items: list | None):  # type: ignore[no-untyped-def,type-arg]
-    """Terraform keeps a MaxItems-1 block as a list of one object, or ``[]``/``null`` unset."""
-    return items[0] if items else None
-
-
-def node_group_from_values(
-    raw: bytes | msgspec.Raw, address: TfAddress, clusters: dict[str, ClusterInfo], source: str,
-    path: str,
-) -> NodeGroup:
-    """One node group from its attribute object (a state's ``attributes``/``values``, or a
-    plan's ``before``/``after``): the same reading as :func:`parse_state`.
-
-    Raises:
-        BadInput: wrong types or a missing ``id``/``scale_policy``, naming ``source`` and ``path``.
-    """
-    return _node_group(_RawInstance(address, msgspec.Raw(raw), False, path), clusters, source)
-
-
-def decode_json(data: bytes | msgspec.Raw, shape: object, source: str, path: str):  # type: ignore[no-untyped-def]
-    """Decode ``data`` as ``shape``; bad input becomes a BadInput naming ``source`` and ``path``."""
-    return _decode(data, shape, source, path)
-
-
 def _build(
-    instances: Iterable[_RawInstance], clusters: dict[str, ClusterInfo], source: str,
+    instances: Iterable[_RawInstance], clusters: _Clusters, source: str,
     fmt: str, skipped: int,
 ) -> ParsedState:
-    groups = tuple(_node_group(inst, clusters, source) for inst in instances)
-    return ParsedState(groups, clusters, fmt, skipped)
-
-
-def _node_group(inst: _RawInstance, clusters: dict[str, ClusterInfo], source: str) -> NodeGroup:
-    attrs = _decode(inst.attributes, _NodeGroupAttrs, source, inst.path)
-    scale = _scale(attrs.scale_policy, source, inst.path, inst.address)
-    deploy = _first(attrs.deploy_policy)
-    cluster = clusters.get(attrs.cluster_id or "")
-    version_info = _first(attrs.version_info)
-    return NodeGroup(
-        address=inst.address,
-        id=attrs.id,
-        name=attrs.name or "",
-        cluster_id=attrs.cluster_id or "",
-        folder_id=cluster.folder_id if cluster else None,
-        version=attrs.version or (version_info.current_version if version_info else None),
-        status=attrs.status,
-        policy=DeployPolicy(deploy.max_expansion, deploy.max_unavailable) if deploy else None,
-        scale=scale,
-        node=_node(_first(attrs.instance_template)),
-        tainted=inst.tainted,
-        master_version=cluster.master_version if cluster else None,
-        labels=dict(attrs.labels or {}),
-        node_labels=dict(attrs.node_labels or {}),
-        node_taints=_taints(attrs.node_taints or [], source, inst.path),
-    )
-
-
-_TAINT = re.compile(r"^(?P<key>[^=:\s]+)(?:=(?P<value>[^:]*))?:(?P<effect>[A-Za-z]+)$")
-_EFFECTS: dict[str, TaintEffect] = {"NoSchedule": "NoSchedule",
-                                     "PreferNoSchedule": "PreferNoSchedule",
-                                     "NoExecute": "NoExecute"}
-
-
-def _taints(items: list[str], source: str, path: str) -> tuple[Taint, ...]:
-    """``node_taints = ["key=value:Effect"]`` (the provider's format; value optional)."""
-    taints = []
-    for i, text in enumerate(items):
-        match = _TAINT.match(text)
-        effect = _EFFECTS.get(match.group("effect")) if match else None
-        if match is None or effect is None:
-            raise BadInput(f"node taint {text!r} is not key=value:Effect with Effect one of "
-                           "NoSchedule, PreferNoSchedule, NoExecute",
-                           source=source, path=f"{path}.node_taints[{i}]")
-        taints.append(Taint(key=match.group("key"), value=match.group("value") or "",
-                            effect=effect))
-    return tuple(taints)
-
-
-def _scale(
-    items: list[_Scale] | None, source: str, path: str, address: TfAddress
-) -> ScalePolicy:
-    block = _first(items)
-    fixed = _first(block.fixed_scale) if block else None
-    auto = _first(block.auto_scale) if block else None
-    if auto is not None:
-        if auto.min > auto.max:
-            raise BadInput(
-                f"node group {address}: auto_scale min {auto.min} is above max {auto.max}",
-                source=source, path=f"{path}.scale_policy[0].auto_scale[0]",
-                hint="refresh the state (`terraform apply -refresh-only`)",
-            )
-        initial = auto.initial if auto.initial is not None else auto.min
-        return AutoScale(min=auto.min, max=auto.max, initial=initial)
-    if fixed is not None:
-        return FixedScale(size=fixed.size)
-    raise BadInput(
-        f"node group {address} has no scale_policy (fixed_scale or auto_scale)",
-        source=source, path=f"{path}.scale_policy",
-        hint="refresh the state (`terraform apply -refresh-only`) so the provider fills it in",
-    )
-
-
-def _node(template: _Template | None) -> NodeResources | None:
-    if template is None:
-        return None
-    resources = _first(template.resources)
-    if resources is None:
-        return None
-    disk = _first(template.boot_disk)
-    boot = (
-        BootDisk(type=disk.type, size_bytes=disk.size * GIB)
-        if disk is not None and disk.type and disk.size is not None else None
-    )
-    nat = bool(template.nat) or any(bool(ni.nat) for ni in template.network_interface or [])
-    scheduling = _first(template.scheduling_policy)
-    return NodeResources(
-        platform_id=template.platform_id or None,
-        cores=resources.cores,
-        core_fraction=resources.core_fraction if resources.core_fraction is not None else 100,
-        memory_bytes=round(resources.memory * GIB),
-        gpus=resources.gpus or 0,
-        boot_disk=boot,
-        nat=nat,
-        preemptible=bool(scheduling.preemptible) if scheduling else False,
-    )
+    groups = tuple(
+        yandex.node_group(_decode(inst.attributes, yandex.NODE_GROUP_SHAPE, source, inst.path),
+                          inst.address, inst.tainted, clusters.yandex, source, inst.path)
+        if inst.address.type == NODE_GROUP_TYPE
+        else selectel.node_group(_decode(inst.attributes, selectel.NODE_GROUP_SHAPE, source,
+                                         inst.path),
+                                 inst.address, inst.tainted, clusters.selectel, source,
+                                 inst.path)
+        for inst in instances)
+    return ParsedState(groups, clusters.yandex, fmt, skipped)

@@ -48,6 +48,13 @@ def group_json(group: NodeGroup) -> dict[str, Any]:
         "tainted": group.tainted,
         "scale": scale_json(group.scale),
         "policy": policy_json(group),
+        "platform": group.platform,
+        "placement": None if group.placement is None else {
+            "project_id": group.placement.project_id, "region": group.placement.region,
+            "zone": group.placement.zone, "flavor_id": group.placement.flavor_id},
+        "node_labels": dict(group.node_labels),
+        "node_taints": [{"key": t.key, "value": t.value, "effect": t.effect}
+                        for t in group.node_taints],
         "node": None if node is None else {
             "platform_id": node.platform_id,
             "cores": node.cores,
@@ -80,8 +87,9 @@ def group_row(group: NodeGroup) -> list[str]:
     policy = (f"unset ({policy_text(default)} assumed)" if group.policy is None
               else policy_text(group.policy))
     node = group.node
+    flavor = group.placement.flavor_id if group.placement else None
     if node is None:
-        shape = "?"
+        shape = f"flavor {flavor}" if flavor else "?"
     else:
         parts = [f"{node.cores} cores"]
         if node.core_fraction != 100:
@@ -95,7 +103,9 @@ def group_row(group: NodeGroup) -> list[str]:
             parts.append("NAT")
         if node.preemptible:
             parts.append("preemptible")
-        shape = f"{node.platform_id or '?'}: " + ", ".join(parts)
+        prefix = "" if group.platform == "selectel" and not flavor else (
+            f"{node.platform_id or '?'}: ")
+        shape = prefix + ", ".join(parts)
     address = str(group.address) + (" (tainted)" if group.tainted else "")
     return [address, group.name, group.id, group.version or "?", scale_text(group.scale),
             policy, shape]

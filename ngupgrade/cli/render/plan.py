@@ -1,7 +1,9 @@
 """Reports of ``ngupgrade plan``: the JSON document (stable keys) and the text for people.
 
 Pure: plans in, plain Python values and strings out. JSON keys follow DESIGN.md section 5
-(``plan``) plus ``nodes_source`` and ``duration``; add keys freely, never rename.
+(``plan``) plus ``nodes_source``, ``duration``, ``platform`` (``yandex``|``selectel``) and
+``data_notes`` (``[{code, message}]``: what the upgrade does to data on the nodes, from the
+platform's rules; empty on Yandex); add keys freely, never rename.
 
 The text shows the timeline as a small picture of the group per step, one cell per node::
 
@@ -97,6 +99,8 @@ def group_plan_json(plan: GroupPlan) -> dict[str, Any]:
             "max_minutes": _number(plan.duration.max_minutes),
         },
         "warnings": [{"code": w.code, "message": w.message} for w in plan.warnings],
+        "platform": group.platform,
+        "data_notes": [{"code": n.code, "message": n.message} for n in plan.data_notes],
     }
 
 
@@ -304,6 +308,9 @@ def group_plan_lines(plan: GroupPlan) -> list[str]:
     if plan.warnings:
         lines.append("  warnings")
         lines.extend(f"    ! {w.code}: {w.message}" for w in plan.warnings)
+    if plan.data_notes:
+        lines.append("  data on the nodes")
+        lines.extend(f"    - {n.code}: {n.message}" for n in plan.data_notes)
     return lines
 
 

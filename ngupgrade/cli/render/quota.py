@@ -160,7 +160,10 @@ def preflight_table(result: Preflight) -> str:
     lines.append(f"Quota preflight: {verdict}  [{mode}]")
     for cloud in result.clouds:
         lines.append("")
-        lines.append(f"cloud {cloud.cloud_id}")
+        # a Selectel group's quotas are its project's (core.project_quota)
+        selectel = any(gd.group.platform == "selectel" for gd in result.groups
+                       if gd.cloud_id == cloud.cloud_id)
+        lines.append(f"{'project' if selectel else 'cloud'} {cloud.cloud_id}")
         rows = [["quota", "limit", "usage", "headroom", "demand", "status"]]
         for q in cloud.quotas:
             rows.append([q.quota_id, human(q.quota_id, q.limit), human(q.quota_id, q.usage),
@@ -171,12 +174,14 @@ def preflight_table(result: Preflight) -> str:
         lines.append("")
         lines.append("node groups (extra nodes: compute/vpc worst case | at current size | "
                      "managed-kubernetes)")
-        rows = [["group", "cloud", "policy", "nodes", "extra"]]
+        scope = ("project" if all(gd.group.platform == "selectel" for gd in result.groups)
+                 else "cloud")
+        rows = [["group", scope, "policy", "nodes", "extra"]]
         for gd in result.groups:
             ex = gd.extra
             policy = policy_text(ex.policy) + (
-                {"state": "", "live": " (live)", "plan": " (plan)"}.get(ex.policy_source,
-                                                                        " (assumed)"))
+                {"state": "", "live": " (live)", "plan": " (plan)",
+                 "override": " (override)"}.get(ex.policy_source, " (assumed)"))
             if ex.current_source == "fixed":
                 nodes = f"{ex.current} fixed"
             else:

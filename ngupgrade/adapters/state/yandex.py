@@ -1,0 +1,242 @@
+"""Yandex's resources in a Terraform state: ``yandex_kubernetes_node_group`` and its
+``yandex_kubernetes_cluster`` -> :class:`~ngupgrade.core.model.NodeGroup` on the Yandex
+platform (reference sections 1.2-1.3: nested blocks are lists of one object; memory and disk
+in GB = 2**30 bytes, provider ``toBytes``). :mod:`ngupgrade.adapters.state.parse` finds the
+resources and decodes their attributes into the shapes here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Annotated
+
+import msgspec
+
+from ngupgrade.core.errors import BadInput
+from ngupgrade.core.k8s import Taint, TaintEffect
+from ngupgrade.core.model import (
+    GIB,
+    MAX_GROUP_NODES,
+    AutoScale,
+    BootDisk,
+    DeployPolicy,
+    FixedScale,
+    NodeGroup,
+    NodeResources,
+    ScalePolicy,
+    TfAddress,
+)
+from ngupgrade.core.platform import YANDEX
+
+NODE_GROUP_TYPE = YANDEX.node_group_type
+CLUSTER_TYPE = "yandex_kubernetes_cluster"
+
+# Value ranges a real state holds; anything else is a damaged or hand-made state. A node count
+# above MAX_GROUP_NODES would also make the plan's timeline grow without bound.
+NodeCount = Annotated[int, msgspec.Meta(ge=0, le=MAX_GROUP_NODES)]
+Count = Annotated[int, msgspec.Meta(ge=0)]
+Gigabytes = Annotated[float, msgspec.Meta(ge=0, le=1 << 30)]  # finite: JSON 1e400 decodes to inf
+
+
+class _Resources(msgspec.Struct):
+    cores: Count
+    memory: Gigabytes
+    core_fraction: Count | None = None
+    gpus: Count | None = None
+
+
+class _BootDisk(msgspec.Struct):
+    size: Count | None = None
+    type: str | None = None
+
+
+class _NetworkInterface(msgspec.Struct):
+    nat: bool | None = None
+
+
+class _Scheduling(msgspec.Struct):
+    preemptible: bool | None = None
+
+
+class _Template(msgspec.Struct):
+    resources: list[_Resources] | None = None
+    platform_id: str | None = None
+    nat: bool | None = None
+    boot_disk: list[_BootDisk] | None = None
+    network_interface: list[_NetworkInterface] | None = None
+    scheduling_policy: list[_Scheduling] | None = None
+
+
+class _Fixed(msgspec.Struct):
+    size: NodeCount
+
+
+class _Auto(msgspec.Struct):
+    min: NodeCount
+    max: NodeCount
+    initial: NodeCount | None = None
+
+
+class _Scale(msgspec.Struct):
+    fixed_scale: list[_Fixed] | None = None
+    auto_scale: list[_Auto] | None = None
+
+
+class _Deploy(msgspec.Struct):
+    max_expansion: int
+    max_unavailable: int
+
+
+class _VersionInfo(msgspec.Struct):
+    current_version: str | None = None
+
+
+class _NodeGroupAttrs(msgspec.Struct):
+    id: str
+    scale_policy: list[_Scale] | None = None
+    cluster_id: str | None = None
+    name: str | None = None
+    version: str | None = None
+    status: str | None = None
+    deploy_policy: list[_Deploy] | None = None
+    instance_template: list[_Template] | None = None
+    version_info: list[_VersionInfo] | None = None
+    labels: dict[str, str] | None = None
+    node_labels: dict[str, str] | None = None
+    node_taints: list[str] | None = None
+
+
+class _Master(msgspec.Struct):
+    version: str | None = None
+
+
+class _ClusterAttrs(msgspec.Struct):
+    id: str
+    folder_id: str | None = None
+    master: list[_Master] | None = None
+
+
+@dataclass(frozen=True)
+class ClusterInfo:
+    """The parts of a ``yandex_kubernetes_cluster`` the tool needs (reference section 1.3)."""
+
+    id: str
+    folder_id: str | None
+    master_version: str | None
+
+
+CLUSTER_SHAPE = _ClusterAttrs
+NODE_GROUP_SHAPE = _NodeGroupAttrs
+
+
+def cluster(attrs: _ClusterAttrs) -> ClusterInfo:
+    """The cluster value of decoded attributes."""
+    master = _first(attrs.master)
+    return ClusterInfo(attrs.id, attrs.folder_id or None, master.version if master else None)
+
+
+def _first(items: list | None):  # type: ignore[no-untyped-def,type-arg]
+    """Terraform keeps a MaxItems-1 block as a list of one object, or ``[]``/``null`` unset."""
+    return items[0] if items else None
+
+
+def node_group(attrs: _NodeGroupAttrs, address: TfAddress, tainted: bool,
+               clusters: dict[str, ClusterInfo], source: str, path: str) -> NodeGroup:
+    """One Yandex node group of decoded attributes (its cluster, when in the same state, gives
+    ``folder_id`` and ``master_version``).
+
+    Raises:
+        BadInput: no ``scale_policy``, or an ``auto_scale`` min above its max.
+    """
+    scale = _scale(attrs.scale_policy, source, path, address)
+    deploy = _first(attrs.deploy_policy)
+    cluster = clusters.get(attrs.cluster_id or "")
+    version_info = _first(attrs.version_info)
+    return NodeGroup(
+        address=address,
+        id=attrs.id,
+        name=attrs.name or "",
+        cluster_id=attrs.cluster_id or "",
+        folder_id=cluster.folder_id if cluster else None,
+        version=attrs.version or (version_info.current_version if version_info else None),
+        status=attrs.status,
+        policy=DeployPolicy(deploy.max_expansion, deploy.max_unavailable) if deploy else None,
+        scale=scale,
+        node=_node(_first(attrs.instance_template)),
+        tainted=tainted,
+        master_version=cluster.master_version if cluster else None,
+        labels=dict(attrs.labels or {}),
+        node_labels=dict(attrs.node_labels or {}),
+        node_taints=_taints(attrs.node_taints or [], source, path),
+    )
+
+
+_TAINT = re.compile(r"^(?P<key>[^=:\s]+)(?:=(?P<value>[^:]*))?:(?P<effect>[A-Za-z]+)$")
+_EFFECTS: dict[str, TaintEffect] = {"NoSchedule": "NoSchedule",
+                                     "PreferNoSchedule": "PreferNoSchedule",
+                                     "NoExecute": "NoExecute"}
+
+
+def _taints(items: list[str], source: str, path: str) -> tuple[Taint, ...]:
+    """``node_taints = ["key=value:Effect"]`` (the provider's format; value optional)."""
+    taints = []
+    for i, text in enumerate(items):
+        match = _TAINT.match(text)
+        effect = _EFFECTS.get(match.group("effect")) if match else None
+        if match is None or effect is None:
+            raise BadInput(f"node taint {text!r} is not key=value:Effect with Effect one of "
+                           "NoSchedule, PreferNoSchedule, NoExecute",
+                           source=source, path=f"{path}.node_taints[{i}]")
+        taints.append(Taint(key=match.group("key"), value=match.group("value") or "",
+                            effect=effect))
+    return tuple(taints)
+
+
+def _scale(
+    items: list[_Scale] | None, source: str, path: str, address: TfAddress
+) -> ScalePolicy:
+    block = _first(items)
+    fixed = _first(block.fixed_scale) if block else None
+    auto = _first(block.auto_scale) if block else None
+    if auto is not None:
+        if auto.min > auto.max:
+            raise BadInput(
+                f"node group {address}: auto_scale min {auto.min} is above max {auto.max}",
+                source=source, path=f"{path}.scale_policy[0].auto_scale[0]",
+                hint="refresh the state (`terraform apply -refresh-only`)",
+            )
+        initial = auto.initial if auto.initial is not None else auto.min
+        return AutoScale(min=auto.min, max=auto.max, initial=initial)
+    if fixed is not None:
+        return FixedScale(size=fixed.size)
+    raise BadInput(
+        f"node group {address} has no scale_policy (fixed_scale or auto_scale)",
+        source=source, path=f"{path}.scale_policy",
+        hint="refresh the state (`terraform apply -refresh-only`) so the provider fills it in",
+    )
+
+
+def _node(template: _Template | None) -> NodeResources | None:
+    if template is None:
+        return None
+    resources = _first(template.resources)
+    if resources is None:
+        return None
+    disk = _first(template.boot_disk)
+    boot = (
+        BootDisk(type=disk.type, size_bytes=disk.size * GIB)
+        if disk is not None and disk.type and disk.size is not None else None
+    )
+    nat = bool(template.nat) or any(bool(ni.nat) for ni in template.network_interface or [])
+    scheduling = _first(template.scheduling_policy)
+    return NodeResources(
+        platform_id=template.platform_id or None,
+        cores=resources.cores,
+        core_fraction=resources.core_fraction if resources.core_fraction is not None else 100,
+        memory_bytes=round(resources.memory * GIB),
+        gpus=resources.gpus or 0,
+        boot_disk=boot,
+        nat=nat,
+        preemptible=bool(scheduling.preemptible) if scheduling else False,
+    )
