@@ -38,7 +38,7 @@ def run_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 
     # The developer's environment must not leak into tests.
     for var in ("NGUPGRADE_STATE", "NGUPGRADE_OUTPUT", "YC_ENDPOINT", "TF_WORKSPACE",
-                "NGUPGRADE_TERRAFORM_BIN", "NGUPGRADE_S3_ENDPOINT"):
+                "NGUPGRADE_TERRAFORM_BIN", "NGUPGRADE_S3_ENDPOINT", "NGUPGRADE_PLATFORM"):
         monkeypatch.delenv(var, raising=False)
 
     def run(*args: str, stdin: bytes | None = None) -> CliResult:

@@ -23,13 +23,14 @@ from ngupgrade.core.simulate import plan_group
 PLAN_GROUP_KEYS = {
     "address", "id", "name", "cluster_id", "scale", "policy", "effective_policy", "nodes",
     "nodes_source", "surge_nodes", "peak_nodes", "min_available_nodes", "cycles", "timeline",
-    "duration", "warnings",
+    "duration", "warnings", "platform", "data_notes",
 }
 
 
 def test_json_has_every_contract_key_with_seed000_combined_values() -> None:
     doc = group_plan_json(plan_group(fixed(5, 2, 2)))
     assert set(doc) == PLAN_GROUP_KEYS
+    assert (doc["platform"], doc["data_notes"]) == ("yandex", [])  # seed 000 is silent on data
     assert doc["address"] == "yandex_kubernetes_node_group.workers"
     assert doc["id"] == "cat0000000000000ng01"
     assert doc["name"] == "workers"

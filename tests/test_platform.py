@@ -194,6 +194,9 @@ def test_s_ex4_20_nodes_2_2_about_5_cycles_instead_of_10() -> None:
     assert plan_group(sel_fixed(20, 2, 0)).cycles == Cycles(10, 10)
     assert plan_group(sel_fixed(20, 0, 2)).cycles == Cycles(10, 10)
     assert (plan.peak_nodes, plan.min_available_nodes) == (22, 18)
+    # the extras are created once (L191: as many old nodes deleted, the rest in place)
+    assert (total(plan, "create"), total(plan, "delete"), total(plan, "update_in_place")) == \
+        (2, 2, 18)
 
 
 def test_autoscaling_example1_shrunk_to_2_makes_2_extra_nodes_one_cycle_peak_4() -> None:
@@ -241,6 +244,7 @@ def test_max_7_with_7_extra_gives_up_to_14() -> None:
     assert SELECTEL.worst_case_peak(DeployPolicy(3, 0), AutoScale(1, 5, 1)) == 8
     plan = plan_group(sel_auto(1, 7, 7, 0))
     assert (plan.nodes, plan.nodes_source, plan.peak_nodes) == (7, "max", 14)
+    assert (total(plan, "create"), total(plan, "delete"), plan.cycles) == (7, 7, Cycles(1, 1))
     extra = quota.extra_nodes(sel_auto(1, 7, 7, 0), current=7)
     assert extra.worst_case == 7 and extra.nodes + extra.worst_case == 14
 

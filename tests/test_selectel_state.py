@@ -1,0 +1,120 @@
+"""Selectel node groups read from Terraform state (v4 and show -json), ``--platform``, and the
+faults of a damaged Selectel state (one line naming the file and the JSON path)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ngupgrade.adapters.state.parse import parse_state
+from ngupgrade.core.errors import BadInput
+from ngupgrade.core.k8s import Taint
+from ngupgrade.core.model import GIB, AutoScale, BootDisk, FixedScale, Placement
+from tests.conftest import EXAMPLE_STATE, EXAMPLES
+
+SELECTEL_STATE = EXAMPLES / "selectel" / "terraform.tfstate"
+SELECTEL_SHOW = EXAMPLES / "selectel" / "show.json"
+PROJECT = "9d7c2a1e5b0f4c3d8e6a7b1c2d3e4f50"
+CLUSTER = "b311ce58-2658-46b5-b733-7a0f418703f2"
+
+
+def _state(attributes: dict, rtype: str = "selectel_mks_nodegroup_v1") -> bytes:
+    return json.dumps({"version": 4, "resources": [
+        {"mode": "managed", "type": rtype, "name": "ng",
+         "instances": [{"schema_version": 0, "attributes": attributes}]}]}).encode()
+
+
+def _attrs(**over: object) -> dict:
+    base: dict = {"id": f"{CLUSTER}/ng-1", "cluster_id": CLUSTER, "project_id": PROJECT,
+                  "region": "ru-7", "availability_zone": "ru-7a", "nodes_count": 3,
+                  "cpus": 2, "ram_mb": 4096, "volume_gb": 20, "volume_type": "basic.ru-7a"}
+    base.update(over)
+    return base
+
+
+def test_example_state_has_three_selectel_groups_with_exact_values() -> None:
+    parsed = parse_state(SELECTEL_STATE.read_bytes(), "example")
+    workers, batch, cache = parsed.groups
+    assert [str(g.address) for g in parsed.groups] == [
+        "selectel_mks_nodegroup_v1.workers", "selectel_mks_nodegroup_v1.batch",
+        "selectel_mks_nodegroup_v1.cache"]
+    assert {g.platform for g in parsed.groups} == {"selectel"}
+    assert workers.id == "63ed5342-b22c-4c7a-9d41-c1fe4a142c13"  # the part after "<cluster>/"
+    assert workers.cluster_id == CLUSTER
+    assert (workers.version, workers.master_version) == ("1.29.5", "1.29.5")  # the cluster's
+    assert workers.policy is None  # the strategy is not in the state
+    assert workers.scale == FixedScale(5)
+    assert workers.node is not None
+    assert workers.node.cores == 4
+    assert workers.node.memory_bytes == 8192 * 2**20 == 8 * GIB
+    assert workers.node.boot_disk == BootDisk("fast.ru-7a", 32 * GIB)
+    assert workers.placement == Placement(PROJECT, "ru-7", "ru-7a", None)
+    assert workers.labels == {"role": "workers"}
+    assert batch.scale == AutoScale(min=1, max=5, initial=2)  # initial: nodes_count now
+    assert batch.taints == (Taint("dedicated", "NoSchedule", "batch"),)
+    assert batch.node is not None and batch.node.preemptible
+    assert batch.node.boot_disk == BootDisk("universal.ru-7a", 20 * GIB)
+    assert cache.node is None  # a flavor without cpus/ram_mb: its shape is not in the state
+    assert cache.placement is not None and cache.placement.flavor_id == "1011"
+
+
+def test_show_json_gives_the_same_selectel_groups() -> None:
+    raw = parse_state(SELECTEL_STATE.read_bytes(), "raw")
+    shown = parse_state(SELECTEL_SHOW.read_bytes(), "show")
+    assert shown.format == "show-json"
+    assert shown.groups == raw.groups
+
+
+def test_platform_comes_from_the_resource_type_and_can_be_forced() -> None:
+    yandex = parse_state(EXAMPLE_STATE.read_bytes(), "y")
+    assert {g.platform for g in yandex.groups} == {"yandex"}
+    forced = parse_state(EXAMPLE_STATE.read_bytes(), "y", platform="selectel")
+    assert {g.platform for g in forced.groups} == {"selectel"}
+    assert [g.id for g in forced.groups] == [g.id for g in yandex.groups]
+
+
+def test_local_volume_is_charged_as_local() -> None:
+    (group,) = parse_state(_state(_attrs(local_volume=True, volume_type="")), "s").groups
+    assert group.node is not None and group.node.boot_disk == BootDisk("local", 20 * GIB)
+
+
+def test_zero_values_the_provider_writes_read_as_absent() -> None:
+    (group,) = parse_state(_state(_attrs(cpus=0, ram_mb=0, flavor_id="", volume_gb=0)),
+                           "s").groups
+    assert group.node is None
+    assert group.placement is not None and group.placement.flavor_id is None
+    assert group.scale == FixedScale(3)
+
+
+@pytest.mark.parametrize(
+    ("over", "message", "path"),
+    [({"nodes_count": None}, "node group selectel_mks_nodegroup_v1.ng has no nodes_count",
+      "$.resources[0].instances[0].attributes.nodes_count"),
+     ({"enable_autoscale": True, "autoscale_min_nodes": 1, "autoscale_max_nodes": 0},
+      "enable_autoscale without autoscale_max_nodes",
+      "$.resources[0].instances[0].attributes.autoscale_max_nodes"),
+     ({"enable_autoscale": True, "autoscale_min_nodes": 4, "autoscale_max_nodes": 2},
+      "autoscale_min_nodes 4 is above autoscale_max_nodes 2",
+      "$.resources[0].instances[0].attributes.autoscale_min_nodes"),
+     ({"availability_zone": ""}, "has no availability_zone",
+      "$.resources[0].instances[0].attributes.availability_zone"),
+     ({"taints": [{"key": "k", "value": "v", "effect": "NoSchedul"}]},
+      "Invalid enum value 'NoSchedul'",
+      "$.resources[0].instances[0].attributes.taints[0].effect"),
+     ({"nodes_count": -1}, "Expected `int` >= 0",
+      "$.resources[0].instances[0].attributes.nodes_count")],
+)
+def test_damaged_selectel_state_is_bad_input_naming_the_path(over: dict, message: str,
+                                                             path: str) -> None:
+    with pytest.raises(BadInput) as info:
+        parse_state(_state(_attrs(**over)), "bad.tfstate")
+    assert message in str(info.value)
+    assert info.value.path == path
+    assert info.value.exit_code == 3
+    assert "\n" not in str(info.value)
+
+
+def test_selectel_cluster_without_groups_gives_no_group() -> None:
+    data = _state({"id": CLUSTER, "kube_version": "1.29.5"}, "selectel_mks_cluster_v1")
+    assert parse_state(data, "s").groups == ()
