@@ -30,7 +30,9 @@ def test_groups_lists_the_selectel_groups_with_the_default_0_1_assumed(run_cli) 
                                     "flavor_id": None}
     assert workers["node"]["memory_bytes"] == 8589934592
     assert batch["scale"] == {"type": "auto", "min": 1, "max": 5, "initial": 2}
-    assert batch["taints"] == [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]
+    assert batch["node_taints"] == [{"key": "dedicated", "value": "batch",
+                                     "effect": "NoSchedule"}]
+    assert workers["node_labels"] == {"role": "workers"}
     assert cache["node"] is None
     table = run_cli("groups", "--state", STATE)
     assert "unset (0/1 assumed)" in table.stdout and "flavor 1011" in table.stdout

@@ -50,6 +50,16 @@ def test_lookups_by_name_resource_type_and_group() -> None:
     assert plat.platform_of(fixed(3, 1, 0)) is YANDEX
 
 
+def test_drain_reaction_yandex_stops_the_node_selectel_stops_the_upgrade() -> None:
+    """Reference section 1: 7 minutes, then the node stops; seed 001 L80, L88-L92: retried,
+    then the upgrade stops with the cluster in ERROR."""
+    assert (YANDEX.drain.drain_timeout_seconds, YANDEX.drain.on_blocked_eviction) == (
+        7 * 60, "force-stop")
+    assert (SELECTEL.drain.drain_timeout_seconds, SELECTEL.drain.on_blocked_eviction) == (
+        None, "stop-upgrade")
+    assert (YANDEX.drain.platform, SELECTEL.drain.platform) == ("yandex", "selectel")
+
+
 def test_only_yandex_is_changed_by_ngupgrade() -> None:
     assert YANDEX.applies_changes and not SELECTEL.applies_changes
     assert "control panel" in SELECTEL.change_hint

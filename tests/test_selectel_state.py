@@ -50,9 +50,9 @@ def test_example_state_has_three_selectel_groups_with_exact_values() -> None:
     assert workers.node.memory_bytes == 8192 * 2**20 == 8 * GIB
     assert workers.node.boot_disk == BootDisk("fast.ru-7a", 32 * GIB)
     assert workers.placement == Placement(PROJECT, "ru-7", "ru-7a", None)
-    assert workers.labels == {"role": "workers"}
+    assert workers.node_labels == {"role": "workers"}
     assert batch.scale == AutoScale(min=1, max=5, initial=2)  # initial: nodes_count now
-    assert batch.taints == (Taint("dedicated", "NoSchedule", "batch"),)
+    assert batch.node_taints == (Taint("dedicated", "NoSchedule", "batch"),)
     assert batch.node is not None and batch.node.preemptible
     assert batch.node.boot_disk == BootDisk("universal.ru-7a", 20 * GIB)
     assert cache.node is None  # a flavor without cpus/ram_mb: its shape is not in the state

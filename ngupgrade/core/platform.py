@@ -20,6 +20,8 @@ a cycle                       E new nodes stay, as many    up to E+U nodes: the 
                               place (L13, L101-L121)       rest updated in place (L189-L193)
 in-place method               reboot (L53)                 reboot (default) or reinstall,
                                                            fixed at creation (L19-L22)
+blocked drain                 node stopped after 7 min     eviction retried, then the upgrade
+                              (reference section 1)        stops, cluster ERROR (L80, L88-L92)
 ngupgrade applies changes     yes (SDK, ``set-policy``)    no: the strategy lives in the
                                                            control panel (L52-L59; reference
                                                            section 5: no API/Terraform field)
@@ -35,10 +37,12 @@ How to take it (for ``plan``, ``preflight``, the drain check and the advisor)::
     platform.applies_changes                 # False: refuse to change anything, point at
     platform.change_hint                     #   where the user changes it instead
     platform.data_notes(deleted, in_place, method)   # what data the plan loses
+    platform.drain                           # the drain check's DrainRules: Yandex stops the
+                                             # node after 7 minutes, Selectel retries a
+                                             # PDB-blocked eviction and stops in ERROR
 
-The drain reaction (Yandex stops the node after 7 minutes; Selectel retries a PDB-blocked
-eviction, then stops the upgrade in ERROR) is the drain check's ``DrainRules`` (see
-:mod:`ngupgrade.core.drain`), to be held here once it lands.
+The drain check and the advisor take ``platform.drain`` (``check_group(..., rules=
+platform_of(group).drain)``) and the bounds and default above; ``--platform`` forces one.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ngupgrade.core.drain.findings import SELECTEL_DRAIN_RULES, YANDEX_DRAIN_RULES, DrainRules
 from ngupgrade.core.model import (
     AutoScale,
     DeployPolicy,
@@ -113,6 +118,8 @@ class Platform:
         group_node_limit: nodes a group can hold by default, or None when unknown.
         terraform_update_timeout_minutes: the node-group resource's default update timeout
             in minutes, or None when Terraform does not run the upgrade.
+        drain: how the platform drains a wave and reacts to a blocked eviction
+            (:class:`~ngupgrade.core.drain.findings.DrainRules`).
     """
 
     name: PlatformName
@@ -131,6 +138,7 @@ class Platform:
     change_hint: str
     group_node_limit: int | None
     terraform_update_timeout_minutes: int | None
+    drain: DrainRules
 
     @property
     def default_method(self) -> InPlaceMethod:
@@ -240,6 +248,7 @@ YANDEX = Platform(
                 "`ngupgrade set-policy`",
     group_node_limit=200,  # managed-kubernetes.groupNodes.count default (reference 2.2)
     terraform_update_timeout_minutes=60,  # yandexKubernetesNodeGroupUpdateTimeout (C12)
+    drain=YANDEX_DRAIN_RULES,  # 7-minute drain timeout, then the node is stopped
 )
 """Yandex Managed Service for Kubernetes (seed 000)."""
 
@@ -263,6 +272,7 @@ SELECTEL = Platform(
                 "кластера -> the node group's menu -> Изменить стратегию обновления",
     group_node_limit=None,  # not documented in seed 001 or the reference
     terraform_update_timeout_minutes=None,  # upgrades are cluster-level, not a Terraform update
+    drain=SELECTEL_DRAIN_RULES,  # seed 001 L80, L88-L92: retries, then ERROR
 )
 """Selectel Managed Kubernetes (seed 001); read, planned and checked only."""
 

@@ -275,6 +275,25 @@ def _parse_module(text: str | None, source: str, path: str) -> tuple[ModuleStep,
         raise BadInput(f"bad module path {text!r}", source=source, path=path) from err
 
 
+def node_group_from_values(
+    raw: bytes | msgspec.Raw, address: TfAddress, clusters: dict[str, ClusterInfo], source: str,
+    path: str,
+) -> NodeGroup:
+    """One Yandex node group from its attribute object (a state's ``attributes``/``values``, or
+    a plan's ``before``/``after``): the same reading as :func:`parse_state`.
+
+    Raises:
+        BadInput: wrong types or a missing ``id``/``scale_policy``, naming ``source`` and ``path``.
+    """
+    attrs = _decode(msgspec.Raw(raw), yandex.NODE_GROUP_SHAPE, source, path)
+    return yandex.node_group(attrs, address, False, clusters, source, path)
+
+
+def decode_json(data: bytes | msgspec.Raw, shape: object, source: str, path: str):  # type: ignore[no-untyped-def]
+    """Decode ``data`` as ``shape``; bad input becomes a BadInput naming ``source`` and ``path``."""
+    return _decode(data, shape, source, path)
+
+
 def _build(
     instances: Iterable[_RawInstance], clusters: _Clusters, source: str,
     fmt: str, skipped: int,
