@@ -1,4 +1,5 @@
-"""Node groups for the plan tests, built directly (no state file needed)."""
+"""Node groups for the plan tests (no state file needed), built on ngupgrade.testing.node_group:
+a group on 1.30 without ``instance_template`` (the plan reads only scale and policy)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from ngupgrade.core.model import (
     NodeGroup,
     PlatformName,
     ScalePolicy,
-    TfAddress,
 )
+from ngupgrade.testing.builders import node_group
 
 
 def group(
@@ -23,21 +24,8 @@ def group(
 ) -> NodeGroup:
     """A node group at ``yandex_kubernetes_node_group.<name>`` with the given scale and policy
     (``selectel_mks_nodegroup_v1.<name>`` with ``platform="selectel"``)."""
-    rtype = {"yandex": "yandex_kubernetes_node_group",
-             "selectel": "selectel_mks_nodegroup_v1"}[platform]
-    return NodeGroup(
-        address=TfAddress(rtype, name),
-        id=gid,
-        name=name,
-        cluster_id="catq0n7i0h9ka1b2c3d4",
-        folder_id="b1gexamplefolder00001",
-        version="1.30",
-        status="RUNNING",
-        policy=policy,
-        scale=scale,
-        node=None,
-        platform=platform,
-    )
+    return node_group(gid, name=name, version="1.30", status="RUNNING", scale=scale,
+                      policy=policy, template=False, cloud=platform)
 
 
 def fixed(size: int, e: int | None, u: int | None = None, **kw: str) -> NodeGroup:

@@ -15,7 +15,7 @@ platform's node-by-node upgrade), ``faults``, ``quotas``, ``proto`` (API message
 
 from pathlib import Path
 
-from ngupgrade.testing.builders import node_group
+from ngupgrade.testing.builders import node_group, node_resources
 from ngupgrade.testing.clocks import RealClock, VirtualClock
 from ngupgrade.testing.fake_cloud import FakeCloud
 from ngupgrade.testing.scenario import Fault, Scenario
@@ -26,4 +26,4 @@ EXAMPLES = Path(__file__).resolve().parent / "examples"
 """Example scenario files shipped with the kit (``scenario.yaml``: the fake behind make demo)."""
 
 __all__ = ["EXAMPLES", "Call", "FakeCloud", "Fault", "RealClock", "Scenario", "VirtualClock",
-           "World", "node_group"]
+           "World", "node_group", "node_resources"]
