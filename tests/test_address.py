@@ -48,3 +48,31 @@ keys = st.none() | st.integers(min_value=0, max_value=10_000) | st.text(max_size
 def test_round_trip(rtype: str, name: str, index: object, module: tuple[ModuleStep, ...]) -> None:
     addr = TfAddress(rtype, name, index, module)  # type: ignore[arg-type]
     assert TfAddress.parse(str(addr)) == addr
+
+
+@pytest.mark.parametrize(("key", "terraform_prints"), [
+    ("${var.x}", '["$${var.x}"]'),
+    ("100%{x}", '["100%%{x}"]'),
+    ("$ and % alone", '["$ and % alone"]'),
+    ("bell\x07", '["bell\\u0007"]'),
+    ("form\x0cfeed", '["form\\u000cfeed"]'),
+    ("zero\u200bwidth", '["zero\\u200bwidth"]'),
+    ("tag\U000e0001", '["tag\\U000e0001"]'),
+    ("ünï 日本", '["ünï 日本"]'),
+    ('q"uote\\', '["q\\"uote\\\\"]'),
+])
+def test_string_keys_print_and_parse_like_terraform(key: str, terraform_prints: str) -> None:
+    # Before: json.dumps quoting; `terraform state list` prints ng["$${var.x}"] and
+    # ng["form\u000cfeed"], which ngupgrade neither printed nor accepted as --group, and a
+    # "\U000e0001" key (Terraform's escape above the BMP) was not an address at all.
+    from ngupgrade.core.model import TfAddress
+
+    addr = TfAddress("yandex_kubernetes_node_group", "ng", key)
+    assert str(addr) == f"yandex_kubernetes_node_group.ng{terraform_prints}"
+    assert TfAddress.parse(str(addr)).index == key
+
+
+def test_json_escaped_keys_are_still_accepted() -> None:
+    from ngupgrade.core.model import TfAddress
+
+    assert TfAddress.parse('t.n["a\\u00e9\\ud83d\\ude00\\/"]').index == "a\u00e9\U0001f600/"

@@ -32,3 +32,11 @@ def test_malformed_version_is_refused_before_any_call(run_cli) -> None:
                      "--insecure", "-g", "workers", "--version", "banana")
     assert result.exit_code == 2
     assert "not a Kubernetes version: 'banana'" in result.stderr
+
+
+# Found here as an xfail; fixed on main (5a70b8d1). Kept as a guard: the SDK's endpoint
+# discovery (a TLS --endpoint on a closed port) used to escape as exit 70.
+def test_unreachable_tls_endpoint_is_an_api_error(run_cli) -> None:
+    result = run_cli("plan", "--state", str(EXAMPLE_STATE), "--endpoint", "127.0.0.1:1")
+    assert result.exit_code == 4, result.stderr
+    assert "internal error" not in result.stderr

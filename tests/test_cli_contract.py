@@ -222,3 +222,54 @@ def test_upgrade_usage_error_is_one_error_event(run_cli) -> None:
     assert result.exit_code == 2
     (event,) = [json.loads(line) for line in result.stdout.splitlines()]
     assert (event["event"], event["error"]["code"]) == ("error", "usage")
+
+
+@pytest.mark.parametrize("command", ["groups", "plan", "preflight", "set-policy", "wait",
+                                     "fake-cloud"])
+def test_every_command_help_has_examples_and_exit_codes(run_cli, command: str) -> None:
+    # Before: `groups --help` had no exit codes, `fake-cloud --help` neither examples nor codes.
+    result = run_cli(command, "--help")
+    assert result.exit_code == 0
+    assert "Examples:" in result.stdout
+    assert "Exit codes:" in result.stdout
+
+
+def test_internal_error_is_two_lines_even_for_a_multiline_message(
+        run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: the exception text went out whole (a gRPC error or an SDK RuntimeError is 5+
+    # lines), burying the hint to rerun with NGUPGRADE_DEBUG=1.
+    import ngupgrade.cli.groups as groups_cli
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("first line\n\tdetails = second\n\tthird")
+
+    monkeypatch.delenv("NGUPGRADE_DEBUG", raising=False)
+    monkeypatch.setattr(groups_cli, "load_groups", broken)
+    result = run_cli("groups", "--state", str(EXAMPLE_STATE))
+    assert result.exit_code == 70
+    assert result.stderr.splitlines() == [
+        "internal error (a bug in ngupgrade): RuntimeError: first line [...]",
+        "hint: rerun with NGUPGRADE_DEBUG=1 for the traceback, and report it",
+    ]
+
+
+def _strict_json(text: str) -> object:
+    import json
+
+    def refuse(word: str) -> None:
+        raise ValueError(f"not JSON: {word}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_json_output_never_prints_nan_or_infinity(run_cli, tmp_path) -> None:
+    # Before: a quota file with `limit: .inf` made `preflight -o json` print
+    # "limit": Infinity, "headroom": NaN: invalid JSON on stdout with exit 1.
+    quotas = tmp_path / "q.yaml"
+    quotas.write_text("b1gexamplecloud000001: {compute.instanceCores.count: "
+                      "{limit: .inf, usage: .inf}}\n")
+    result = run_cli("preflight", "--state", str(EXAMPLE_STATE), "--quotas", str(quotas),
+                     "-o", "json")
+    if result.stdout:
+        _strict_json(result.stdout)
+    assert "Traceback" not in result.stderr

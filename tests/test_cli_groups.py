@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLE_SHOW_JSON, EXAMPLE_STATE, FIXTURE_BIN, ROOT
+from tests.state_docs import FIXED_SCALE, state_doc
 
 ADDRESSES = [
     "yandex_kubernetes_node_group.gpu",
@@ -137,3 +138,33 @@ def test_real_process_pipe_and_exit_code(tmp_path: Path) -> None:
         capture_output=True, cwd=ROOT, env=env, check=False)
     assert bad.returncode == 3
     assert bad.stderr.decode().count("\n") <= 2  # error line and hint; no traceback
+
+
+@pytest.mark.parametrize("key", ["a.b[c]", "[bold]x[/bold]", "x[/]", "[red]"])
+def test_table_shows_keys_with_brackets_verbatim(run_cli, tmp_path, key: str) -> None:
+    # Before: rich read "[c]" as markup and printed ng["a.b"]; "x[/]" crashed (exit 70).
+    import json
+
+    doc = json.loads(state_doc(FIXED_SCALE))
+    doc["resources"][0]["instances"][0]["index_key"] = key
+    doc["resources"][0]["instances"][0]["attributes"]["name"] = key
+    state = tmp_path / "keys.tfstate"
+    state.write_text(json.dumps(doc))
+    result = run_cli("groups", "--state", str(state))
+    assert result.exit_code == 0, result.stderr
+    assert f"yandex_kubernetes_node_group.bad[{json.dumps(key)}]" in result.stdout
+    assert f"  {key}  " in result.stdout
+
+
+def test_group_selected_by_the_address_terraform_prints(run_cli, tmp_path) -> None:
+    import json
+
+    doc = json.loads(state_doc(FIXED_SCALE))
+    doc["resources"][0]["instances"][0]["index_key"] = "${env}"
+    state = tmp_path / "tmpl.tfstate"
+    state.write_text(json.dumps(doc))
+    result = run_cli("groups", "--state", str(state), "-o", "json",
+                     "-g", 'yandex_kubernetes_node_group.bad["$${env}"]')
+    assert result.exit_code == 0, result.stderr
+    assert [g["address"] for g in result.json()["groups"]] == [
+        'yandex_kubernetes_node_group.bad["$${env}"]']

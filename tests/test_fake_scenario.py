@@ -235,3 +235,115 @@ def test_yaml_of_the_demo_scenario_is_still_valid():
     assert yaml.safe_load((EXAMPLE_STATE.parent / "scenario.yaml").read_text())
     assert set(SCENARIO_KEYS) >= set(yaml.safe_load(
         (EXAMPLE_STATE.parent / "scenario.yaml").read_text()))
+
+
+def test_binary_scenario_file_is_bad_input(run_cli, tmp_path) -> None:
+    # Before: UnicodeDecodeError was not caught (fake-cloud --scenario exited 70).
+    from ngupgrade.core.errors import BadInput
+    from ngupgrade.testing.scenario import Scenario
+
+    path = tmp_path / "scenario.yaml"
+    path.write_bytes(b"\xff\xfe\x00faults: []")
+    with pytest.raises(BadInput) as err:
+        Scenario.load(str(path))
+    assert str(err.value) == f"{path}: scenario is not UTF-8 text (byte 0xff at offset 0)"
+    result = run_cli("fake-cloud", "--state", str(EXAMPLE_STATE), "--scenario", str(path))
+    assert result.exit_code == 3, result.stderr
+    assert result.stderr.splitlines()[0] == f"error: {err.value}"
+
+
+_KNOWN = "step_seconds, policy_seconds, versions, clouds, clusters, node_groups, faults"
+
+
+@pytest.mark.parametrize(("raw", "message", "hint"), [
+    ({"fault": [{"kind": "stall", "at_step": 1}]},
+     f"unknown key 'fault' in scenario (known: {_KNOWN})", "did you mean 'faults'?"),
+    ([], f"scenario must be a mapping of {_KNOWN}, found list", None),
+    ({"faults": [], "nodegroups": {}, "x": 1},
+     f"unknown keys 'nodegroups', 'x' in scenario (known: {_KNOWN})",
+     "did you mean 'node_groups'?"),
+    ({"node_groups": {"workers": {"node": 4}}},
+     "unknown key 'node' in node_groups.workers (known: nodes, status, version, policy, "
+     "history)",
+     "did you mean 'nodes'?"),
+    ({"node_groups": {"workers": {"policy": {"max_surge": 1, "max_unavailable": 0}}}},
+     "unknown key 'max_surge' in node_groups.workers.policy (known: max_expansion, "
+     "max_unavailable)", None),
+    ({"clouds": {"b1g": {"quota": {}}}},
+     "unknown key 'quota' in clouds.b1g (known: folders, quotas)", "did you mean 'quotas'?"),
+    ({"clouds": {"b1g": {"quotas": {"compute.instances.count": {"limt": 5}}}}},
+     "unknown key 'limt' in clouds.b1g.quotas.compute.instances.count (known: limit, usage)",
+     "did you mean 'limit'?"),
+    ({"clusters": {"cat": {"version": "1.30"}}},
+     "unknown key 'version' in clusters.cat (known: folder_id, master_version, status)",
+     "did you mean 'master_version'?"),
+], ids=["typo", "list", "several", "group", "policy", "cloud", "quota", "cluster"])
+def test_scenario_refuses_what_it_does_not_understand(raw: object, message: str,
+                                                      hint: str | None) -> None:
+    # Before: unknown keys were ignored, so a typo ('fault:' for 'faults:') silently ran a
+    # runbook test without its fault; a list instead of a mapping (`[]`) was accepted too.
+    from ngupgrade.core.errors import BadInput
+    from ngupgrade.testing.scenario import Scenario
+
+    with pytest.raises(BadInput) as err:
+        Scenario.from_mapping(raw, source="scenario.yaml")  # type: ignore[arg-type]
+    assert str(err.value) == f"scenario.yaml: {message}"
+    assert err.value.hint == hint
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ({"step_seconds": float("nan")}, "step_seconds: expected a finite number, found nan"),
+    ({"policy_seconds": float("inf")}, "policy_seconds: expected a finite number, found inf"),
+    ({"clouds": {"b1g": {"quotas": {"compute.instances.count": {"limit": float("inf")}}}}},
+     "clouds.b1g.quotas.compute.instances.count.limit: expected a finite number, found inf"),
+    ({"clouds": {"b1g": {"quotas": {"compute.instances.count": {"usage": 10 ** 400}}}}},
+     "clouds.b1g.quotas.compute.instances.count.usage: expected a finite number, found an "
+     "integer of 401 digits"),
+], ids=["nan-step", "inf-policy", "inf-limit", "huge-usage"])
+def test_scenario_numbers_must_be_finite(raw: object, message: str) -> None:
+    # Before: nan/inf went into the virtual clock and quotas; 10**400 raised OverflowError.
+    from ngupgrade.core.errors import BadInput
+    from ngupgrade.testing.scenario import Scenario
+
+    with pytest.raises(BadInput) as err:
+        Scenario.from_mapping(raw, source="scenario.yaml")  # type: ignore[arg-type]
+    assert str(err.value) == f"scenario.yaml: {message}"
+
+
+def test_deeply_nested_scenario_is_bad_input(tmp_path) -> None:
+    # Before: yaml.safe_load raised RecursionError (fake-cloud --scenario exited 70).
+    from ngupgrade.core.errors import BadInput
+    from ngupgrade.testing.scenario import Scenario
+
+    path = tmp_path / "scenario.yaml"
+    path.write_text("faults: " + "[" * 100_000 + "]" * 100_000)
+    with pytest.raises(BadInput) as err:
+        Scenario.load(str(path))
+    assert str(err.value) == f"{path}: scenario nested too deeply"
+
+
+def test_empty_scenario_is_all_defaults(run_cli, tmp_path) -> None:
+    from ngupgrade.testing.scenario import Scenario
+
+    path = tmp_path / "scenario.yaml"
+    path.write_text("# nothing yet\n")
+    assert Scenario.load(str(path)) == Scenario()
+    path.write_text("fault:\n  - {kind: stall, at_step: 1}\n")
+    result = run_cli("fake-cloud", "--state", str(EXAMPLE_STATE), "--scenario", str(path))
+    assert result.exit_code == 3, result.stderr
+    assert result.stderr.splitlines() == [
+        f"error: {path}: unknown key 'fault' in scenario (known: {_KNOWN})",
+        "hint: did you mean 'faults'?"]
+
+
+def test_scenario_that_is_not_yaml_is_one_line(tmp_path) -> None:
+    from ngupgrade.core.errors import BadInput
+    from ngupgrade.testing.scenario import Scenario
+
+    path = tmp_path / "scenario.yaml"
+    path.write_text("faults: [\n")
+    with pytest.raises(BadInput) as err:
+        Scenario.load(str(path))
+    assert str(err.value) == (f"{path}: scenario is not YAML: expected the node content, but "
+                              "found '<stream end>' at line 2, column 1 (while parsing a flow "
+                              "node from line 2)")

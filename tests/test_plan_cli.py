@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLE_STATE
+from tests.state_docs import FIXED_SCALE, state_doc
 
 BATCH = 'module.pools["prod"].yandex_kubernetes_node_group.this["batch"]'
 
@@ -140,3 +141,20 @@ def test_plan_imports_no_cloud_sdk() -> None:
     done = subprocess.run([sys.executable, "-c", code, str(EXAMPLE_STATE)],
                           capture_output=True, text=True, env=env, timeout=60, check=False)
     assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+
+
+def test_plan_warns_that_a_tainted_group_is_replaced_by_the_next_apply(run_cli, tmp_path) -> None:
+    # Before: `groups` marked it "(tainted)", but plan (and so the upgrade's plan) said nothing,
+    # though the next `terraform apply` destroys and recreates the whole group.
+    import json
+
+    doc = json.loads(state_doc(FIXED_SCALE))
+    doc["resources"][0]["instances"][0]["status"] = "tainted"
+    state = tmp_path / "tainted.tfstate"
+    state.write_text(json.dumps(doc))
+    result = run_cli("plan", "--state", str(state), "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    codes = [w["code"] for w in result.json()["groups"][0]["warnings"]]
+    assert codes[0] == "tainted-in-state"
+    text = run_cli("plan", "--state", str(state)).stdout
+    assert "terraform untaint 'yandex_kubernetes_node_group.bad'" in text

@@ -9,6 +9,7 @@ import pytest
 from ngupgrade.adapters.files.quota_file import parse_quota_text, read_quota_file
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import QuotaLimit
+from tests.conftest import EXAMPLE_STATE
 
 PROTO_CAMEL = {
     "resource": {"id": "b1gcloudA", "type": "resource-manager.cloud"},
@@ -114,3 +115,93 @@ def test_duplicate_quota_with_different_values_is_bad_input():
 def test_missing_file_is_bad_input(tmp_path):
     with pytest.raises(BadInput, match="cannot read quota file"):
         read_quota_file(str(tmp_path / "nope.json"))
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000,
+                                  "a: " + "[" * 100_000 + "]" * 100_000],
+                         ids=["json", "yaml"])
+def test_deeply_nested_quota_file_is_bad_input(run_cli, tmp_path, text: str) -> None:
+    # Before: json.loads/yaml.safe_load raised RecursionError (exit 70).
+    from ngupgrade.adapters.files.quota_file import parse_quota_text
+    from ngupgrade.core.errors import BadInput
+
+    with pytest.raises(BadInput) as err:
+        parse_quota_text(text, "q.json")
+    assert str(err.value) == "q.json: nested too deeply to be a quota file"
+    quotas = tmp_path / "q.json"
+    quotas.write_text(text)
+    result = run_cli("preflight", "--state", str(EXAMPLE_STATE), "--quotas", str(quotas),
+                     "--cloud-id", "b1gcloud")
+    assert result.exit_code == 3, result.stderr
+    assert result.stderr.splitlines()[0] == f"error: {quotas}: nested too deeply to be a quota file"
+
+
+@pytest.mark.parametrize("text", [
+    '{"cl": {"compute.instances.count": {"limit": 1' + "0" * 400 + ', "usage": 1}}}',
+    "cl: {compute.instances.count: {limit: 1" + "0" * 400 + ", usage: 1}}\n",
+], ids=["json", "yaml"])
+def test_quota_limit_too_large_for_a_double_is_bad_input(text: str) -> None:
+    # Before: float(huge int) raised OverflowError (exit 70).
+    from ngupgrade.adapters.files.quota_file import parse_quota_text
+    from ngupgrade.core.errors import BadInput
+
+    with pytest.raises(BadInput) as err:
+        parse_quota_text(text, "q.json")
+    assert str(err.value) == ("q.json: $.cl.compute.instances.count.limit: expected a finite "
+                              "number, found an integer of 401 digits")
+
+
+@pytest.mark.parametrize("text", ['{"cl": {"compute.instances.count": {"limit": 1' + "0" * 5000
+                                  + "}}}", "cl: {compute.instances.count: {limit: 1" + "0" * 5000
+                                  + "}}\n"], ids=["json", "yaml"])
+def test_quota_limit_with_thousands_of_digits_is_bad_input(text: str) -> None:
+    # Before: int() of over 4300 digits raised ValueError inside json.loads/yaml (exit 70).
+    from ngupgrade.adapters.files.quota_file import parse_quota_text
+    from ngupgrade.core.errors import BadInput
+
+    with pytest.raises(BadInput) as err:
+        parse_quota_text(text, "q.json")
+    assert str(err.value) == "q.json: holds a number too large to be a quota value"
+
+
+@pytest.mark.parametrize("value", [".inf", "Infinity", "1e400", '"1e400"', '"-inf"', ".nan"])
+def test_infinite_quota_limit_is_bad_input(value: str) -> None:
+    # Before: inf was accepted; inf - inf = nan headroom, printed as 'SHORT by nan cores'.
+    from ngupgrade.adapters.files.quota_file import parse_quota_text
+    from ngupgrade.core.errors import BadInput
+
+    with pytest.raises(BadInput) as err:
+        parse_quota_text(f"cl: {{compute.instances.count: {{limit: {value}, usage: 1}}}}\n",
+                         "q.yaml")
+    assert str(err.value).startswith(
+        "q.yaml: $.cl.compute.instances.count.limit: expected a finite number, found ")
+
+
+@pytest.mark.parametrize("value", ["Infinity", "1e400", '"Infinity"', "NaN"])
+def test_infinite_quota_limit_in_json_is_bad_input(value: str) -> None:
+    from ngupgrade.adapters.files.quota_file import parse_quota_text
+    from ngupgrade.core.errors import BadInput
+
+    with pytest.raises(BadInput, match=r"\.usage: expected a finite number"):
+        parse_quota_text(f'{{"quotaLimits": [{{"quotaId": "compute.instances.count", '
+                         f'"limit": 5, "usage": {value}}}]}}', "q.json")
+
+
+@pytest.mark.parametrize(("text", "yaml_says"), [
+    ("key: value: bad: [\n", "mapping values are not allowed here at line 1, column 11"),
+    ("a: [1, 2\nb: 3\n", "expected ',' or ']', but got ':' at line 2, column 2 "
+                          "(while parsing a flow sequence from line 1)"),
+    ("a: \x00\n", "unacceptable character #x0000 at position 3: special characters are not "
+                  "allowed"),
+], ids=["scanner", "parser", "reader"])
+def test_quota_file_that_is_neither_json_nor_yaml_is_one_line(text: str, yaml_says: str) -> None:
+    # Before: the YAML parser's message went into the BadInput as is, with its caret picture:
+    # five lines instead of one with the line and column.
+    from ngupgrade.adapters.files.quota_file import parse_quota_text
+    from ngupgrade.core.errors import BadInput
+
+    with pytest.raises(BadInput) as err:
+        parse_quota_text(text, "q.yaml")
+    assert "\n" not in str(err.value)
+    assert str(err.value).startswith("q.yaml: neither JSON (")
+    assert str(err.value).endswith(f") nor YAML ({yaml_says})")

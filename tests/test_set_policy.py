@@ -14,6 +14,7 @@ from ngupgrade.app import timing
 from ngupgrade.core.errors import EXIT_API, EXIT_CHECK_FAILED, EXIT_TIMEOUT
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.testing import FakeCloud, node_group
+from tests.conftest import EXAMPLE_STATE
 
 GID = "catgroup000000000001"
 EXAMPLE_WORKERS = "cat1ng0fixed0000abcd"
@@ -157,3 +158,9 @@ def test_timeout_zero_never_blocks_in_the_conflict_wait(cloud, run_cli):
     assert fake.now() == pytest.approx(0)
     assert len(fake.calls_to("NodeGroupService.Update")) == 1
     assert fake.group(GID).policy == DeployPolicy(1, 0)
+
+
+def test_set_policy_still_requires_a_group(run_cli) -> None:
+    result = run_cli("set-policy", "--state", str(EXAMPLE_STATE), "--max-expansion", "2")
+    assert result.exit_code == 2
+    assert "Missing option '--group'" in result.stderr

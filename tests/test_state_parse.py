@@ -11,6 +11,7 @@ from ngupgrade.core.errors import BadInput
 from ngupgrade.core.k8s import Taint
 from ngupgrade.core.model import GIB, AutoScale, BootDisk, DeployPolicy, FixedScale
 from tests.conftest import EXAMPLE_SHOW_JSON, EXAMPLE_STATE
+from tests.state_docs import FIXED_SCALE, state_doc
 
 
 def _state(resources: list[dict]) -> bytes:
@@ -218,3 +219,69 @@ def test_bad_node_taint_names_its_json_path() -> None:
     with pytest.raises(BadInput, match="not key=value:Effect") as err:
         parse_state(_state([_ng(attrs)]), "s.tfstate")
     assert err.value.path == "$.resources[0].instances[0].attributes.node_taints[0]"
+
+
+@pytest.mark.parametrize(("label", "doc", "where"), [
+    ("negative fixed size", state_doc({"fixed_scale": [{"size": -3}]}), "fixed_scale[0].size"),
+    ("fixed size beyond a cluster", state_doc({"fixed_scale": [{"size": 10**6}]}),
+     "fixed_scale[0].size"),
+    ("fixed size beyond int64", state_doc({"fixed_scale": [{"size": 2**64}]}),
+     "fixed_scale[0].size"),
+    ("negative autoscaler min", state_doc({"auto_scale": [{"min": -1, "max": 3, "initial": 1}]}),
+     "auto_scale[0].min"),
+    ("autoscaler min above max", state_doc({"auto_scale": [{"min": 5, "max": 2, "initial": 5}]}),
+     "auto_scale[0]"),
+    ("memory 1e400 GB (inf)", state_doc(FIXED_SCALE, {"cores": 2, "memory": 1e400}),
+     "resources[0].memory"),
+    ("negative memory", state_doc(FIXED_SCALE, {"cores": 2, "memory": -4}), "resources[0].memory"),
+    ("negative cores", state_doc(FIXED_SCALE, {"cores": -2, "memory": 4}), "resources[0].cores"),
+])
+@pytest.mark.parametrize("command", ["groups", "plan", "preflight"])
+def test_impossible_values_in_state_are_bad_input(
+        run_cli, tmp_path, label: str, doc: bytes, where: str, command: str) -> None:
+    # Before: a negative size crashed plan (exit 70), memory 1e400 crashed groups (exit 70),
+    # a size of 10**6 took 30 s and 480 MB of JSON, 10**30 was killed for memory.
+    state = tmp_path / "bad.tfstate"
+    state.write_bytes(doc.replace(b"Infinity", b"1e400"))
+    args = [command, "--state", str(state)]
+    if command == "preflight":
+        quotas = tmp_path / "q.yaml"
+        quotas.write_text("cl: {compute.instances.count: {limit: 10, usage: 1}}\n")
+        args += ["--quotas", str(quotas)]
+    result = run_cli(*args)
+    assert result.exit_code == 3, (label, result.stderr)
+    assert where in result.stderr, label
+    assert result.stderr.startswith(f"error: {state}: $.resources[0]"), result.stderr
+    assert "internal error" not in result.stderr
+
+
+@pytest.mark.parametrize("doc", [
+    b'{"version": 4, "resources": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    b'{"format_version": "1.0", "values": {"root_module": '
+    + b'{"resources": [], "child_modules": [' * 5000 + b"]}" * 5000 + b"}}",
+], ids=["v4", "show-json"])
+def test_deeply_nested_state_is_bad_input(run_cli, tmp_path, doc: bytes) -> None:
+    # Before: RecursionError, exit 70.
+    state = tmp_path / "deep.tfstate"
+    state.write_bytes(doc)
+    result = run_cli("groups", "--state", str(state))
+    assert result.exit_code == 3, result.stderr
+    assert "nested too deeply" in result.stderr
+
+
+def test_node_group_with_only_flat_attributes_is_not_silently_dropped(run_cli, tmp_path) -> None:
+    # Before: a v4 state upgraded from v3 and never refreshed keeps "attributes_flat"; the node
+    # group vanished and `groups` said "no yandex_kubernetes_node_group resources" (C09's kind:
+    # a silent misread).
+    import json
+
+    doc = {"version": 4, "terraform_version": "0.12.31", "resources": [{
+        "mode": "managed", "type": "yandex_kubernetes_node_group", "name": "ng",
+        "instances": [{"schema_version": 0, "attributes_flat": {
+            "id": "catng", "scale_policy.0.fixed_scale.0.size": "3"}}]}]}
+    state = tmp_path / "flat.tfstate"
+    state.write_text(json.dumps(doc))
+    result = run_cli("groups", "--state", str(state))
+    assert result.exit_code == 3, result.stdout
+    assert "yandex_kubernetes_node_group.ng has only attributes_flat" in result.stderr
+    assert "$.resources[0].instances[0].attributes_flat" in result.stderr

@@ -167,3 +167,76 @@ def test_s3_unreachable_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
     endpoint = f"http://127.0.0.1:{_free_port()}"
     with pytest.raises(BadInput, match="cannot reach"):
         read_state_bytes(StateRequest("s3://b/k", s3_endpoint=endpoint))
+
+
+@pytest.mark.parametrize("endpoint", ["notaurl", "http://", "ftp//x"])
+def test_s3_endpoint_that_is_not_a_url_is_a_usage_error(
+        run_cli, monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:
+    # Before: botocore's ValueError("Invalid endpoint") escaped: exit 70.
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "k")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "s")
+    result = run_cli("groups", "--state", "s3://bucket/k8s.tfstate", "--s3-endpoint", endpoint)
+    assert result.exit_code == 2, result.stderr
+    assert f"bad --s3-endpoint {endpoint!r}" in result.stderr
+
+
+def test_workspace_flag_reaches_terraform_state_pull(run_cli, tmp_path) -> None:
+    # Before: --workspace was used for s3:// only; with tf:DIR it was accepted and ignored,
+    # so `--state tf:DIR --workspace prod` silently read the selected (default) workspace.
+    import stat
+
+    tf = tmp_path / "terraform"
+    tf.write_text("#!/bin/sh\n"
+                  "if [ \"$TF_WORKSPACE\" = prod ]; then cat prod.json\n"
+                  "else cat default.json; fi\n")
+    tf.chmod(tf.stat().st_mode | stat.S_IEXEC)
+    work = tmp_path / "infra"
+    work.mkdir()
+    doc = EXAMPLE_STATE.read_text()
+    (work / "default.json").write_text('{"version": 4, "resources": []}')
+    (work / "prod.json").write_text(doc)
+    base = ("groups", "--state", f"tf:{work}", "--terraform-bin", str(tf), "-o", "json")
+    assert run_cli(*base).json() == {"groups": []}
+    prod = run_cli(*base, "--workspace", "prod")
+    assert prod.exit_code == 0, prod.stderr
+    assert len(prod.json()["groups"]) == 3
+
+
+@pytest.mark.parametrize("spec", ["", "  "])
+def test_empty_state_flag_is_a_usage_error(run_cli, spec: str) -> None:
+    # Before: "error: no such file" with no file named (exit 3).
+    result = run_cli("groups", "--state", spec)
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.startswith("error: --state is empty")
+
+
+# What Terraform 1.11 writes to stderr for `state pull` in a directory whose S3 backend was never
+# initialised, with no ~/.terraformrc: a warning first, then the error, coloured into a pipe.
+_REAL_TERRAFORM_STDERR = (
+    "There are some problems with the CLI configuration:\n"
+    "\u2577\n\u2502 Warning: Unable to open CLI configuration file\n\u2502\n"
+    "\u2502 The CLI configuration file at \"/root/.terraformrc\" does not exist.\n\u2575\n\n"
+    "\x1b[31m\x1b[31m\u2577\x1b[0m\x1b[0m\n"
+    "\x1b[31m\u2502\x1b[0m \x1b[0m\x1b[1m\x1b[31mError: \x1b[0m\x1b[0m\x1b[1mBackend "
+    "initialization required, please run \"terraform init\"\x1b[0m\n"
+    "\x1b[31m\u2502\x1b[0m \x1b[0m\x1b[0mReason: Initial configuration of the requested "
+    "backend \"s3\"\n\x1b[31m\u2575\x1b[0m\x1b[0m\n"
+)
+
+
+def test_terraform_error_is_found_under_colour_and_a_warning(run_cli, tmp_path) -> None:
+    # Before: with the real Terraform CLI the message was "There are some problems with the
+    # CLI configuration:" (the colour codes hid the "Error:" line); the hint was right only
+    # by luck of a substring.
+    import stat
+
+    tf = tmp_path / "terraform"
+    (tmp_path / "stderr.txt").write_text(_REAL_TERRAFORM_STDERR)
+    tf.write_text(f"#!/bin/sh\ncat '{tmp_path / 'stderr.txt'}' >&2\nexit 1\n")
+    tf.chmod(tf.stat().st_mode | stat.S_IEXEC)
+    result = run_cli("groups", "--state", f"tf:{tmp_path}", "--terraform-bin", str(tf))
+    assert result.exit_code == 3
+    assert result.stderr.splitlines()[0].endswith(
+        'failed (exit 1): Error: Backend initialization required, please run "terraform init"')
+    assert "\x1b" not in result.stderr
+    assert "hint: run `terraform init` in that directory first" in result.stderr

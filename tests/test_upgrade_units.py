@@ -9,11 +9,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from ngupgrade.adapters.files import journal as jr
-from ngupgrade.cli._duration import parse_duration
 from ngupgrade.core.errors import BadInput, CheckFailed, UsageError
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.core.simulate import timeline
@@ -25,25 +22,6 @@ from ngupgrade.upgrade.rules import (
     parse_version,
     timeline_position,
 )
-
-
-@pytest.mark.parametrize(("text", "seconds"), [
-    ("45s", 45), ("90m", 5400), ("2h", 7200), ("1h30m", 5400), ("600", 600), ("1.5h", 5400),
-    ("0", 0),
-])
-def test_parse_duration(text: str, seconds: float) -> None:
-    assert parse_duration(text) == seconds
-
-
-@pytest.mark.parametrize("text", ["", "soon", "10x", "h", "-5m", "5 m"])
-def test_parse_duration_rejects(text: str) -> None:
-    with pytest.raises(ValueError, match="not a duration"):
-        parse_duration(text)
-
-
-@given(st.integers(0, 48), st.integers(0, 59), st.integers(0, 59))
-def test_parse_duration_sums_units(h: int, m: int, s: int) -> None:
-    assert parse_duration(f"{h}h{m}m{s}s") == h * 3600 + m * 60 + s
 
 
 def test_human_seconds() -> None:
