@@ -58,6 +58,7 @@ from typing import Literal
 
 from ngupgrade.core.model import MAX_GROUP_NODES, AutoScale, DeployPolicy, NodeGroup, TfAddress
 from ngupgrade.core.platform import YANDEX
+from ngupgrade.core.policy import policy_text
 
 ChangeKind = Literal["roll", "resize", "in-place", "replace", "create", "delete", "none"]
 CHANGE_KINDS: tuple[ChangeKind, ...] = (
@@ -276,10 +277,10 @@ def _roll(change: PlannedChange, group: NodeGroup, causes: tuple[str, ...],
         quota_policy = DeployPolicy(worse.max_expansion, new.max_unavailable)
         findings.append(Finding(
             POLICY_CHANGES_WITH_ROLL, "warning",
-            f"{change.address}: deploy_policy {old.max_expansion}/{old.max_unavailable} -> "
-            f"{new.max_expansion}/{new.max_unavailable} in the same apply as the roll: the "
+            f"{change.address}: deploy_policy {policy_text(old)} -> "
+            f"{policy_text(new)} in the same apply as the roll: the "
             "provider sends both in one Update, and which one the service rolls with is not "
-            f"documented; planned with the new {new.max_expansion}/{new.max_unavailable}, quota "
+            f"documented; planned with the new {policy_text(new)}, quota "
             f"counted with max_expansion {worse.max_expansion}, up to {worse.max_unavailable} "
             "node(s) down at once; apply the policy alone first to be sure (C16)"))
     return GroupChange(change.address, "roll", change.actions, group, change.before, causes,

@@ -33,7 +33,7 @@ from ngupgrade.adapters.cloud.types import LiveNodeGroup, OperationRef, Operatio
 from ngupgrade.adapters.cloud.waiter import Timing, wait_operation
 from ngupgrade.core.errors import CloudApiError, OperationFailed, OperationTimeout
 from ngupgrade.core.model import DeployPolicy
-from ngupgrade.core.policy import in_force
+from ngupgrade.core.policy import in_force, policy_text
 
 log = logging.getLogger("ngupgrade.upgrade.mutation")
 
@@ -101,7 +101,7 @@ class Change:
     def text(self) -> str:
         """``deploy policy 2/1``, ``version 1.30`` or ``the latest revision``."""
         if self.policy is not None:
-            return f"deploy policy {self.policy.max_expansion}/{self.policy.max_unavailable}"
+            return f"deploy policy {policy_text(self.policy)}"
         return f"version {self.version}" if self.version else "the latest revision"
 
 

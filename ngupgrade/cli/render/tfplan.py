@@ -25,6 +25,8 @@ from ngupgrade.cli.render.groups import scale_json
 from ngupgrade.cli.render.plan import group_plan_json, group_plan_lines
 from ngupgrade.core.change import Finding, GroupChange, PlanVerdict
 from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup
+from ngupgrade.core.platform import platform_of
+from ngupgrade.core.policy import policy_text
 from ngupgrade.core.simulate import GroupPlan
 
 
@@ -125,7 +127,8 @@ def changes_table(verdict: PlanVerdict, *, source: str) -> str:
         policy = "-"
         if c.kind == "roll":
             p = c.policy
-            policy = "3/0 (assumed)" if p is None else f"{p.max_expansion}/{p.max_unavailable}"
+            policy = (f"{policy_text(platform_of(c.group).default_policy)} (assumed)"
+                      if p is None else policy_text(p))
             if c.quota_policy is not None and c.quota_policy != c.policy:
                 policy += f"; quota at E={c.quota_policy.max_expansion}"
         causes = ", ".join(c.attributes) or ("-" if c.kind == "none" else ",".join(c.actions))
