@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, NodeGroup, NodeResources
-from ngupgrade.testing.scenario import GroupOverride
+from ngupgrade.testing.group_override import GroupOverride
 
 
 class Refusal(Exception):

@@ -28,11 +28,12 @@ from ngupgrade.core.platform import YANDEX
 from ngupgrade.testing.checks import closest
 from ngupgrade.testing.clocks import Clock, VirtualClock
 from ngupgrade.testing.faults import FaultBook
+from ngupgrade.testing.group_override import PastOperation
 from ngupgrade.testing.objects import FakeGroup, FakeOperation, Refusal
 from ngupgrade.testing.procedure import clamped
 from ngupgrade.testing.quotas import QuotaBook
 from ngupgrade.testing.rollout import run_due_steps
-from ngupgrade.testing.scenario import Fault, PastOperation, Scenario
+from ngupgrade.testing.scenario import Fault, Scenario
 
 DEFAULT_FOLDER = "b1gfakefolder00000001"
 DAY = 86400.0
