@@ -1,0 +1,230 @@
+"""One parser behind both inputs: kubectl JSON (``--cluster FILE``) and live API list pages.
+
+:class:`Collector` takes documents one at a time (a dump file, or one page of a list call)
+and builds a :class:`~ngupgrade.core.k8s.ClusterSnapshot` at the end. A document is a kubectl
+``List`` (items of mixed kinds, each with its ``kind``), a typed list as the API returns it
+(``PodList``: items without ``kind``) or a single object. Items of kinds the drain check does
+not read (Service, Event...) are skipped and counted in the notes.
+
+Speed: the document's ``items`` are first cut into undecoded slices (:class:`msgspec.Raw`,
+no copy), then each is decoded straight into the typed shape of its kind, picked by msgspec
+from the ``kind`` tag; only the fields in ``shapes.py`` become Python objects.
+
+Errors: every bad value becomes one :class:`~ngupgrade.core.errors.BadInput` naming the
+source and the JSON path (``cluster.json: $.items[12].spec.containers[0].resources.requests.cpu:
+not a quantity: '1x'``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from ngupgrade.adapters.kube import build
+from ngupgrade.adapters.kube import shapes as s
+from ngupgrade.adapters.kube.ytsaurus import ytsaurus
+from ngupgrade.core import k8s
+from ngupgrade.core.errors import BadInput
+
+EXPORT_HINT = ("export the objects with: kubectl get nodes,pods,pdb,deployments,replicasets,"
+               "statefulsets,daemonsets,pvc,pv -A -o json > cluster.json")
+
+_DOCUMENT = msgspec.json.Decoder(s.Document)
+_ANY = msgspec.json.Decoder(s.Object)
+_TYPED: dict[str, msgspec.json.Decoder[Any]] = {
+    kind: msgspec.json.Decoder(shape) for kind, shape in s.KINDS.items()}
+_LIST_KINDS = {f"{kind}List": kind for kind in s.KINDS}
+_AT_PATH = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
+_UNKNOWN_KIND = re.compile(r"^Invalid value '(?P<kind>[^']*)' - at `\$\.kind`$")
+
+Key = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class KubeRead:
+    """What reading a cluster gave: the snapshot and one line per thing left out on purpose
+    (kinds not read, duplicates, the Ytsaurus CRD missing on a live cluster)."""
+
+    snapshot: k8s.ClusterSnapshot
+    notes: tuple[str, ...] = ()
+
+
+class Collector:
+    """Accumulates objects from documents; :meth:`result` sorts and deduplicates them.
+
+    Objects are keyed by kind, namespace and name: the same object read twice (a file given
+    twice, two overlapping exports) counts once, the last copy wins. Each tuple of the
+    snapshot is sorted by (namespace, name), so the order of files or pages never matters.
+    """
+
+    def __init__(self) -> None:
+        self._nodes: dict[str, k8s.Node] = {}
+        self._pods: dict[Key, k8s.Pod] = {}
+        self._pdbs: dict[Key, k8s.PodDisruptionBudget] = {}
+        self._workloads: dict[tuple[str, str, str], k8s.Workload] = {}
+        self._pvcs: dict[Key, k8s.PersistentVolumeClaim] = {}
+        self._pvs: dict[str, k8s.PersistentVolume] = {}
+        self._yts: dict[Key, k8s.Ytsaurus] = {}
+        self._read = 0
+        self._skipped: Counter[str] = Counter()
+        self.notes: list[str] = []
+
+    # ---- documents --------------------------------------------------------------------------
+
+    def add_document(self, data: bytes, source: str) -> str | None:
+        """Read one JSON document; return the list's ``metadata.continue`` token, if any.
+
+        Raises:
+            BadInput: empty, not UTF-8, not JSON or truncated, not a Kubernetes object or list,
+                or a value of the wrong type or out of range (names ``source`` and the path).
+        """
+        if not data.strip():
+            raise BadInput("empty input, no Kubernetes objects", source=source, hint=EXPORT_HINT)
+        doc: s.Document = _decode(_DOCUMENT, data, source, "$")
+        kind = doc.kind or ""
+        if doc.items is not None:
+            if kind in _LIST_KINDS:
+                self._add_typed(doc.items, _LIST_KINDS[kind], source)
+            elif kind in ("List", ""):
+                self._add_mixed(doc.items, source)
+            else:
+                self._skipped[kind.removesuffix("List")] += len(doc.items)
+        elif kind in _TYPED:
+            self._add(_decode(_TYPED[kind], data, source, "$"), source, "$")
+        elif kind:
+            self._skipped[kind] += 1
+        else:
+            raise BadInput("not a kubectl List or Kubernetes object: no \"kind\" and no "
+                           "\"items\"", source=source, path="$", hint=EXPORT_HINT)
+        return (doc.metadata.continue_ or None) if doc.metadata else None
+
+    def _add_typed(self, items: list[msgspec.Raw], kind: str, source: str) -> None:
+        decoder = _TYPED[kind]
+        for i, raw in enumerate(items):
+            path = f"$.items[{i}]"
+            self._add(_decode(decoder, raw, source, path), source, path)
+
+    def _add_mixed(self, items: list[msgspec.Raw], source: str) -> None:
+        decode = _ANY.decode
+        for i, raw in enumerate(items):
+            try:
+                obj = decode(raw)
+            except msgspec.ValidationError as err:
+                unknown = _UNKNOWN_KIND.match(str(err))
+                if unknown is None:
+                    _raise(err, source, f"$.items[{i}]")
+                self._skipped[unknown["kind"]] += 1  # type: ignore[index]
+                continue
+            except msgspec.DecodeError as err:
+                _raise(err, source, f"$.items[{i}]")
+            self._add(obj, source, f"$.items[{i}]")
+
+    def _add(self, obj: Any, source: str, path: str) -> None:
+        self._read += 1
+        try:
+            _STORE[type(obj)](self, obj)
+        except build.Bad as err:
+            raise BadInput(err.message, source=source, path=f"{path}.{err.path}") from err
+
+    # ---- the result -------------------------------------------------------------------------
+
+    def count(self) -> int:
+        """Objects read so far (duplicates included, skipped kinds not)."""
+        return self._read
+
+    def result(self) -> KubeRead:
+        """The snapshot of everything added, with the notes."""
+        notes = list(self.notes)
+        if self._skipped:
+            kinds = ", ".join(f"{kind} ({n})" for kind, n in sorted(self._skipped.items()))
+            notes.append(f"skipped {sum(self._skipped.values())} objects of kinds the drain "
+                         f"check does not read: {kinds}")
+        kept = (len(self._nodes) + len(self._pods) + len(self._pdbs) + len(self._workloads)
+                + len(self._pvcs) + len(self._pvs) + len(self._yts))
+        if kept < self._read:
+            notes.append(f"{self._read - kept} objects were read more than once (the last "
+                         f"copy counts)")
+        snapshot = k8s.ClusterSnapshot(
+            nodes=_sorted(self._nodes), pods=_sorted(self._pods), pdbs=_sorted(self._pdbs),
+            workloads=_sorted(self._workloads), pvcs=_sorted(self._pvcs), pvs=_sorted(self._pvs),
+            ytsaurus=_sorted(self._yts),
+        )
+        return KubeRead(snapshot, tuple(notes))
+
+    # ---- per kind (dispatch table below) --------------------------------------------------
+
+    def _node(self, obj: s.Node) -> None:
+        value = build.node(obj)
+        self._nodes[value.name] = value
+
+    def _pod(self, obj: s.Pod) -> None:
+        value = build.pod(obj)
+        self._pods[value.namespace, value.name] = value
+
+    def _pdb(self, obj: s.PodDisruptionBudget) -> None:
+        value = build.pdb(obj)
+        self._pdbs[value.namespace, value.name] = value
+
+    def _workload(self, obj: Any) -> None:
+        value = build.workload(obj)
+        self._workloads[value.kind, value.namespace, value.name] = value
+
+    def _pvc(self, obj: s.PersistentVolumeClaim) -> None:
+        value = build.pvc(obj)
+        self._pvcs[value.namespace, value.name] = value
+
+    def _pv(self, obj: s.PersistentVolume) -> None:
+        value = build.pv(obj)
+        self._pvs[value.name] = value
+
+    def _ytsaurus(self, obj: s.Ytsaurus) -> None:
+        value = ytsaurus(obj)
+        self._yts[value.namespace, value.name] = value
+
+
+_STORE: dict[type, Callable[[Collector, Any], None]] = {
+    s.Node: Collector._node,
+    s.Pod: Collector._pod,
+    s.PodDisruptionBudget: Collector._pdb,
+    s.Deployment: Collector._workload,
+    s.ReplicaSet: Collector._workload,
+    s.StatefulSet: Collector._workload,
+    s.DaemonSet: Collector._workload,
+    s.ReplicationController: Collector._workload,
+    s.PersistentVolumeClaim: Collector._pvc,
+    s.PersistentVolume: Collector._pv,
+    s.Ytsaurus: Collector._ytsaurus,
+}
+
+
+def _sorted(values: dict[Any, Any]) -> tuple[Any, ...]:
+    return tuple(values[key] for key in sorted(values))
+
+
+def _decode(decoder: msgspec.json.Decoder[Any], data: bytes | msgspec.Raw, source: str,
+            path: str) -> Any:
+    try:
+        return decoder.decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError) as err:
+        _raise(err, source, path, data if path == "$" else None)
+    except RecursionError as err:  # nested thousands deep: no real object is
+        raise BadInput("JSON nested too deeply to be a Kubernetes object", source=source,
+                       path=path) from err
+
+
+def _raise(err: Exception, source: str, path: str, whole: Iterable[int] | None = None
+           ) -> None:
+    if isinstance(err, msgspec.ValidationError):
+        match = _AT_PATH.match(str(err))
+        assert match is not None
+        inner = match["path"] or ""
+        raise BadInput(match["msg"], source=source, path=path + inner) from err
+    hint = "is the file complete? a cut-off download or export looks like this"
+    if whole is not None and bytes(whole)[:64].lstrip()[:1] not in (b"{", b"["):
+        hint = "this reads as YAML or text; export JSON with -o json"
+    raise BadInput(f"not valid JSON: {err}", source=source, path=path, hint=hint) from err
