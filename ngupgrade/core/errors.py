@@ -6,8 +6,9 @@ the one place where an error becomes an exit code and a printed line (DESIGN.md 
 
 Exit codes:
     0 success; 1 a check failed (quota short, policy invalid); 2 usage error;
-    3 bad input (state or quota file); 4 cloud API error; 5 a cloud operation failed;
-    6 timed out or stalled while the operation still runs (resumable); 130 interrupted.
+    3 bad input (state, quota file or cluster dump); 4 cloud or Kubernetes API error;
+    5 a cloud operation failed; 6 timed out or stalled while the operation still runs
+    (resumable); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -87,6 +88,24 @@ class CloudApiError(NgUpgradeError):
         super().__init__(" ".join(parts), hint=hint)
         self.code = code
         self.request_id = request_id
+
+
+class KubeApiError(NgUpgradeError):
+    """Reading the Kubernetes API failed (exit 4): connection refused, 401/403, TLS, a bad
+    kubeconfig or an unknown context. ``status`` is the HTTP status when the server answered.
+
+    The default hint points at the kubeconfig and the context, where nearly all of these start.
+    """
+
+    exit_code = EXIT_API
+    HINT = ("check --kubeconfig (default: $KUBECONFIG, then ~/.kube/config) and --context "
+            "(`kubectl config get-contexts`); for Yandex Managed Kubernetes, "
+            "`yc managed-kubernetes cluster get-credentials NAME --external` writes them")
+
+    def __init__(self, message: str, *, status: int | None = None,
+                 hint: str | None = None) -> None:
+        super().__init__(message, hint=hint or self.HINT)
+        self.status = status
 
 
 class OperationFailed(NgUpgradeError):

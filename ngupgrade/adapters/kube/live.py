@@ -1,0 +1,207 @@
+"""The same objects as a dump, read live through the official ``kubernetes`` client.
+
+Read-only: list calls only (nodes, pods, PVCs, PVs; Deployments, ReplicaSets, StatefulSets,
+DaemonSets; PodDisruptionBudgets; ``Ytsaurus`` objects when that CRD is installed), each
+across all namespaces and paginated with ``limit``/``continue``, so the number of calls grows
+with object kinds and pages, never with nodes or node groups (``bench/bench_kube_dump.py``).
+
+Each page is fetched raw (``_preload_content=False``: the client's own models would build
+far more objects than the drain check reads, and slowly) and goes to the dump's parser
+(``decode.Collector``): one parser behind both inputs.
+
+Credentials are the kubeconfig's: tokens, client certificates and exec plugins, which is what
+``yc managed-kubernetes cluster get-credentials`` writes (an exec plugin running
+``yc k8s create-token``). The kubeconfig is never written back (``persist_config=False``).
+The client is imported inside the functions: other commands never pay for it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ngupgrade.adapters.kube.decode import Collector, KubeRead
+from ngupgrade.core.errors import KubeApiError
+
+DEFAULT_PAGE_SIZE = 500
+"""Objects per list call: kubectl's own chunk size (``--chunk-size``, default 500)."""
+DEFAULT_TIMEOUT = 60.0
+"""Seconds per list call (connect and read)."""
+
+YTSAURUS = ("cluster.ytsaurus.tech", "v1", "ytsaurus")
+"""group, version, plural of the YTsaurus operator's CRD
+(ytsaurus/ytsaurus-k8s-operator ``config/crd/bases/cluster.ytsaurus.tech_ytsaurus.yaml``)."""
+
+# (path as kubectl names it, API class attribute, method): the list calls, in this order.
+LIST_CALLS: tuple[tuple[str, str, str], ...] = (
+    ("/api/v1/nodes", "CoreV1Api", "list_node"),
+    ("/api/v1/pods", "CoreV1Api", "list_pod_for_all_namespaces"),
+    ("/api/v1/persistentvolumeclaims", "CoreV1Api",
+     "list_persistent_volume_claim_for_all_namespaces"),
+    ("/api/v1/persistentvolumes", "CoreV1Api", "list_persistent_volume"),
+    ("/apis/apps/v1/deployments", "AppsV1Api", "list_deployment_for_all_namespaces"),
+    ("/apis/apps/v1/replicasets", "AppsV1Api", "list_replica_set_for_all_namespaces"),
+    ("/apis/apps/v1/statefulsets", "AppsV1Api", "list_stateful_set_for_all_namespaces"),
+    ("/apis/apps/v1/daemonsets", "AppsV1Api", "list_daemon_set_for_all_namespaces"),
+    ("/apis/policy/v1/poddisruptionbudgets", "PolicyV1Api",
+     "list_pod_disruption_budget_for_all_namespaces"),
+)
+
+
+def default_kubeconfig() -> str:
+    """``$KUBECONFIG`` (may list several files, ``:``-separated) or ``~/.kube/config``."""
+    return os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
+
+
+def read_live(kubeconfig: str | None = None, context: str | None = None, *,
+              page_size: int = DEFAULT_PAGE_SIZE, timeout: float = DEFAULT_TIMEOUT
+              ) -> KubeRead:
+    """List the cluster's objects through the kubeconfig's current (or given) context.
+
+    Args:
+        kubeconfig: path (or ``:``-separated paths); None -> :func:`default_kubeconfig`.
+        context: a context name of that kubeconfig; None -> its ``current-context``.
+        page_size: ``limit`` of each list call (>= 1).
+        timeout: seconds per call.
+
+    Returns:
+        The snapshot (as :func:`ngupgrade.adapters.kube.read_dumps` would build from the same
+        objects) and notes (e.g. the Ytsaurus CRD is not installed).
+
+    Raises:
+        KubeApiError: bad or missing kubeconfig, unknown context, connection refused, TLS
+            failure, 401/403 or any other API error (exit 4, hint: check kubeconfig/context).
+        BadInput: the API served an object that cannot be read (names the URL and JSON path).
+    """
+    path = kubeconfig or default_kubeconfig()
+    api = _api_client(path, context)
+    try:
+        server = str(api.configuration.host).rstrip("/")
+        collector = Collector()
+        for url, cls, method in LIST_CALLS:
+            _list_all(collector, getattr(_client_module(), cls)(api), method, (),
+                      f"{server}{url}", page_size, timeout)
+        _list_ytsaurus(collector, api, server, page_size, timeout)
+        return collector.result()
+    finally:
+        api.close()
+
+
+def _client_module() -> Any:
+    from kubernetes import client
+
+    return client
+
+
+def _api_client(path: str, context: str | None) -> Any:
+    from kubernetes import config
+    from kubernetes.config.config_exception import ConfigException
+
+    try:
+        return config.new_client_from_config(config_file=path, context=context,
+                                             persist_config=False)
+    except ConfigException as err:
+        names = _context_names(path)
+        if context and names is not None and context not in names:
+            raise KubeApiError(
+                f"kubeconfig {path} has no context {context!r}",
+                hint=f"its contexts: {', '.join(sorted(names)) or '(none)'}; "
+                     + KubeApiError.HINT) from err
+        raise KubeApiError(f"kubeconfig {path}: {_first_line(err)}") from err
+    except (OSError, ValueError, TypeError, AttributeError) as err:
+        # a file that is not a kubeconfig at all (YAML of another shape, binary) lands here
+        raise KubeApiError(f"kubeconfig {path}: cannot be read: {_first_line(err)}") from err
+
+
+def _context_names(path: str) -> list[str] | None:
+    from kubernetes import config
+
+    try:
+        contexts, _current = config.list_kube_config_contexts(config_file=path)
+    except Exception:  # the kubeconfig itself is broken: the caller reports that instead
+        return None
+    return [str(c.get("name")) for c in contexts or ()]
+
+
+def _list_all(collector: Collector, api: Any, method: str, args: tuple[Any, ...], url: str,
+              page_size: int, timeout: float) -> None:
+    token: str | None = None
+    page = 0
+    while True:
+        page += 1
+        kwargs: dict[str, Any] = {"limit": page_size, "_preload_content": False,
+                                  "_request_timeout": timeout}
+        if token:
+            kwargs["_continue"] = token
+        with _translated(url):
+            response = getattr(api, method)(*args, **kwargs)
+            try:
+                data = response.data
+            finally:
+                response.release_conn()
+        source = url if page == 1 else f"{url} (page {page})"
+        token = collector.add_document(data, source)
+        if not token:
+            return
+
+
+def _list_ytsaurus(collector: Collector, api: Any, server: str, page_size: int,
+                   timeout: float) -> None:
+    from kubernetes.client.exceptions import ApiException
+
+    group, version, plural = YTSAURUS
+    url = f"{server}/apis/{group}/{version}/{plural}"
+    custom = _client_module().CustomObjectsApi(api)
+    try:
+        _list_all(collector, custom, "list_cluster_custom_object", (group, version, plural),
+                  url, page_size, timeout)
+    except KubeApiError as err:
+        if not isinstance(err.__cause__, ApiException) or err.status != 404:
+            raise
+        collector.notes.append(f"no Ytsaurus objects: the CRD {plural}.{group} is not "
+                               "installed (404)")
+
+
+@contextmanager
+def _translated(url: str) -> Iterator[None]:
+    """Foreign client errors -> KubeApiError naming the URL (with ``raise ... from``)."""
+    import urllib3
+    from kubernetes.client.exceptions import ApiException
+    from kubernetes.config.config_exception import ConfigException
+
+    try:
+        yield
+    except ApiException as err:
+        status = int(err.status or 0)
+        if status == 0:  # the client's wrapping of a TLS failure
+            raise KubeApiError(f"{url}: TLS failed: {_first_line(err.reason)}") from err
+        raise KubeApiError(f"{url}: {status} {err.reason or ''}: {_status_message(err.body)}",
+                           status=status) from err
+    except urllib3.exceptions.HTTPError as err:
+        reason = getattr(err, "reason", None) or err
+        what = "TLS failed" if isinstance(reason, urllib3.exceptions.SSLError) \
+            else "cannot connect"
+        raise KubeApiError(f"{url}: {what}: {_first_line(reason)}") from err
+    except ConfigException as err:  # exec plugins and token files are read on each call
+        raise KubeApiError(f"{url}: credentials: {_first_line(err)}") from err
+
+
+def _status_message(body: object) -> str:
+    """The ``message`` of a ``Status`` body, else the body's first line."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return _first_line(text) or "(no body)"
+    if isinstance(doc, dict) and isinstance(doc.get("message"), str):
+        return str(doc["message"])
+    return _first_line(text)
+
+
+def _first_line(value: object) -> str:
+    lines = str(value).strip().splitlines()
+    return lines[0] if lines else ""
+

@@ -1,0 +1,302 @@
+"""A fake Kubernetes API on 127.0.0.1 for the live drain check, reached through the real client.
+
+It serves the list endpoints ``ngupgrade.adapters.kube.live`` calls (core/v1 nodes, pods,
+persistentvolumeclaims, persistentvolumes; apps/v1 deployments, replicasets, statefulsets,
+daemonsets; policy/v1 poddisruptionbudgets; the ``Ytsaurus`` CRD's list, 404 when the CRD is
+not seeded), with the API server's pagination (``limit``, an opaque ``continue`` token,
+``remainingItemCount``), ``Status`` error bodies, an optional bearer token, scripted faults and
+a log of every request. Only GET is served: anything else answers 405 and stays in the log, so
+a test can assert the reader never wrote.
+
+Seeded from raw object dicts, the same JSON a ``kubectl get -o json`` dump holds, so the live
+path and the dump path are tested on identical data. Items are served as the API serves them:
+built-in kinds without ``kind``/``apiVersion`` in a typed list (``PodList``), custom resources
+with them, each list sorted by namespace and name (etcd's key order).
+
+Built on the standard library's ``http.server`` (threaded): the list API is a handful of GET
+routes with JSON bodies, and no maintained Kubernetes emulator in the virtualenv runs without
+docker or kube binaries (reference section 6); a stdlib server adds no dependency to the kit.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+# kind -> (list path, list kind, apiVersion, namespaced)
+RESOURCES: dict[str, tuple[str, str, str, bool]] = {
+    "Node": ("/api/v1/nodes", "NodeList", "v1", False),
+    "Pod": ("/api/v1/pods", "PodList", "v1", True),
+    "PersistentVolumeClaim": ("/api/v1/persistentvolumeclaims", "PersistentVolumeClaimList",
+                              "v1", True),
+    "PersistentVolume": ("/api/v1/persistentvolumes", "PersistentVolumeList", "v1", False),
+    "Deployment": ("/apis/apps/v1/deployments", "DeploymentList", "apps/v1", True),
+    "ReplicaSet": ("/apis/apps/v1/replicasets", "ReplicaSetList", "apps/v1", True),
+    "StatefulSet": ("/apis/apps/v1/statefulsets", "StatefulSetList", "apps/v1", True),
+    "DaemonSet": ("/apis/apps/v1/daemonsets", "DaemonSetList", "apps/v1", True),
+    "PodDisruptionBudget": ("/apis/policy/v1/poddisruptionbudgets",
+                            "PodDisruptionBudgetList", "policy/v1", True),
+    "Ytsaurus": ("/apis/cluster.ytsaurus.tech/v1/ytsaurus", "YtsaurusList",
+                 "cluster.ytsaurus.tech/v1", True),
+}
+CUSTOM_KINDS = frozenset({"Ytsaurus"})
+EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request the fake received: ``query`` is the decoded query string."""
+
+    method: str
+    path: str
+    query: Mapping[str, str]
+    authorization: str | None = None
+
+
+@dataclass
+class _Fault:
+    status: int
+    message: str
+    times: int | None  # None: every request
+
+
+class FakeKubeApi:
+    """The fake API server. Use as a context manager, or :meth:`start` / :meth:`stop`.
+
+    Args:
+        objects: raw object dicts with ``kind`` (kinds it does not serve are ignored), or
+            kubectl ``List`` documents whose ``items`` are taken.
+        token: when set, every request needs ``Authorization: Bearer <token>`` (else 401).
+        ytsaurus_crd: serve the Ytsaurus list; default: only when a Ytsaurus object is seeded.
+
+    Attributes:
+        requests: every :class:`Request` received, in order.
+    """
+
+    def __init__(self, objects: Iterable[Mapping[str, Any]] = (), *, token: str | None = None,
+                 ytsaurus_crd: bool | None = None) -> None:
+        self.token = token
+        self.ytsaurus_crd = ytsaurus_crd
+        self.requests: list[Request] = []
+        self._items: dict[str, list[tuple[tuple[str, str], bytes]]] = {}
+        self._faults: dict[str, _Fault] = {}
+        self._server: ThreadingHTTPServer | None = None
+        self._lock = threading.Lock()
+        self.add(objects)
+
+    # ---- seeding and faults ------------------------------------------------------------
+
+    def add(self, objects: Iterable[Mapping[str, Any]]) -> None:
+        """Seed more objects (dicts as kubectl prints them, or ``List`` documents)."""
+        with self._lock:
+            for obj in objects:
+                if obj.get("kind") == "List" or "items" in obj:
+                    self.add_items(obj.get("items") or ())
+                    continue
+                self._add_one(obj)
+
+    def add_items(self, items: Iterable[Mapping[str, Any]]) -> None:
+        for obj in items:
+            self._add_one(obj)
+
+    def _add_one(self, obj: Mapping[str, Any]) -> None:
+        kind = obj.get("kind")
+        if kind not in RESOURCES:
+            return
+        served = dict(obj)
+        if kind not in CUSTOM_KINDS:  # the API leaves these out of a typed list's items
+            served.pop("kind", None)
+            served.pop("apiVersion", None)
+        meta = obj.get("metadata") or {}
+        key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        bucket = self._items.setdefault(kind, [])
+        bucket.append((key, json.dumps(served, separators=(",", ":")).encode()))
+        bucket.sort(key=lambda pair: pair[0])
+
+    def fail(self, path: str, status: int, message: str | None = None,
+             times: int | None = 1) -> None:
+        """Answer the next ``times`` requests to ``path`` (None: all) with ``status`` and a
+        ``Status`` body, e.g. ``fail("/api/v1/pods", 403)``."""
+        self._faults[path] = _Fault(status, message or _REASONS.get(status, "error"), times)
+
+    # ---- the server --------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:PORT`` (after :meth:`start`)."""
+        assert self._server is not None, "start the fake first"
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> FakeKubeApi:
+        fake = self
+
+        class Handler(_Handler):
+            api = fake
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, name="fake-kube-api",
+                         daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeKubeApi:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def calls(self, path: str | None = None) -> list[Request]:
+        """Requests received, optionally only those to ``path``."""
+        with self._lock:
+            return [r for r in self.requests if path is None or r.path == path]
+
+    # ---- kubeconfig --------------------------------------------------------------------
+
+    def write_kubeconfig(self, path: str | Path, context: str = "fake",
+                         exec_command: Sequence[str] | None = None, *,
+                         server: str | None = None) -> Path:
+        """Write a kubeconfig (JSON, which is YAML) whose ``context`` reaches this fake.
+
+        Auth: the fake's bearer token, or, with ``exec_command`` (``[program, *args]``), an
+        exec plugin shaped as ``yc managed-kubernetes cluster get-credentials`` writes it.
+        ``server`` overrides the URL (e.g. an ``https://`` one to provoke a TLS failure).
+        """
+        user: dict[str, Any]
+        if exec_command:
+            user = {"exec": {"apiVersion": EXEC_API_VERSION, "command": exec_command[0],
+                             "args": list(exec_command[1:]), "env": None,
+                             "interactiveMode": "IfAvailable", "provideClusterInfo": False}}
+        else:
+            user = {"token": self.token} if self.token else {}
+        config = {
+            "apiVersion": "v1", "kind": "Config", "preferences": {},
+            "clusters": [{"name": f"{context}-cluster",
+                          "cluster": {"server": server or self.url}}],
+            "users": [{"name": f"{context}-user", "user": user}],
+            "contexts": [{"name": context, "context": {"cluster": f"{context}-cluster",
+                                                       "user": f"{context}-user"}}],
+            "current-context": context,
+        }
+        out = Path(path)
+        out.write_text(json.dumps(config, indent=2))
+        return out
+
+    # ---- answers (called by the handler threads) ---------------------------------------
+
+    def _answer(self, method: str, path: str, query: Mapping[str, str],
+                authorization: str | None) -> tuple[int, bytes]:
+        with self._lock:
+            self.requests.append(Request(method, path, dict(query), authorization))
+            if method != "GET":
+                return _status(405, "the fake Kubernetes API only serves list calls")
+            if self.token and authorization != f"Bearer {self.token}":
+                return _status(401, "Unauthorized")
+            fault = self._faults.get(path)
+            if fault is not None:
+                if fault.times is not None:
+                    fault.times -= 1
+                    if fault.times <= 0:
+                        del self._faults[path]
+                return _status(fault.status, fault.message)
+            kind = _PATHS.get(path)
+            if kind is None or (kind in CUSTOM_KINDS and not self._serves(kind)):
+                return _status(404, "the server could not find the requested resource")
+            return self._page(kind, query)
+
+    def _serves(self, kind: str) -> bool:
+        if self.ytsaurus_crd is not None:
+            return self.ytsaurus_crd
+        return bool(self._items.get(kind))
+
+    def _page(self, kind: str, query: Mapping[str, str]) -> tuple[int, bytes]:
+        items = self._items.get(kind, [])
+        try:
+            limit = int(query.get("limit") or 0)
+            start = _offset(query["continue"]) if query.get("continue") else 0
+        except ValueError:
+            return _status(400, "continue key is not valid")
+        end = len(items) if limit <= 0 else min(len(items), start + limit)
+        _path, list_kind, api_version, _namespaced = RESOURCES[kind]
+        meta: dict[str, Any] = {"resourceVersion": "1000"}
+        if end < len(items):
+            meta["continue"] = _token(end)
+            meta["remainingItemCount"] = len(items) - end
+        head = json.dumps({"kind": list_kind, "apiVersion": api_version, "metadata": meta})
+        body = (head[:-1] + ',"items":[').encode() + b",".join(
+            raw for _key, raw in items[start:end]) + b"]}"
+        return 200, body
+
+
+_PATHS = {path: kind for kind, (path, *_rest) in RESOURCES.items()}
+_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
+            405: "MethodNotAllowed", 410: "Expired", 429: "TooManyRequests",
+            500: "InternalError", 503: "ServiceUnavailable"}
+
+
+def _status(code: int, message: str) -> tuple[int, bytes]:
+    return code, json.dumps({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                             "status": "Failure", "message": message,
+                             "reason": _REASONS.get(code, ""), "code": code}).encode()
+
+
+def _token(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"v": 1, "o": offset}).encode()).decode()
+
+
+def _offset(token: str) -> int:
+    try:
+        doc = json.loads(base64.urlsafe_b64decode(token.encode()))
+        offset = int(doc["o"])
+    except (ValueError, KeyError, TypeError) as err:
+        raise ValueError(token) from err
+    if offset < 0:
+        raise ValueError(token)
+    return offset
+
+
+class _Handler(BaseHTTPRequestHandler):
+    api: FakeKubeApi
+    protocol_version = "HTTP/1.1"  # keep-alive, as the real API server and urllib3's pool
+
+    def _serve(self) -> None:
+        split = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+        code, body = self.api._answer(self.command, split.path, dict(parse_qsl(split.query)),
+                                      self.headers.get("Authorization"))
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the request log is :attr:`FakeKubeApi.requests`."""
+
+
+def write_exec_plugin(path: str | Path, token: str) -> list[str]:
+    """Write a tiny exec-credential plugin that prints an ``ExecCredential`` with ``token``
+    (what ``yc k8s create-token`` prints); returns the command for ``write_kubeconfig``."""
+    script = Path(path)
+    credential = {"apiVersion": EXEC_API_VERSION, "kind": "ExecCredential",
+                  "status": {"token": token, "expirationTimestamp": "2099-01-01T00:00:00Z"}}
+    script.write_text(f"import json\nprint(json.dumps({credential!r}))\n")
+    return [sys.executable, str(script)]
