@@ -35,6 +35,7 @@ import yaml
 
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import QuotaLimit
+from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 
 CLOUD_RESOURCE_TYPE = "resource-manager.cloud"
 
@@ -110,6 +111,9 @@ def parse_quota_text(text: str, source: str) -> QuotaFile:
         raise BadInput("nested too deeply to be a quota file", source=source) from err
     except ValueError as err:  # an integer of over 4300 digits (int_max_str_digits)
         raise BadInput("holds a number too large to be a quota value", source=source) from err
+    where = lone_surrogate_path(data)
+    if where is not None:
+        raise BadInput(LONE_SURROGATE_MESSAGE, source=source, path=where)
     return parse_quota_document(data, source)
 
 
