@@ -105,6 +105,9 @@ def test_a_policy_above_100_is_still_an_invalid_policy(run_cli) -> None:
 @pytest.mark.parametrize(("argv", "option"), [
     (["plan", "--cycle-minutes", "1e300"], "--cycle-minutes"),
     (["plan", "--cycle-minutes", "1441"], "--cycle-minutes"),
+    (["advise", "--cycle-minutes", "1e300"], "--cycle-minutes"),
+    (["advise", "--nodes", "-1"], "--nodes"),
+    (["advise", "--max-parallel", "0"], "--max-parallel"),
     (["upgrade", "-g", "workers", "--version", "1.30", "--cycle-minutes", "1e300"],
      "--cycle-minutes"),
     (["upgrade", "-g", "workers", "--version", "1.30", "--time-scale", "1e300"],

@@ -4,7 +4,8 @@ A lone UTF-16 surrogate (``"\\ud800"`` in JSON, or in YAML's double quotes) anyw
 a string, and a byte that is not UTF-8, must be bad input (exit 3) naming the file, through the
 command that reads it; before, a quota file with one in a resource id exited 70 (a bug) when
 the report printed it. Readers: the state (file and stdin), the quota file (JSON, YAML), the
-PDB list, the upgrade journal, the service-account key and the fake cloud's scenario.
+PDB list, the upgrade journal, the service-account key, the fake cloud's scenario and the
+Terraform plan (`--plan`).
 """
 
 from __future__ import annotations
@@ -241,3 +242,14 @@ def test_fake_cloud_scenario(tmp_path: Path, data: bytes) -> None:
         Scenario.load(str(scenario))
     assert str(caught.value).startswith(f"{scenario}: $")
     assert "holds a lone UTF-16 surrogate" in str(caught.value)
+
+
+PLAN = json.loads((EXAMPLES / "plan-roll.json").read_text())
+
+
+@FUZZ
+@given(data=with_lone_surrogate(PLAN).map(_json))
+def test_terraform_plan(run_cli, tmp_path: Path, data: bytes) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_bytes(data)
+    _assert_bad_input(run_cli("plan", "--plan", str(plan), "-o", "json"), plan, data)
