@@ -15,7 +15,7 @@ class Settings:
     """
 
     state: str | None = None
-    output: Literal["table", "json"] = "table"
+    output: Literal["table", "json", "junit"] = "table"
     terraform_bin: str = "terraform"
     workspace: str = "default"
     workspace_key_prefix: str = "env:"

@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "groups": "ngupgrade.cli.groups:groups",
     "plan": "ngupgrade.cli.plan:plan",
     "preflight": "ngupgrade.cli.preflight:preflight",
+    "drain-check": "ngupgrade.cli.drain_check:drain_check",
     "advise": "ngupgrade.cli.advise:advise",
     "set-policy": "ngupgrade.cli.set_policy:set_policy",
     "upgrade": "ngupgrade.cli.upgrade:upgrade",

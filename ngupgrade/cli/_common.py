@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import click
 
 from ngupgrade.app.settings import Settings
+from ngupgrade.core.errors import UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,12 +46,26 @@ def settings_of(ctx: click.Context) -> Settings:
     """The one Settings object of this invocation (created on first use)."""
     root = ctx.find_root()
     if isinstance(root.obj, Invocation):  # main() passes one in, to read it after an error
-        return root.obj.settings
-    settings = root.meta.get("ngupgrade.settings")
-    if settings is None:
-        settings = Settings()
+        settings = root.obj.settings
+    else:
+        found = root.meta.get("ngupgrade.settings")
+        settings = found if isinstance(found, Settings) else Settings()
         root.meta["ngupgrade.settings"] = settings
+    _check_output(ctx, settings)
     return settings
+
+
+JUNIT_COMMANDS = frozenset({"preflight", "drain-check"})
+"""Commands whose verdict is a list of checks, so ``--output junit`` means something."""
+
+
+def _check_output(ctx: click.Context, settings: Settings) -> None:
+    """``--output junit`` on a command that has no checks to report is a usage error, never
+    silently a table."""
+    if settings.output == "junit" and not isinstance(ctx.command, click.Group) \
+            and ctx.command.name not in JUNIT_COMMANDS:
+        raise UsageError(f"--output junit is for {' and '.join(sorted(JUNIT_COMMANDS))}; "
+                         f"{ctx.command.name} prints table or json")
 
 
 def _store(attr: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
@@ -78,8 +93,9 @@ _SHARED: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         "help": "Terraform state: a file, '-' (stdin), 'tf:DIR' (terraform state pull in DIR) "
                 "or 's3://BUCKET/KEY'. Default: ./terraform.tfstate. [env NGUPGRADE_STATE]"}),
     (("--output", "-o", "output"), {
-        "type": click.Choice(["table", "json"]), "envvar": "NGUPGRADE_OUTPUT",
-        "help": "table for people (default), json for scripts (stable keys)."}),
+        "type": click.Choice(["table", "json", "junit"]), "envvar": "NGUPGRADE_OUTPUT",
+        "help": "table for people (default), json for scripts (stable keys), junit for CI "
+                "test reports (preflight and drain-check only)."}),
     (("--terraform-bin", "terraform_bin"), {
         "envvar": "NGUPGRADE_TERRAFORM_BIN", "metavar": "PATH",
         "help": "Terraform CLI used for 'tf:DIR' states; 'tofu' works too. Default: terraform."}),
@@ -146,12 +162,6 @@ def group_option(func: F) -> F:
     )(func)
 
 
-POLICY_VALUE = click.IntRange(min=0)
-"""``--max-expansion`` / ``--max-unavailable``: a negative count is never a policy anywhere,
-so it is a usage error (exit 2); the platform's upper bound and 0/0 are the policy check's
-(exit 1, ``core.policy``)."""
-
-
 class FiniteFloatRange(click.FloatRange):
     """``click.FloatRange`` that also refuses ``nan`` and ``inf`` (a usage error, exit 2).
 
@@ -160,18 +170,10 @@ class FiniteFloatRange(click.FloatRange):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
                 ) -> Any:
-        number = click.FLOAT.convert(value, param, ctx)
-        if not math.isfinite(number):  # before the range, which would call inf "too large"
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
-        return super().convert(number, param, ctx)
-
-
-CYCLE_MINUTES = FiniteFloatRange(min=0, min_open=True, max=24 * 60)
-"""``--cycle-minutes``: above 0, at most a day (no cycle of the service takes longer; a larger
-value only makes every estimate and the suggested Terraform timeout nonsense)."""
-
-TIME_SCALE = FiniteFloatRange(min=0, min_open=True, max=100_000)
-"""``--speed`` / ``--time-scale``: virtual seconds per real second, up to a day in ~1 s."""
+        return number
 
 
 def only_one(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> str | None:

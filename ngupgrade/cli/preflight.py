@@ -15,6 +15,7 @@ from ngupgrade.app.preflight import (
     run_preflight,
     with_drain_blockers,
 )
+from ngupgrade.cli._cluster import accept_option, accepted_codes, cluster_options, cluster_source
 from ngupgrade.cli._common import (
     common_options,
     emit_json,
@@ -28,6 +29,7 @@ from ngupgrade.core.policy import check_overrides
 from ngupgrade.core.quota import Preflight
 
 if TYPE_CHECKING:
+    from ngupgrade.app.drain_check import DrainCheckResult
     from ngupgrade.app.tfplan import PlanGate
 
 
@@ -59,12 +61,15 @@ if TYPE_CHECKING:
               help="PodDisruptionBudgets to check for drain blockers (C15): the output of "
                    "`kubectl get pdb --all-namespaces -o json` ('-' reads stdin). A PDB that "
                    "allows 0 disruptions is a warning, a failure with --strict.")
+@cluster_options
+@accept_option
 @plan_option
 @common_options
 def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | None,
               sequential: bool, strict: bool, max_expansion: int | None,
               max_unavailable: int | None, at_current_size: bool,
-              pdbs_file: str | None) -> None:
+              pdbs_file: str | None, cluster_files: tuple[str, ...], kubeconfig: str | None,
+              kube_context: str | None, accept: tuple[str, ...]) -> None:
     """Check the surge of an upgrade against the cloud's quotas (a CI gate; read-only).
 
     Every extra node the upgrade creates consumes compute (VMs, vCPUs, memory, disks, disk
@@ -104,6 +109,8 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
     """
     settings = settings_of(click.get_current_context())
     check_overrides(max_expansion, max_unavailable, forced_platform(settings))
+    cluster = cluster_source(cluster_files, kubeconfig, kube_context)
+    accepted_codes(accept)  # an unknown code is a usage error before anything is read
     overrides = max_expansion is not None or max_unavailable is not None
     if settings.plan is not None and overrides:
         raise UsageError("--max-expansion/--max-unavailable check a state's groups; a "
@@ -159,55 +166,83 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
             if close is not None:
                 close()
 
-    from ngupgrade.cli.render.quota import failure_summary, preflight_json, preflight_table
-
     if pdbs_file is not None:
         result = with_drain_blockers(result, read_pdb_file(pdbs_file))
-    if gate is not None:
-        _report_plan_gate(result, gate, json_output=settings.output == "json")
-        return
-    if settings.output == "json":
-        emit_json(preflight_json(result))
-    else:
-        click.echo(preflight_table(result), nl=False)
-    if not result.ok:
-        where = ("the project's quotas in the Selectel control panel" if selectel
-                 else "Quota Manager")
-        raise CheckFailed(failure_summary(result),
-                          hint="apply a suggested deploy policy, or ask for a quota increase "
-                               f"({where}) before the upgrade")
+    drain = None
+    if cluster.given:
+        from ngupgrade.app.drain_check import DrainCheckRequest, drain_check_groups
+
+        drained = found if gate is None else [
+            replace(c.group, policy=c.policy or c.group.policy) for c in gate.rolls()]
+        drain = drain_check_groups(drained, DrainCheckRequest(
+            selectors=groups, cluster=cluster, max_expansion=max_expansion,
+            max_unavailable=max_unavailable, accept=accepted_codes(accept), strict=strict))
+    _report(result, gate, drain, output=settings.output, selectel=selectel)
 
 
-def _report_plan_gate(result: Preflight, gate: PlanGate, *, json_output: bool) -> None:
-    """``preflight --plan``: the change table, the quota verdict, exit 1 when either fails."""
+def _report(result: Preflight, gate: PlanGate | None, drain: DrainCheckResult | None, *,
+            output: str, selectel: bool) -> None:
+    """Print the quota verdict (with ``--plan`` the change table, with ``--cluster`` the
+    drain check) as a table, JSON or JUnit; exit 1 when any part fails."""
     from ngupgrade.cli.render.quota import failure_summary, preflight_json, preflight_table
-    from ngupgrade.cli.render.tfplan import (
-        changes_table,
-        plan_section_json,
-        preflight_with_changes,
-    )
 
-    blocking = gate.verdict.blocking
-    ok = result.ok and not blocking
-    if json_output:
-        document = preflight_with_changes(preflight_json(result), gate.changes)
-        document["ok"] = ok
-        document["plan"] = plan_section_json(gate.verdict, source=gate.source,
-                                             terraform_version=gate.terraform_version,
-                                             clusters=gate.clusters, ok=not blocking)
+    blocking = gate.verdict.blocking if gate is not None else ()
+    if output == "json":
+        document = preflight_json(result)
+        if gate is not None:
+            from ngupgrade.cli.render.tfplan import plan_section_json, preflight_with_changes
+
+            document = preflight_with_changes(document, gate.changes)
+            document["plan"] = plan_section_json(gate.verdict, source=gate.source,
+                                                 terraform_version=gate.terraform_version,
+                                                 clusters=gate.clusters, ok=not blocking)
+        if drain is not None:
+            from ngupgrade.cli.drain_check import drain_document
+
+            document["drain"] = drain_document(drain)
+        document["ok"] = result.ok and not blocking and (drain is None or drain.ok)
         emit_json(document)
+    elif output == "junit":
+        from ngupgrade.cli.render.junit import junit_xml
+
+        click.echo(junit_xml(preflight=result, changes=gate.verdict if gate else None,
+                             drain=drain.report if drain else None,
+                             accepted=drain.accepted if drain else frozenset(),
+                             strict=drain.strict if drain else False))
     else:
-        click.echo(changes_table(gate.verdict, source=gate.source))
-        if result.groups:
+        if gate is not None:
+            from ngupgrade.cli.render.tfplan import changes_table
+
+            click.echo(changes_table(gate.verdict, source=gate.source))
+        if result.groups or gate is None:
             click.echo(preflight_table(result), nl=False)
         else:
             click.echo("Quota preflight: PASS: no change in this plan needs nodes")
-    if ok:
-        return
+        if drain is not None:
+            from ngupgrade.cli.drain_check import show
+
+            click.echo("\n== drain check")
+            show(drain, "table")
     parts = [f.message for f in blocking]
     if not result.ok:
         parts.append(failure_summary(result))
-    raise CheckFailed("plan gate failed: " + "; ".join(parts),
-                      hint="a replace deletes every node of the group: make the change one the "
-                           "provider updates in place (docs/plan-gate.md); a short quota: "
-                           "a smaller deploy policy, or a quota increase")
+    if drain is not None and not drain.ok:
+        from ngupgrade.cli.drain_check import failure_summary as drain_failure
+
+        parts.append(drain_failure(drain))
+    if not parts:
+        return
+    where = ("the project's quotas in the Selectel control panel" if selectel
+             else "Quota Manager")
+    hints = []
+    if blocking:
+        hints.append("a replace deletes every node of the group: make the change one the "
+                     "provider updates in place (docs/plan-gate.md)")
+    if not result.ok:
+        hints.append(f"a short quota: apply a suggested deploy policy, or ask for a quota "
+                     f"increase ({where}) before the upgrade")
+    if drain is not None and not drain.ok:
+        hints.append("a drain finding: fix what blocks it, or a slower policy (`ngupgrade "
+                     "advise`); --accept CODE after reading it")
+    title = "plan gate failed: " if gate is not None else ""
+    raise CheckFailed(title + "; ".join(parts), hint="; ".join(hints))

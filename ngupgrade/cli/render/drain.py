@@ -132,30 +132,63 @@ def group_drain_text(report: GroupDrainReport) -> str:
     return "\n".join(lines)
 
 
-def drain_text(report: DrainReport) -> str:
-    """Every group's table, then the overall verdict."""
+def fails(finding: Finding, *, accepted: frozenset[str] = frozenset(),
+          strict: bool = False) -> bool:
+    """Whether a finding fails the check: blocking (or, ``strict``, a warning) and its code
+    not ``accepted`` by the user (``--accept CODE``)."""
+    severities = ("blocking", "warning") if strict else ("blocking",)
+    return finding.severity in severities and finding.code not in accepted
+
+
+def drain_text(report: DrainReport, *, accepted: frozenset[str] = frozenset(),
+               strict: bool = False) -> str:
+    """Every group's table, then the overall verdict (accepted codes do not fail it)."""
     parts = [group_drain_text(g) for g in report.groups]
-    parts.append("drain check: " + ("OK: nothing blocks" if report.ok else
-                                    "BLOCKED: a wave means downtime or data loss"))
+    every = [f for g in report.groups for f in g.findings]
+    failing = [f for f in every if fails(f, accepted=accepted, strict=strict)]
+    waived = [f for f in every if f.code in accepted and f.severity != "info"]
+    if failing:
+        verdict = "BLOCKED: a wave means downtime or data loss"
+        if strict and not any(f.severity == "blocking" for f in failing):
+            verdict = "FAILED (--strict): warnings"
+    else:
+        verdict = "OK: nothing blocks"
+        if waived:
+            verdict += f" ({len(waived)} accepted finding(s): {', '.join(sorted(accepted))})"
+    parts.append("drain check: " + verdict)
     return "\n\n".join(parts) + "\n"
 
 
-def drain_junit(report: DrainReport, *, suite_prefix: str = "drain-check") -> str:
-    """JUnit XML: per group a suite with the verdict and one case per finding."""
-    from junit_xml import TestCase, TestSuite, to_xml_report_string  # only this output needs it
+def drain_suites(report: DrainReport, *, suite_prefix: str = "drain-check",
+                 accepted: frozenset[str] = frozenset(), strict: bool = False) -> list[Any]:
+    """JUnit test suites (``junit_xml.TestSuite``): per group the verdict and one case per
+    finding; failing findings (:func:`fails`) are failures, accepted ones skipped."""
+    from junit_xml import TestCase, TestSuite  # only this output needs it
 
     suites = []
     for group in report.groups:
         cls = f"{suite_prefix}.{group.address}"
         verdict = TestCase("verdict", classname=cls, stdout=_verdict(group))
-        if not group.ok:
-            verdict.add_failure_info(message=_verdict(group), failure_type="blocked")
         cases = [verdict]
+        failed = False
         for f in group.findings:
             name = f"{f.code} {f.subject}".strip() + (f" (wave {f.wave})" if f.wave else "")
             case = TestCase(name, classname=cls, stdout=f.message)
-            if f.severity == "blocking":
+            if fails(f, accepted=accepted, strict=strict):
                 case.add_failure_info(message=f.message, failure_type=f.code)
+                failed = True
+            elif f.code in accepted and f.severity != "info":
+                case.add_skipped_info(message=f"accepted (--accept {f.code}): {f.message}")
             cases.append(case)
+        if failed:
+            verdict.add_failure_info(message=_verdict(group), failure_type="blocked")
         suites.append(TestSuite(f"{suite_prefix} {group.address}", cases))
-    return str(to_xml_report_string(suites))
+    return suites
+
+
+def drain_junit(report: DrainReport, *, accepted: frozenset[str] = frozenset(),
+                strict: bool = False) -> str:
+    """JUnit XML of :func:`drain_suites` (``drain-check --output junit``)."""
+    from junit_xml import to_xml_report_string
+
+    return str(to_xml_report_string(drain_suites(report, accepted=accepted, strict=strict)))

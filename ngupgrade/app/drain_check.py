@@ -1,0 +1,195 @@
+"""Use case ``drain-check``: what each wave of the upgrade does to the pods it evicts.
+
+Reads the node groups (state, or the rolls of a Terraform plan) and the cluster objects
+(kubectl ``List`` dumps, or the live API through a kubeconfig: one parser behind both,
+``adapters/kube``), plans each group with the group's size taken from the cluster (the nodes
+labelled ``yandex.cloud/node-group-id``, as the live count is for ``plan``), and runs the pure
+drain simulation (:mod:`ngupgrade.core.drain`) under the group's platform rules. Read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal
+
+from ngupgrade.app.load import load_groups
+from ngupgrade.app.plan import PlanRequest, plan_node_groups
+from ngupgrade.app.settings import Settings
+from ngupgrade.core.drain.check import DrainReport, GroupDrainReport, check_group
+from ngupgrade.core.drain.findings import Finding
+from ngupgrade.core.drain.index import ClusterIndex
+from ngupgrade.core.errors import UsageError
+from ngupgrade.core.k8s import ClusterSnapshot
+from ngupgrade.core.model import NodeGroup
+from ngupgrade.core.platform import platform_of
+from ngupgrade.core.policy import check_overrides
+from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, GroupPlan
+
+if TYPE_CHECKING:
+    from ngupgrade.adapters.kube.decode import KubeRead
+
+
+@dataclass(frozen=True)
+class ClusterSource:
+    """Where the cluster objects come from: dump ``files`` (``-`` is stdin), or the live API
+    through ``kubeconfig`` (None: ``$KUBECONFIG`` / ``~/.kube/config``) and ``context``."""
+
+    files: tuple[str, ...] = ()
+    live: bool = False
+    kubeconfig: str | None = None
+    context: str | None = None
+
+    @property
+    def given(self) -> bool:
+        """True when either input was asked for."""
+        return bool(self.files) or self.live
+
+
+def read_cluster(source: ClusterSource) -> KubeRead:
+    """Read the cluster objects once.
+
+    Raises:
+        UsageError: both inputs, or neither, were given (exit 2).
+        BadInput: a dump cannot be read (exit 3, names the file and JSON path).
+        KubeApiError: the live API failed (exit 4, hint: check the kubeconfig and context).
+    """
+    if source.files and source.live:
+        raise UsageError("give the cluster objects one way: --cluster FILE or "
+                         "--kubeconfig/--context, not both")
+    if source.files:
+        from ngupgrade.adapters.kube.dump import read_dumps
+
+        return read_dumps(source.files)
+    if source.live:
+        from ngupgrade.adapters.kube.live import read_live
+
+        return read_live(source.kubeconfig, source.context)
+    raise UsageError("no cluster objects: pass --cluster FILE (kubectl get nodes,pods,pdb,"
+                     "deployments,replicasets,statefulsets,daemonsets -A -o json) or "
+                     "--kubeconfig PATH / --context NAME")
+
+
+def nodes_per_group(snapshot: ClusterSnapshot) -> dict[str, int]:
+    """Kubernetes nodes per node-group id (label ``yandex.cloud/node-group-id``)."""
+    counts: dict[str, int] = {}
+    for node in snapshot.nodes:
+        if node.node_group_id:
+            counts[node.node_group_id] = counts.get(node.node_group_id, 0) + 1
+    return counts
+
+
+@dataclass(frozen=True)
+class DrainCheckRequest:
+    """What the user asked ``drain-check`` for.
+
+    ``max_expansion``/``max_unavailable`` override the state's policy; ``nodes`` is the size
+    of a group with no node in the cluster objects; ``nodes_at_once`` overrides the platform's
+    reading of how a wave drains (``wave``: together; ``one``: one node after another).
+    ``accept``: finding codes the user has read and proceeds past; ``strict``: warnings fail.
+    """
+
+    selectors: tuple[str, ...] = ()
+    cluster: ClusterSource = field(default_factory=ClusterSource)
+    max_expansion: int | None = None
+    max_unavailable: int | None = None
+    nodes: int | None = None
+    minutes_per_cycle: float = DEFAULT_MINUTES_PER_CYCLE
+    nodes_at_once: Literal["wave", "one"] | None = None
+    accept: frozenset[str] = frozenset()
+    strict: bool = False
+
+
+@dataclass(frozen=True)
+class DrainCheckResult:
+    """The drain report plus what decides the exit code.
+
+    ``failing``: (group address, finding) pairs that fail the check: blocking findings whose
+    code is not accepted, and with ``strict`` the warnings too.
+    """
+
+    report: DrainReport
+    notes: tuple[str, ...]
+    accepted: frozenset[str]
+    strict: bool
+
+    @property
+    def failing(self) -> tuple[tuple[str, Finding], ...]:
+        """What fails the check, in report order."""
+        severities = ("blocking", "warning") if self.strict else ("blocking",)
+        return tuple((g.address, f) for g in self.report.groups for f in g.findings
+                     if f.severity in severities and f.code not in self.accepted)
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing fails the check."""
+        return not self.failing
+
+
+def check_plans(pairs: Iterable[tuple[NodeGroup, GroupPlan]], snapshot: ClusterSnapshot,
+                nodes_at_once: Literal["wave", "one"] | None = None) -> DrainReport:
+    """Drain-check each ``(group, plan)`` against one cluster, indexed once, each group under
+    its own platform's drain rules (:attr:`ngupgrade.core.platform.Platform.drain`)."""
+    index = ClusterIndex.build(snapshot)
+    reports: list[GroupDrainReport] = []
+    for group, plan in pairs:
+        rules = platform_of(group).drain
+        if nodes_at_once is not None and nodes_at_once != rules.nodes_at_once:
+            rules = replace(rules, nodes_at_once=nodes_at_once)
+        reports.append(check_group(group, plan, index, rules))
+    return DrainReport(tuple(reports))
+
+
+def drain_check(settings: Settings, request: DrainCheckRequest) -> DrainCheckResult:
+    """Load the groups (or the plan's rolls) and the cluster, plan, and drain-check them.
+
+    Raises:
+        PolicyInvalid: an invalid override or policy (exit 1).
+        UsageError: no or two cluster inputs; a selector names no group (exit 2).
+        BadInput: the state, plan or a dump cannot be read (exit 3).
+        KubeApiError: the live cluster cannot be read (exit 4).
+    """
+    check_overrides(request.max_expansion, request.max_unavailable)
+    if not request.cluster.given:
+        read_cluster(request.cluster)  # raises the usage error before any read
+    return drain_check_groups(_groups(settings, request.selectors), request)
+
+
+def drain_check_groups(groups: Sequence[NodeGroup], request: DrainCheckRequest
+                       ) -> DrainCheckResult:
+    """Drain-check groups already loaded (``preflight --cluster`` reads the state once).
+
+    Raises:
+        UsageError, BadInput, KubeApiError: as :func:`read_cluster`.
+    """
+    read = read_cluster(request.cluster)
+    sizes = nodes_per_group(read.snapshot)
+    plans = plan_node_groups(groups, _plan_request(request), live_sizes=sizes)
+    report = check_plans(zip(groups, plans, strict=True), read.snapshot, request.nodes_at_once)
+    notes = read.notes + _missing_nodes(groups, sizes)
+    return DrainCheckResult(report, notes, request.accept, request.strict)
+
+
+def _plan_request(request: DrainCheckRequest) -> PlanRequest:
+    return PlanRequest(selectors=request.selectors, max_expansion=request.max_expansion,
+                       max_unavailable=request.max_unavailable, nodes=request.nodes,
+                       minutes_per_cycle=request.minutes_per_cycle)
+
+
+def _groups(settings: Settings, selectors: Sequence[str]) -> list[NodeGroup]:
+    """The state's groups, or with ``--plan`` the groups whose nodes the apply rolls (their
+    planned values)."""
+    if settings.plan is None:
+        return load_groups(settings, selectors)
+    from ngupgrade.app.tfplan import load_plan
+
+    gate = load_plan(settings, selectors)
+    # a roll runs under the policy in force during it (core/change.py decides which)
+    return [replace(c.group, policy=c.policy or c.group.policy) for c in gate.rolls()]
+
+
+def _missing_nodes(groups: Sequence[NodeGroup], sizes: Mapping[str, int]) -> tuple[str, ...]:
+    return tuple(
+        f"{g.address}: no node in the cluster objects is labelled "
+        f"yandex.cloud/node-group-id={g.id}; planned from the state's size, no pod is checked"
+        for g in groups if g.id not in sizes)

@@ -1,0 +1,130 @@
+"""``ngupgrade drain-check``: what each wave of the upgrade does to the pods, before it runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ngupgrade.app.drain_check import DrainCheckRequest, DrainCheckResult
+from ngupgrade.cli._cluster import accept_option, accepted_codes, cluster_options, cluster_source
+from ngupgrade.cli._common import (
+    FiniteFloatRange,
+    common_options,
+    emit_json,
+    group_option,
+    plan_option,
+    settings_of,
+)
+from ngupgrade.core.errors import CheckFailed
+from ngupgrade.core.model import MAX_GROUP_NODES
+from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
+
+
+@click.command("drain-check")
+@group_option
+@cluster_options
+@click.option("--max-expansion", "max_expansion", type=click.IntRange(min=0), metavar="E",
+              help="Check with this max_expansion instead of the state's.")
+@click.option("--max-unavailable", "max_unavailable", type=click.IntRange(min=0), metavar="U",
+              help="Check with this max_unavailable instead of the state's.")
+@click.option("--nodes", type=click.IntRange(min=0, max=MAX_GROUP_NODES), metavar="N",
+              help="Size of a group that has no node in the cluster objects.")
+@click.option("--cycle-minutes", "cycle_minutes", type=FiniteFloatRange(min=0, min_open=True),
+              default=DEFAULT_MINUTES_PER_CYCLE, show_default=True, metavar="M",
+              help="Minutes one upgrade cycle takes.")
+@click.option("--nodes-at-once", type=click.Choice(["wave", "one"]),
+              help="How a wave's nodes drain: together (wave: max_unavailable at a time, the "
+                   "deploy-policy docs) or one after another (one: the node-drain docs). "
+                   "Default: the platform's reading, named in the report.")
+@accept_option
+@click.option("--strict", is_flag=True, help="Warnings fail the check too (exit 1).")
+@plan_option
+@common_options
+def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
+                kubeconfig: str | None, kube_context: str | None, max_expansion: int | None,
+                max_unavailable: int | None, nodes: int | None, cycle_minutes: float,
+                nodes_at_once: str | None, accept: tuple[str, ...], strict: bool) -> None:
+    """Show what each wave of the upgrade does to the pods on the nodes it drains.
+
+    For every wave of the plan: the pods evicted and the PodDisruptionBudgets they wait on,
+    evicted pods that find no node (requests vs allocatable, selectors, affinity, taints),
+    pods and data lost (no controller, emptyDir, local volumes), YTsaurus components below
+    their minimum, and the platform's reaction (Yandex stops a node after 7 minutes of
+    draining, pods or not; Selectel stops the upgrade). The platform picks which nodes drain
+    together, so several orders are tried: each finding says whether it happens in every
+    order, and the verdict takes the worst. Nothing in the cluster or the cloud is changed.
+
+    \b
+    Examples:
+      kubectl get nodes,pods,pdb,deployments,replicasets,statefulsets,daemonsets,pvc,pv \\
+          -A -o json > cluster.json
+      ngupgrade drain-check --state terraform.tfstate --cluster cluster.json -g workers
+      ngupgrade drain-check --kubeconfig ~/.kube/config --context prod -o json
+      ngupgrade drain-check --cluster cluster.json --max-unavailable 2 --accept bare-pod-lost
+      ngupgrade drain-check --cluster cluster.json -o junit > drain-check.xml
+
+    \b
+    Exit codes:
+      0  nothing blocks (warnings allowed)
+      1  a finding means downtime or data loss (warnings too with --strict), or
+         an invalid deploy policy
+      2  usage error (no cluster objects, an unknown --accept code)
+      3  bad state, plan or cluster dump (names the file and JSON path)
+      4  Kubernetes API error (check --kubeconfig and --context)
+    The rules and their sources: docs/drain.md.
+    """
+    settings = settings_of(click.get_current_context())
+    request = DrainCheckRequest(
+        selectors=groups, cluster=cluster_source(cluster_files, kubeconfig, kube_context),
+        max_expansion=max_expansion, max_unavailable=max_unavailable, nodes=nodes,
+        minutes_per_cycle=cycle_minutes,
+        nodes_at_once="one" if nodes_at_once == "one" else
+        "wave" if nodes_at_once == "wave" else None,
+        accept=accepted_codes(accept), strict=strict)
+    from ngupgrade.app.drain_check import drain_check as run
+
+    result = run(settings, request)
+    show(result, settings.output)
+    if not result.ok:
+        raise CheckFailed(failure_summary(result),
+                          hint="fix what blocks (a PDB, room for the evicted pods, a bare pod) "
+                               "or choose a slower deploy policy (`ngupgrade advise`); after "
+                               "reading a finding, --accept CODE proceeds past it")
+
+
+def show(result: DrainCheckResult, output: str) -> None:
+    """Print the report as a table, JSON or JUnit XML."""
+    from ngupgrade.cli.render.drain import drain_junit, drain_text
+
+    if output == "json":
+        emit_json(drain_document(result))
+    elif output == "junit":
+        click.echo(drain_junit(result.report, accepted=result.accepted, strict=result.strict))
+    else:
+        for note in result.notes:
+            click.echo(f"note: {note}", err=True)
+        click.echo(drain_text(result.report, accepted=result.accepted, strict=result.strict),
+                   nl=False)
+
+
+def drain_document(result: DrainCheckResult) -> dict[str, Any]:
+    """The JSON document: the report's stable keys, ``ok`` after ``--accept``/``--strict``,
+    the accepted codes and the reader's notes."""
+    from ngupgrade.cli.render.drain import drain_json
+
+    document = drain_json(result.report)
+    document["ok"] = result.ok
+    document["accepted"] = sorted(result.accepted)
+    document["notes"] = list(result.notes)
+    return document
+
+
+def failure_summary(result: DrainCheckResult) -> str:
+    """One line naming the first failing findings (the CLI prints it as the error)."""
+    # the same finding may show in several orders of the waves: name it once
+    named = list(dict.fromkeys(f"{address}: {f.code}" + (f" ({f.pod or f.subject})"
+                                                          if f.pod or f.subject else "")
+                               for address, f in result.failing))
+    parts, more = named[:5], len(named) - 5
+    return "drain check failed: " + "; ".join(parts) + (f"; and {more} more" if more > 0 else "")

@@ -1,0 +1,82 @@
+"""JUnit XML for CI systems: every check of ``preflight`` (and its drain check) as a test case.
+
+Pure text building through the ``junit-xml`` package (imported here only). One suite per cloud
+with a case per quota (a failure when short, or unknown under ``--strict``), one suite for a
+Terraform plan's changes (a failure per blocking change), and the drain check's suites
+(:func:`ngupgrade.cli.render.drain.drain_suites`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ngupgrade.cli.render.drain import drain_suites
+from ngupgrade.core.change import PlanVerdict
+from ngupgrade.core.drain.check import DrainReport
+from ngupgrade.core.quota import Preflight
+from ngupgrade.core.units import human_quota
+
+
+def preflight_suites(result: Preflight) -> list[Any]:
+    """One suite per cloud: a case per quota, failures for short (and, strict, unknown)
+    quotas; PodDisruptionBudgets from ``--pdbs`` that allow 0 disruptions as cases too."""
+    from junit_xml import TestCase, TestSuite
+
+    suites = []
+    for cloud in result.clouds:
+        cases = []
+        for q in cloud.quotas:
+            text = (f"demand {human_quota(q.quota_id, q.demand)}, headroom "
+                    f"{human_quota(q.quota_id, q.headroom)}")
+            case = TestCase(q.quota_id, classname=f"preflight.{cloud.cloud_id}", stdout=text)
+            if q.status == "short":
+                case.add_failure_info(message=f"{q.quota_id}: {text}", failure_type="short")
+            elif q.status == "unknown":
+                if result.strict:
+                    case.add_failure_info(message=f"{q.quota_id}: limit unknown",
+                                          failure_type="unknown")
+                else:
+                    case.add_skipped_info(message="limit unknown (fails with --strict)")
+            cases.append(case)
+        suites.append(TestSuite(f"preflight {cloud.cloud_id}", cases))
+    if result.drain_blockers:
+        cases = []
+        for pdb in result.drain_blockers:
+            case = TestCase(pdb.ref, classname="preflight.pdbs",
+                            stdout="allows 0 disruptions")
+            if result.strict:
+                case.add_failure_info(message=f"PodDisruptionBudget {pdb.ref} allows 0 "
+                                              "disruptions", failure_type="drain-blocker")
+            cases.append(case)
+        suites.append(TestSuite("preflight pdbs", cases))
+    return suites
+
+
+def changes_suite(verdict: PlanVerdict) -> Any:
+    """A Terraform plan's group changes: a case per group, failures for blocking ones."""
+    from junit_xml import TestCase, TestSuite
+
+    cases = []
+    for change in verdict.changes:
+        case = TestCase(str(change.address), classname="plan", stdout=change.kind)
+        for finding in change.findings:
+            if finding.severity == "blocking":
+                case.add_failure_info(message=finding.message, failure_type=change.kind)
+        cases.append(case)
+    return TestSuite("plan changes", cases)
+
+
+def junit_xml(*, preflight: Preflight | None = None, changes: PlanVerdict | None = None,
+              drain: DrainReport | None = None, accepted: frozenset[str] = frozenset(),
+              strict: bool = False) -> str:
+    """The whole JUnit document of one ``preflight`` run."""
+    from junit_xml import to_xml_report_string
+
+    suites: list[Any] = []
+    if changes is not None:
+        suites.append(changes_suite(changes))
+    if preflight is not None:
+        suites += preflight_suites(preflight)
+    if drain is not None:
+        suites += drain_suites(drain, accepted=accepted, strict=strict)
+    return str(to_xml_report_string(suites))

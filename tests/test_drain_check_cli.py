@@ -1,0 +1,261 @@
+"""``ngupgrade drain-check`` end to end: example state + kubectl dumps written as kubectl does.
+
+The numbers are worked by hand from the rules in docs/drain.md: ``workers`` is a fixed group
+of 3 nodes (deploy policy 1/0 in the example state), so the upgrade has 3 waves of one node
+each, and a 1-replica Deployment under a PDB with ``minAvailable: 1`` can never be evicted
+(seed 004: disruptionsAllowed = 1 healthy - 1 desired = 0, HTTP 429): on Yandex the node is
+stopped after 7 minutes with the pod still on it (forced stop).
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import EXAMPLE_STATE, CliResult
+
+STATE = str(EXAMPLE_STATE)
+Run = Callable[..., CliResult]
+WORKERS = "cat1ng0fixed0000abcd"
+
+
+def node(name: str, group: str = WORKERS, cpu: str = "3920m", memory: str = "12Gi"
+         ) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": {"yandex.cloud/node-group-id": group,
+                                              "kubernetes.io/hostname": name}},
+        "spec": {},
+        "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "110"},
+                   "conditions": [{"type": "Ready", "status": "True"}]},
+    }
+
+
+def pod(name: str, node_name: str, *, owner: tuple[str, str] | None = None,
+        labels: dict[str, str] | None = None, cpu: str = "100m",
+        volumes: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": "app", "labels": labels or {}}
+    if owner:
+        meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": owner[0], "name": owner[1],
+                                    "uid": f"uid-{owner[1]}", "controller": True}]
+    return {
+        "apiVersion": "v1", "kind": "Pod", "metadata": meta,
+        "spec": {"nodeName": node_name, "volumes": volumes or [],
+                 "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]},
+        "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]},
+    }
+
+
+def deployment(name: str, replicas: int) -> list[dict[str, Any]]:
+    """A Deployment and its ReplicaSet (the pods' controller owner)."""
+    return [
+        {"apiVersion": "apps/v1", "kind": "Deployment",
+         "metadata": {"name": name, "namespace": "app", "uid": f"uid-{name}"},
+         "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}}}},
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+         "metadata": {"name": f"{name}-rs", "namespace": "app", "uid": f"uid-{name}-rs",
+                      "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment",
+                                           "name": name, "uid": f"uid-{name}",
+                                           "controller": True}]},
+         "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}}}},
+    ]
+
+
+def pdb(name: str, app: str, *, min_available: int, healthy: int, desired: int
+        ) -> dict[str, Any]:
+    return {
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": name, "namespace": "app", "generation": 1},
+        "spec": {"minAvailable": min_available, "selector": {"matchLabels": {"app": app}}},
+        "status": {"observedGeneration": 1, "disruptionsAllowed": max(0, healthy - desired),
+                   "currentHealthy": healthy, "desiredHealthy": desired, "expectedPods": healthy},
+    }
+
+
+def dump(tmp_path: Path, items: list[dict[str, Any]], name: str = "cluster.json") -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    return str(path)
+
+
+def calm_cluster() -> list[dict[str, Any]]:
+    """3 workers nodes; a 3-replica web (one pod per node) under minAvailable 2."""
+    items = [node("w1"), node("w2"), node("w3"), *deployment("web", 3),
+             pdb("web", "web", min_available=2, healthy=3, desired=2)]
+    items += [pod(f"web-{i}", f"w{i}", owner=("ReplicaSet", "web-rs"), labels={"app": "web"})
+              for i in (1, 2, 3)]
+    return items
+
+
+def blocked_cluster() -> list[dict[str, Any]]:
+    """calm_cluster plus a 1-replica api on w2 under minAvailable 1 (never evictable)."""
+    return [*calm_cluster(), *deployment("api", 1),
+            pdb("api", "api", min_available=1, healthy=1, desired=1),
+            pod("api-0", "w2", owner=("ReplicaSet", "api-rs"), labels={"app": "api"})]
+
+
+def test_calm_cluster_passes_with_three_one_node_waves(tmp_path: Path, run_cli: Run) -> None:
+    path = dump(tmp_path, calm_cluster())
+    result = run_cli("drain-check", "--state", STATE, "-g", "workers", "--cluster", path,
+                 "-o", "json")
+    assert result.exit_code == 0, result.stdout
+    doc = json.loads(result.stdout)
+    assert doc["ok"] is True
+    (group,) = doc["groups"]
+    assert group["address"] == "yandex_kubernetes_node_group.workers"
+    assert group["policy"] == {"max_expansion": 1, "max_unavailable": 0}
+    assert [len(w["nodes"]) for w in group["waves"]] == [1, 1, 1]
+    # one web pod per wave, and it finds room (a surge node is Ready before each drain at 1/0)
+    assert [w["pods_evicted"] for w in group["waves"]] == [1, 1, 1]
+    assert [w["pods_unplaced"] for w in group["waves"]] == [0, 0, 0]
+    assert not [f for f in group["findings"] if f["severity"] == "blocking"]
+
+
+def test_single_replica_under_min_available_1_blocks_and_forces_the_stop(
+        tmp_path: Path, run_cli: Run) -> None:
+    path = dump(tmp_path, blocked_cluster())
+    result = run_cli("drain-check", "--state", STATE, "-g", "workers", "--cluster", path,
+                 "-o", "json")
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert doc["ok"] is False
+    codes = {(f["code"], f["pod"], f["pdb"]) for f in doc["groups"][0]["findings"]
+             if f["severity"] == "blocking"}
+    assert ("pdb-blocks-eviction", "app/api-0", "app/api") in codes
+    forced = [f for f in doc["groups"][0]["findings"] if f["code"] == "forced-stop"]
+    assert forced and forced[0]["node"] == "w2"
+    # the error object of a failed check names the finding
+    assert "pdb-blocks-eviction" in result.stdout
+
+
+def test_accept_proceeds_past_read_findings(tmp_path: Path, run_cli: Run) -> None:
+    path = dump(tmp_path, blocked_cluster())
+    base = ["drain-check", "--state", STATE, "-g", "workers", "--cluster", path]
+    assert run_cli(*base, "--accept", "pdb-blocks-eviction").exit_code == 1  # forced-stop remains
+    result = run_cli(*base, "--accept", "pdb-blocks-eviction", "--accept", "forced-stop")
+    assert result.exit_code == 0, result.stdout
+    assert "accepted finding(s)" in result.stdout
+
+
+def test_strict_fails_on_warnings(tmp_path: Path, run_cli: Run) -> None:
+    scratch = pod("scratch", "w1", owner=("ReplicaSet", "web-rs"), labels={"app": "other"},
+                  volumes=[{"name": "tmp", "emptyDir": {}}])
+    items = [*calm_cluster(), scratch]
+    path = dump(tmp_path, items)
+    base = ["drain-check", "--state", STATE, "-g", "workers", "--cluster", path, "-o", "json"]
+    relaxed = run_cli(*base)
+    assert relaxed.exit_code == 0, relaxed.stdout
+    codes = {f["code"] for f in json.loads(relaxed.stdout)["groups"][0]["findings"]}
+    assert "emptydir-data-lost" in codes
+    assert run_cli(*base, "--strict").exit_code == 1
+
+
+def test_junit_has_a_failure_per_blocking_finding(tmp_path: Path, run_cli: Run) -> None:
+    path = dump(tmp_path, blocked_cluster())
+    result = run_cli("drain-check", "--state", STATE, "-g", "workers", "--cluster", path,
+                 "-o", "junit")
+    assert result.exit_code == 1
+    root = ET.fromstring(result.stdout[result.stdout.index("<"):])
+    failures = [c for c in root.iter("testcase") if c.find("failure") is not None]
+    names = {c.get("name", "") for c in failures}
+    assert "verdict" in names
+    assert any(n.startswith("pdb-blocks-eviction") for n in names)
+
+
+def test_two_dumps_and_stdin_are_one_cluster(tmp_path: Path, run_cli: Run) -> None:
+    items = blocked_cluster()
+    first = dump(tmp_path, items[:3], "nodes.json")
+    rest = json.dumps({"apiVersion": "v1", "kind": "List", "items": items[3:]})
+    result = run_cli("drain-check", "--state", STATE, "-g", "workers", "--cluster", first,
+                     "--cluster", "-", "-o", "json", stdin=rest.encode())
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["groups"][0]["nodes"] == ["w1", "w2", "w3"]
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    ((), "no cluster objects"),
+    (("--accept", "pdb-block-eviction"), "did you mean pdb-blocks-eviction"),
+])
+def test_usage_errors_exit_2(tmp_path: Path, run_cli: Run, args: tuple[str, ...], words: str
+                             ) -> None:
+    extra = () if not args else ("--cluster", dump(tmp_path, calm_cluster()))
+    result = run_cli("drain-check", "--state", STATE, *extra, *args)
+    assert result.exit_code == 2
+    assert words in result.stderr
+
+
+def test_both_inputs_is_a_usage_error(tmp_path: Path, run_cli: Run) -> None:
+    result = run_cli("drain-check", "--state", STATE, "--cluster", dump(tmp_path, calm_cluster()),
+                 "--kubeconfig", str(tmp_path / "kubeconfig"))
+    assert result.exit_code == 2
+    assert "one way" in result.stderr
+
+
+def test_a_corrupt_dump_names_the_file_and_exits_3(tmp_path: Path, run_cli: Run) -> None:
+    path = tmp_path / "cluster.json"
+    path.write_text('{"apiVersion": "v1", "kind": "List", "items": [')
+    result = run_cli("drain-check", "--state", STATE, "--cluster", str(path))
+    assert result.exit_code == 3
+    assert "cluster.json" in result.stderr
+
+
+def test_junit_output_is_refused_where_there_are_no_checks(run_cli: Run) -> None:
+    result = run_cli("groups", "--state", STATE, "-o", "junit")
+    assert result.exit_code == 2
+    assert "--output junit is for drain-check and preflight" in result.stderr
+
+
+def test_a_group_without_labelled_nodes_is_named(tmp_path: Path, run_cli: Run) -> None:
+    path = dump(tmp_path, calm_cluster())
+    result = run_cli("drain-check", "--state", STATE, "-g", "gpu", "--cluster", path)
+    assert result.exit_code == 0, result.stdout
+    assert "no node in the cluster objects is labelled" in result.stderr
+
+
+# -- preflight --cluster: the quota gate and the drain verdict in one run ---------------------
+
+QUOTAS = str(EXAMPLE_STATE.parent / "quotas.yaml")
+
+
+def test_preflight_with_cluster_includes_the_drain_verdict(tmp_path: Path, run_cli: Run
+                                                           ) -> None:
+    path = dump(tmp_path, blocked_cluster())
+    base = ["preflight", "--state", STATE, "-g", "workers", "--quotas", QUOTAS,
+            "--cluster", path]
+    result = run_cli(*base, "-o", "json")
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert doc["ok"] is False
+    assert doc["drain"]["ok"] is False
+    assert {f["code"] for f in doc["drain"]["groups"][0]["findings"]} >= {
+        "pdb-blocks-eviction", "forced-stop"}
+    assert "drain check failed" in result.stderr
+    accepted = run_cli(*base, "--accept", "pdb-blocks-eviction", "--accept", "forced-stop",
+                       "-o", "json")
+    doc = json.loads(accepted.stdout)
+    # workers at 1/0 needs 1 VM, 4 cores, 16 GiB, 1 IP: all fit quotas.yaml (2 IPs left)
+    assert doc["drain"]["ok"] is True
+    assert doc["ok"] is True
+    assert accepted.exit_code == 0
+
+
+def test_preflight_junit_has_a_case_per_quota_and_per_finding(tmp_path: Path, run_cli: Run
+                                                               ) -> None:
+    path = dump(tmp_path, blocked_cluster())
+    result = run_cli("preflight", "--state", STATE, "-g", "workers", "--quotas", QUOTAS,
+                     "--cluster", path, "-o", "junit")
+    root = ET.fromstring(result.stdout)
+    suites = {s.get("name", ""): s for s in root.iter("testsuite")}
+    quota_suites = [s for name, s in suites.items() if name.startswith("preflight ")]
+    assert quota_suites
+    quota_cases = {c.get("name") for s in quota_suites for c in s.iter("testcase")}
+    assert "compute.instances.count" in quota_cases
+    drain = suites["drain-check yandex_kubernetes_node_group.workers"]
+    failed = {c.get("name", "").split()[0] for c in drain.iter("testcase")
+              if c.find("failure") is not None}
+    assert {"verdict", "pdb-blocks-eviction", "forced-stop"} <= failed
