@@ -23,7 +23,7 @@ from ngupgrade.core.simulate import plan_group
 PLAN_GROUP_KEYS = {
     "address", "id", "name", "cluster_id", "scale", "policy", "effective_policy", "nodes",
     "nodes_source", "surge_nodes", "peak_nodes", "min_available_nodes", "cycles", "timeline",
-    "duration", "warnings", "platform", "data_notes",
+    "duration", "warnings", "platform", "data_notes", "terraform",
 }
 
 

@@ -9,7 +9,7 @@ import pytest
 from ngupgrade.adapters.files.quota_file import parse_quota_text, read_quota_file
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import QuotaLimit
-from tests.conftest import EXAMPLE_STATE
+from tests.conftest import EXAMPLE_STATE, EXAMPLES
 
 PROTO_CAMEL = {
     "resource": {"id": "b1gcloudA", "type": "resource-manager.cloud"},
@@ -205,3 +205,35 @@ def test_quota_file_that_is_neither_json_nor_yaml_is_one_line(text: str, yaml_sa
     assert "\n" not in str(err.value)
     assert str(err.value).startswith("q.yaml: neither JSON (")
     assert str(err.value).endswith(f") nor YAML ({yaml_says})")
+# ---- unknown keys (issue 11 item 5): a typo is bad input, never "unknown quotas, PASS" ------
+
+@pytest.mark.parametrize(("doc", "path", "closest"), [
+    ({"b1gcloudA": {"compute.instances.count": {"limit": 24, "used": 11}}},
+     "$.b1gcloudA.compute.instances.count.used", "usage"),
+    ({"b1gcloudA": {"compute.instances.count": {"limits": 24, "usage": 11}}},
+     "$.b1gcloudA.compute.instances.count.limits", "limit"),
+    ({**PROTO_CAMEL, "quotaLimits": [{"quotaId": "compute.instances.count", "limit": 24,
+                                      "usages": 11}]},
+     "$.quotaLimits[0].usages", "usage"),
+    ({"resource": {"id": "b1gcloudA"}, "quota_limit": []}, "$.quota_limit", "quota_limits"),
+    ([{"resource": {"ID": "b1gcloudA"}, "quotaLimits": []}], "$[0].resource.ID", "id"),
+])
+def test_unknown_key_is_bad_input_naming_the_closest_known_one(run_cli, tmp_path, doc, path,
+                                                               closest):
+    # Before: `used:` for `usage:` passed the gate as "PASS with N unknown quotas", exit 0.
+    quotas = tmp_path / "quotas.json"
+    quotas.write_text(json.dumps(doc))
+    result = run_cli("preflight", "--state", str(EXAMPLE_STATE), "-g", "workers",
+                     "--quotas", str(quotas), "--cloud-id", "b1gcloudA")
+    assert result.exit_code == 3, result.stdout
+    assert result.stderr.splitlines()[0].startswith(f"error: {quotas}: {path}: unknown key")
+    assert f"hint: did you mean {closest!r}?" in result.stderr
+
+
+def test_the_readme_typo_in_yaml(run_cli, tmp_path):
+    quotas = tmp_path / "quotas.yaml"
+    quotas.write_text((EXAMPLES / "quotas.yaml").read_text().replace("usage:", "used:"))
+    result = run_cli("preflight", "--state", str(EXAMPLE_STATE), "--quotas", str(quotas))
+    assert result.exit_code == 3
+    assert ("$.b1gexamplecloud000001.compute.instances.count.used: unknown key 'used' "
+            "(known: limit, usage)") in result.stderr

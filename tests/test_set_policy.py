@@ -11,7 +11,7 @@ import json
 import pytest
 
 from ngupgrade.app import timing
-from ngupgrade.core.errors import EXIT_API, EXIT_CHECK_FAILED, EXIT_TIMEOUT
+from ngupgrade.core.errors import EXIT_API, EXIT_CHECK_FAILED, EXIT_TIMEOUT, EXIT_USAGE
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.testing import FakeCloud, node_group
 from tests.conftest import EXAMPLE_STATE
@@ -87,14 +87,15 @@ def test_already_set_is_a_no_op(cloud, run_cli):
     assert fake.calls_to("NodeGroupService.Update") == []
 
 
-@pytest.mark.parametrize("e, u, message", [
-    ("0", "0", "at least one of max_expansion / max_unavailable must be > 0"),
-    ("101", "0", "max_expansion 101 is out of range 0..100"),
-    ("1", "-1", "max_unavailable -1 is out of range 0..100")])
-def test_invalid_policy_is_refused_before_any_update(cloud, run_cli, e, u, message):
+@pytest.mark.parametrize("e, u, code, message", [
+    ("0", "0", EXIT_CHECK_FAILED, "at least one of max_expansion / max_unavailable must be > 0"),
+    ("101", "0", EXIT_CHECK_FAILED, "max_expansion 101 is out of range 0..100"),
+    # a negative count is no policy anywhere: a usage error (issue 11 item 4)
+    ("1", "-1", EXIT_USAGE, "'--max-unavailable': -1 is not in the range x>=0")])
+def test_invalid_policy_is_refused_before_any_update(cloud, run_cli, e, u, code, message):
     fake = cloud()
     res = run_cli(*_args(fake, "--max-expansion", e, "--max-unavailable", u, "--apply"))
-    assert res.exit_code == EXIT_CHECK_FAILED and message in res.stderr
+    assert res.exit_code == code and message in res.stderr
     assert fake.calls_to("NodeGroupService.Update") == []
 
 

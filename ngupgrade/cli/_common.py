@@ -162,6 +162,12 @@ def group_option(func: F) -> F:
     )(func)
 
 
+POLICY_VALUE = click.IntRange(min=0)
+"""``--max-expansion`` / ``--max-unavailable``: a negative count is never a policy anywhere,
+so it is a usage error (exit 2); the platform's upper bound and 0/0 are the policy check's
+(exit 1, ``core.policy``)."""
+
+
 class FiniteFloatRange(click.FloatRange):
     """``click.FloatRange`` that also refuses ``nan`` and ``inf`` (a usage error, exit 2).
 
@@ -170,10 +176,18 @@ class FiniteFloatRange(click.FloatRange):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
                 ) -> Any:
-        number = super().convert(value, param, ctx)
-        if not math.isfinite(number):
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):  # before the range, which would call inf "too large"
             self.fail(f"{value!r} is not a finite number.", param, ctx)
-        return number
+        return super().convert(number, param, ctx)
+
+
+CYCLE_MINUTES = FiniteFloatRange(min=0, min_open=True, max=24 * 60)
+"""``--cycle-minutes``: above 0, at most a day (no cycle of the service takes longer; a larger
+value only makes every estimate and the suggested Terraform timeout nonsense)."""
+
+TIME_SCALE = FiniteFloatRange(min=0, min_open=True, max=100_000)
+"""``--speed`` / ``--time-scale``: virtual seconds per real second, up to a day in ~1 s."""
 
 
 def only_one(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> str | None:

@@ -7,7 +7,7 @@ import click
 from ngupgrade.app.advise import AdviseRequest
 from ngupgrade.app.advise import advise as advise_use_case
 from ngupgrade.cli._common import (
-    FiniteFloatRange,
+    CYCLE_MINUTES,
     common_options,
     emit_json,
     group_option,
@@ -44,8 +44,7 @@ def _min_available(ctx: click.Context, param: click.Parameter, value: str | None
 @click.option("--nodes", type=click.IntRange(min=0, max=MAX_GROUP_NODES), metavar="N",
               help="Node count of an autoscaled group whose live size is unknown. Default: "
                    "the autoscaler max (worst case).")
-@click.option("--cycle-minutes", "cycle_minutes", type=FiniteFloatRange(min=0, min_open=True),
-              metavar="M",
+@click.option("--cycle-minutes", "cycle_minutes", type=CYCLE_MINUTES, metavar="M",
               help="Minutes one cycle takes. Default: the group's own history when live, "
                    "else 6.")
 @click.option("--max-parallel", type=click.IntRange(min=1), default=DEFAULT_MAX_PARALLEL,

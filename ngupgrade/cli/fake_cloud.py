@@ -8,7 +8,7 @@ import time
 import click
 
 from ngupgrade.app.load import load_groups
-from ngupgrade.cli._common import FiniteFloatRange, common_options, settings_of
+from ngupgrade.cli._common import TIME_SCALE, common_options, settings_of
 
 
 @click.command("fake-cloud")
@@ -17,7 +17,7 @@ from ngupgrade.cli._common import FiniteFloatRange, common_options, settings_of
                    "(docs/cloud.md).")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port on 127.0.0.1; 0 picks a free one.")
-@click.option("--speed", type=FiniteFloatRange(min=0, min_open=True), default=1.0,
+@click.option("--speed", type=TIME_SCALE, default=1.0,
               show_default=True, help="Virtual seconds per real second (60: a minute a second).")
 @common_options
 def fake_cloud(scenario: str | None, port: int, speed: float) -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import click
 
 from ngupgrade.app.plan import PlanRequest
 from ngupgrade.app.plan import plan as plan_use_case
 from ngupgrade.app.settings import Settings
 from ngupgrade.cli._common import (
-    FiniteFloatRange,
+    CYCLE_MINUTES,
+    POLICY_VALUE,
     common_options,
     emit_json,
     group_option,
@@ -18,16 +21,16 @@ from ngupgrade.cli._common import (
 from ngupgrade.cli.render.plan import plan_json, plan_text
 from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import MAX_GROUP_NODES
-from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
+from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, GroupPlan
 
 
 @click.command()
 @group_option
-@click.option("--max-expansion", "max_expansion", type=int, metavar="E",
+@click.option("--max-expansion", "max_expansion", type=POLICY_VALUE, metavar="E",
               help="Plan with this max_expansion instead of the state's (Yandex 0..100; "
                    "Selectel 0..the node count: the control panel's \"Расширение размера "
                    "группы, макс\").")
-@click.option("--max-unavailable", "max_unavailable", type=int, metavar="U",
+@click.option("--max-unavailable", "max_unavailable", type=POLICY_VALUE, metavar="U",
               help="Plan with this max_unavailable instead of the state's (Yandex 0..100; "
                    "Selectel 0..the node count: \"Уменьшение размера группы, макс\").")
 @click.option("--method", "method", type=click.Choice(["reboot", "reinstall"]),
@@ -36,14 +39,15 @@ from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
 @click.option("--nodes", "nodes", type=click.IntRange(min=0, max=MAX_GROUP_NODES), metavar="N",
               help="Node count of an autoscaled group when its live size is unknown. "
                    "Default: the autoscaler max (worst case).")
-@click.option("--cycle-minutes", "cycle_minutes",
-              type=FiniteFloatRange(min=0, min_open=True), metavar="M",
+@click.option("--cycle-minutes", "cycle_minutes", type=CYCLE_MINUTES, metavar="M",
               default=DEFAULT_MINUTES_PER_CYCLE, show_default=True,
               help="Minutes one upgrade cycle takes (create, drain, delete or reboot).")
 @plan_option
+@click.option("--strict", is_flag=True,
+              help="A CI gate: any warning fails the plan (exit 1; the report is still printed).")
 @common_options
 def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: int | None,
-         method: str | None, nodes: int | None, cycle_minutes: float) -> None:
+         method: str | None, nodes: int | None, cycle_minutes: float, strict: bool) -> None:
     """Show what an upgrade will do: surge, peak, nodes down, cycles, duration, warnings.
 
     \b
@@ -54,37 +58,54 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
           --nodes 5 --output json
       ngupgrade plan --state terraform/examples/selectel/terraform.tfstate \\
           --max-expansion 2 --max-unavailable 2 --method reboot
+      ngupgrade plan --strict -o json | jq -r '.groups[].terraform.timeouts.update // empty'
 
       terraform plan -out=tfplan && ngupgrade plan --plan tf:.     # what apply will do
 
     An unset deploy_policy is planned as the platform's default (Yandex 3/0; Selectel 0/1:
     its strategy lives in the control panel, so pass the values it shows), reported as
-    assumed. The math, with pictures: docs/upgrade-math.md; Selectel: docs/selectel.md.
+    assumed. When the upgrade may outlive Terraform's 60-minute update timeout, a warning
+    names the timeouts { update = "..." } to set (in JSON: terraform.timeouts.update of each
+    group). The math, with pictures: docs/upgrade-math.md; Selectel: docs/selectel.md.
     With --plan, each group's change
     (roll, resize, in-place, replace, create, delete, none) and each roll planned with the
     planned values: docs/plan-gate.md.
 
     \b
-    Exit codes: 0 plan made (warnings allowed); 1 a deploy policy is invalid, or the
-    Terraform plan replaces a node group (a blocking finding); 2 usage error;
-    3 bad state or plan.
+    Exit codes: 0 plan made (warnings allowed without --strict); 1 a deploy policy is
+    invalid, the Terraform plan replaces a node group (a blocking finding), or a warning
+    with --strict; 2 usage error (e.g. a negative --max-expansion); 3 bad state or plan.
     """
     settings = settings_of(click.get_current_context())
     request = PlanRequest(selectors=groups, max_expansion=max_expansion,
                           max_unavailable=max_unavailable, nodes=nodes,
                           minutes_per_cycle=cycle_minutes, method=method)
     if settings.plan is not None:
-        _plan_gate(settings, request)
+        _plan_gate(settings, request, strict)
         return
     # live group size and policy when a cloud endpoint is given
     plans = plan_use_case(settings, request, live=bool(settings.endpoint))
     if settings.output == "json":
-        emit_json(plan_json(plans))
-        return
-    click.echo(plan_text(plans))
+        emit_json(plan_json(plans, strict=strict))
+    else:
+        click.echo(plan_text(plans))
+    _fail_on_warnings(plans, strict)
 
 
-def _plan_gate(settings: Settings, request: PlanRequest) -> None:
+def _fail_on_warnings(plans: Sequence[GroupPlan | None], strict: bool) -> None:
+    """``--strict``: any warning of any group fails the plan (exit 1), after the report.
+
+    ``plans`` may hold None for a group the Terraform plan does not roll (``--plan``).
+    """
+    warned = [(p.group.address, w.code) for p in plans if p is not None for w in p.warnings]
+    if strict and warned:
+        listed = ", ".join(f"{address}: {code}" for address, code in warned)
+        raise CheckFailed(f"plan --strict: {len(warned)} warning(s): {listed}",
+                          hint="act on each warning (docs/upgrade-math.md section 6), or "
+                               "drop --strict to accept them")
+
+
+def _plan_gate(settings: Settings, request: PlanRequest, strict: bool) -> None:
     """``plan --plan``: every group's change, each roll planned with the planned values."""
     from ngupgrade.app.tfplan import load_plan, plan_rolls
     from ngupgrade.cli.render.tfplan import (
@@ -96,8 +117,10 @@ def _plan_gate(settings: Settings, request: PlanRequest) -> None:
     gate = load_plan(settings, request.selectors)
     plans = plan_rolls(gate, request)
     blocking = gate.verdict.blocking
+    warned = strict and any(p.warnings for p in plans if p is not None)
     if settings.output == "json":
-        emit_json({"groups": plan_groups_json(gate.changes, plans),
+        emit_json({"ok": not (blocking or warned),
+                   "groups": plan_groups_json(gate.changes, plans),
                    "plan": plan_section_json(gate.verdict, source=gate.source,
                                              terraform_version=gate.terraform_version,
                                              clusters=gate.clusters, ok=not blocking)})
@@ -107,3 +130,4 @@ def _plan_gate(settings: Settings, request: PlanRequest) -> None:
         raise CheckFailed("plan gate failed: " + "; ".join(f.message for f in blocking),
                           hint="see docs/plan-gate.md: change a replaced group so it can be "
                                "updated in place, or accept the downtime outside this gate")
+    _fail_on_warnings(plans, strict)

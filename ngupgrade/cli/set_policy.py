@@ -7,7 +7,7 @@ import click
 from ngupgrade.adapters.cloud.waiter import resume_hint
 from ngupgrade.app.cloud import open_cloud, resolve_group
 from ngupgrade.app.set_policy import apply_change, plan_change
-from ngupgrade.cli._common import common_options, emit_json, only_one, settings_of
+from ngupgrade.cli._common import POLICY_VALUE, common_options, emit_json, only_one, settings_of
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._progress import Progress
 from ngupgrade.core.errors import UsageError
@@ -20,9 +20,9 @@ from ngupgrade.core.units import human_seconds
 @click.option("--group", "-g", "group", required=True, metavar="ADDRESS|NAME|ID",
               multiple=True, callback=only_one,
               help="The node group, by Terraform address, name or id (one).")
-@click.option("--max-expansion", type=int, metavar="E",
+@click.option("--max-expansion", type=POLICY_VALUE, metavar="E",
               help="Nodes added above the group size during updates (0..100).")
-@click.option("--max-unavailable", type=int, metavar="U",
+@click.option("--max-unavailable", type=POLICY_VALUE, metavar="U",
               help="Nodes that may be down at once during updates (0..100).")
 @click.option("--apply", "apply_", is_flag=True,
               help="Send the change. Without it nothing changes (dry run).")

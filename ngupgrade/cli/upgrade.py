@@ -16,7 +16,13 @@ import click
 
 from ngupgrade.adapters.cloud.waiter import PollPolicy
 from ngupgrade.app.settings import Settings
-from ngupgrade.cli._common import FiniteFloatRange, common_options, settings_of
+from ngupgrade.cli._common import (
+    CYCLE_MINUTES,
+    POLICY_VALUE,
+    TIME_SCALE,
+    common_options,
+    settings_of,
+)
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._upgrade_display import (
     Display,
@@ -54,9 +60,9 @@ def runtime(settings: Settings, time_scale: float) -> Runtime:
                    "ahead of the master).")
 @click.option("--latest-revision", is_flag=True,
               help="Move to the latest revision of the current version instead.")
-@click.option("--max-expansion", type=int, metavar="E",
+@click.option("--max-expansion", type=POLICY_VALUE, metavar="E",
               help="Deploy policy for the upgrade: set before the version update and verified.")
-@click.option("--max-unavailable", type=int, metavar="U",
+@click.option("--max-unavailable", type=POLICY_VALUE, metavar="U",
               help="Deploy policy for the upgrade (with or without --max-expansion).")
 @click.option("--restore-policy", is_flag=True,
               help="After the upgrade, put back the deploy policy Terraform declares, and "
@@ -82,9 +88,9 @@ def runtime(settings: Settings, time_scale: float) -> Runtime:
               help="Quota limits for the preflight from a file, as `ngupgrade preflight`.")
 @click.option("--cloud-id", metavar="ID", help="Cloud of the groups, for the preflight.")
 @click.option("--strict", is_flag=True, help="An unknown quota fails the preflight gate.")
-@click.option("--cycle-minutes", type=FiniteFloatRange(min=0, min_open=True), default=6.0,
+@click.option("--cycle-minutes", type=CYCLE_MINUTES, default=6.0,
               show_default=True, metavar="M", help="Minutes one upgrade cycle takes (estimate).")
-@click.option("--time-scale", type=FiniteFloatRange(min=0, min_open=True), default=1.0,
+@click.option("--time-scale", type=TIME_SCALE, default=1.0,
               hidden=True, help="Virtual seconds per real second (drills on the fake cloud).")
 @common_options
 def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.quota import SERVICES
+from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 from ngupgrade.testing import checks
 from ngupgrade.testing.group_override import (
     GroupOverride,
@@ -247,6 +248,9 @@ class Scenario:
         except ValueError as err:  # an integer past Python's 4300-digit limit
             raise BadInput(f"scenario has a value Python cannot read: {err}",
                            source=path) from err
+        where = lone_surrogate_path(raw)
+        if where is not None:
+            raise BadInput(f"scenario {LONE_SURROGATE_MESSAGE}", source=path, path=where)
         return cls.from_mapping(raw, source=path)
 
     def check_names(self, groups: Collection[tuple[str, ...]], clusters: Collection[str]) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ngupgrade.core.errors import BadInput, UsageError
+from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 
 CredentialKind = Literal["iam_token", "oauth_token", "service_account_key", "metadata"]
 
@@ -76,6 +77,14 @@ def _read_key_file(path: str) -> dict[str, str]:
         raise BadInput(f"cannot read service account key: {err.strerror}", source=path) from err
     except json.JSONDecodeError as err:
         raise BadInput(f"service account key is not JSON (line {err.lineno})", source=path) from err
+    except UnicodeDecodeError as err:
+        raise BadInput(f"service account key is not UTF-8 text (byte {err.start})",
+                       source=path) from err
+    except RecursionError as err:
+        raise BadInput("service account key nested too deeply", source=path) from err
+    where = lone_surrogate_path(data)
+    if where is not None:
+        raise BadInput(f"service account key {LONE_SURROGATE_MESSAGE}", source=path, path=where)
     if not isinstance(data, dict):
         raise BadInput("service account key is not a JSON object", source=path)
     missing = [k for k in ("id", "service_account_id", "private_key") if not data.get(k)]

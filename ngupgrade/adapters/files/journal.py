@@ -36,6 +36,7 @@ from typing import Any
 
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import DeployPolicy
+from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 
 FORMAT = 1
 DEFAULT_DIR = ".ngupgrade"
@@ -255,6 +256,17 @@ def load(path: str) -> Journal | None:
         raise BadInput(f"cannot read the journal: {err.strerror}", source=path) from err
     except json.JSONDecodeError as err:
         raise BadInput(f"journal is not JSON: {err.msg} (line {err.lineno})", source=path,
-                       hint="delete it to start over; resume then uses the cloud's own record "
-                            "of operations") from err
+                       hint=_START_OVER) from err
+    except UnicodeDecodeError as err:
+        raise BadInput(f"journal is not UTF-8 text (byte {err.start})", source=path,
+                       hint=_START_OVER) from err
+    except RecursionError as err:  # nested thousands deep: ngupgrade never writes that
+        raise BadInput("journal nested too deeply", source=path, hint=_START_OVER) from err
+    where = lone_surrogate_path(raw)
+    if where is not None:
+        raise BadInput(f"journal {LONE_SURROGATE_MESSAGE}", source=path, path=where,
+                       hint=_START_OVER)
     return Journal.from_json(raw, path)
+
+
+_START_OVER = "delete it to start over; resume then uses the cloud's own record of operations"

@@ -12,6 +12,7 @@ from typing import Any
 
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.k8s import LabelSelector, PodDisruptionBudget, Requirement
+from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 
 
 def read_pdb_file(path: str) -> list[PodDisruptionBudget]:
@@ -33,6 +34,9 @@ def read_pdb_file(path: str) -> list[PodDisruptionBudget]:
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
         raise BadInput(f"not JSON: {err}".splitlines()[0], source=path,
                        hint="export it with: kubectl get pdb --all-namespaces -o json") from err
+    where = lone_surrogate_path(doc)
+    if where is not None:
+        raise BadInput(LONE_SURROGATE_MESSAGE, source=path, path=where)
     items = doc.get("items") if isinstance(doc, dict) else None
     if not isinstance(items, list):
         raise BadInput("expected kubectl's list output with \"items\"", source=path, path="$",

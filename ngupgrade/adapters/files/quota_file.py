@@ -17,11 +17,13 @@ Two forms are accepted (DESIGN.md section 5), in JSON or YAML:
 A response without ``resource.id`` belongs to no named cloud; it is accepted only when it is
 the only cloud of the file, and then answers for whichever cloud is asked.
 
-Every fault is a ``BadInput`` (exit 3) naming the file and the JSON path.
+Every fault is a ``BadInput`` (exit 3) naming the file and the JSON path; so is a key that none
+of these messages has (``used:`` for ``usage:``), with the closest known key as the hint.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from collections.abc import Mapping
@@ -33,8 +35,17 @@ import yaml
 
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import QuotaLimit
+from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 
 CLOUD_RESOURCE_TYPE = "resource-manager.cloud"
+
+# The fields of the Quota Manager's messages (quota_limit_service.proto), in both spellings
+# proto-JSON allows. Any other key is a typo (`used:` for `usage:`) that would otherwise turn
+# every quota "unknown" and pass the gate: bad input.
+RESPONSE_KEYS = ("resource", "quotaLimits", "quota_limits", "nextPageToken", "next_page_token")
+RESOURCE_KEYS = ("id", "type")
+QUOTA_LIMIT_KEYS = ("quotaId", "quota_id", "limit", "usage")
+SHORT_ENTRY_KEYS = ("limit", "usage")
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,9 @@ def parse_quota_text(text: str, source: str) -> QuotaFile:
         raise BadInput("nested too deeply to be a quota file", source=source) from err
     except ValueError as err:  # an integer of over 4300 digits (int_max_str_digits)
         raise BadInput("holds a number too large to be a quota value", source=source) from err
+    where = lone_surrogate_path(data)
+    if where is not None:
+        raise BadInput(LONE_SURROGATE_MESSAGE, source=source, path=where)
     return parse_quota_document(data, source)
 
 
@@ -164,6 +178,23 @@ def parse_quota_document(data: Any, source: str) -> QuotaFile:
     return QuotaFile(source=source, clouds=clouds)
 
 
+def _known_keys(entry: Mapping[Any, Any], known: tuple[str, ...], where: str,
+                source: str) -> None:
+    """Refuse a key the message does not have, naming it and the closest known one.
+
+    Raises:
+        BadInput: at ``where.<key>``.
+    """
+    for key in entry:
+        if key in known:
+            continue
+        by_lower = {k.lower(): k for k in known}  # `ID` is `id` mistyped, not a stranger
+        close = difflib.get_close_matches(str(key).lower(), by_lower, n=1, cutoff=0.5)
+        raise BadInput(f"unknown key {str(key)!r} (known: {', '.join(known)})", source=source,
+                       path=f"{where}.{key}",
+                       hint=f"did you mean {by_lower[close[0]]!r}?" if close else None)
+
+
 def _looks_like_response(data: Mapping[str, Any]) -> bool:
     return any(k in data for k in ("resource", "quotaLimits", "quota_limits", "nextPageToken",
                                    "next_page_token"))
@@ -181,12 +212,14 @@ def _read_response(item: Any, path: str, source: str,
     if not isinstance(item, dict):
         raise BadInput(f"expected a ListQuotaLimitsResponse object, found {_kind(item)}",
                        source=source, path=path)
+    _known_keys(item, RESPONSE_KEYS, path, source)
     cloud_id: str | None = None
     resource = item.get("resource")
     if resource is not None:
         if not isinstance(resource, dict):
             raise BadInput(f"expected an object, found {_kind(resource)}", source=source,
                            path=f"{path}.resource")
+        _known_keys(resource, RESOURCE_KEYS, f"{path}.resource", source)
         rid = resource.get("id")
         if rid is not None and (not isinstance(rid, str) or not rid):
             raise BadInput("resource id must be a non-empty string", source=source,
@@ -212,6 +245,7 @@ def _read_limits(limits: list[Any], path: str, source: str,
         where = f"{path}[{i}]"
         if not isinstance(entry, dict):
             raise BadInput(f"expected an object, found {_kind(entry)}", source=source, path=where)
+        _known_keys(entry, QUOTA_LIMIT_KEYS, where, source)
         qid = entry.get("quotaId", entry.get("quota_id"))
         if not isinstance(qid, str) or not qid:
             raise BadInput("quota id missing (quotaId / quota_id)", source=source, path=where)
@@ -238,6 +272,7 @@ def _read_short_cloud(cloud_id: Any, quotas: Any, source: str,
         if not isinstance(entry, dict):
             raise BadInput(f"expected {{limit, usage}}, found {_kind(entry)}", source=source,
                            path=where)
+        _known_keys(entry, SHORT_ENTRY_KEYS, where, source)
         _put(bucket, QuotaLimit(str(qid), _number(entry.get("limit"), f"{where}.limit", source),
                                 _number(entry.get("usage"), f"{where}.usage", source)),
              where, source)

@@ -27,6 +27,7 @@ from ngupgrade.adapters.state import selectel, yandex
 from ngupgrade.adapters.state.yandex import ClusterInfo
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import ModuleStep, NodeGroup, PlatformName, TfAddress
+from ngupgrade.core.text import LONE_SURROGATE_MESSAGE
 
 NODE_GROUP_TYPE = yandex.NODE_GROUP_TYPE
 CLUSTER_TYPE = yandex.CLUSTER_TYPE
@@ -35,6 +36,11 @@ _CLUSTER_TYPES = frozenset({CLUSTER_TYPE, selectel.CLUSTER_TYPE})
 _INTERESTING = GROUP_TYPES | _CLUSTER_TYPES
 
 IndexKey = int | str | None
+
+_LONE_SURROGATE_ESCAPE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+"""A ``\\udXXX`` escape that is half a surrogate pair (Terraform never writes one)."""
 
 _ABSENT = msgspec.Raw(b"")
 """Default of an undecoded field the document left out (msgspec cannot type ``Raw | None``)."""
@@ -260,6 +266,10 @@ def _decode(data: bytes | msgspec.Raw, shape: object, source: str, path: str):  
         raise BadInput("JSON nested too deeply to be a Terraform state", source=source,
                        path=path) from err
     except msgspec.DecodeError as err:
+        lone = _LONE_SURROGATE_ESCAPE.search(data)
+        if lone is not None:  # msgspec calls it "truncated"; say what it is
+            raise BadInput(f"{LONE_SURROGATE_MESSAGE}: {lone.group().decode()}",
+                           source=source, path=path) from err
         raise BadInput(f"not valid JSON: {err}", source=source, path=path,
                        hint="is the file complete? a truncated download or a "
                             "partial `terraform state pull` looks like this") from err

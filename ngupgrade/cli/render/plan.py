@@ -1,9 +1,10 @@
 """Reports of ``ngupgrade plan``: the JSON document (stable keys) and the text for people.
 
 Pure: plans in, plain Python values and strings out. JSON keys follow DESIGN.md section 5
-(``plan``) plus ``nodes_source``, ``duration``, ``platform`` (``yandex``|``selectel``) and
+(``plan``) plus ``ok``, ``nodes_source``, ``duration``, ``platform`` (``yandex``|``selectel``),
 ``data_notes`` (``[{code, message}]``: what the upgrade does to data on the nodes, from the
-platform's rules; empty on Yandex); add keys freely, never rename.
+platform's rules; empty on Yandex) and ``terraform`` (``{"timeouts": {"update":
+"6h"|null}}``); add keys freely, never rename.
 
 The text shows the timeline as a small picture of the group per step, one cell per node::
 
@@ -21,7 +22,12 @@ from typing import Any
 
 from ngupgrade.cli.render.groups import scale_json
 from ngupgrade.core.model import AutoScale, ScalePolicy
-from ngupgrade.core.policy import policy_text
+from ngupgrade.core.policy import (
+    UPDATE_TIMEOUT_BORDERLINE,
+    UPDATE_TIMEOUT_EXCEEDED,
+    policy_text,
+    suggested_update_timeout,
+)
 from ngupgrade.core.simulate import GroupPlan, Step
 
 PICTURE_MAX_CELLS = 48
@@ -101,12 +107,31 @@ def group_plan_json(plan: GroupPlan) -> dict[str, Any]:
         "warnings": [{"code": w.code, "message": w.message} for w in plan.warnings],
         "platform": group.platform,
         "data_notes": [{"code": n.code, "message": n.message} for n in plan.data_notes],
+        "terraform": {"timeouts": {"update": terraform_update_timeout(plan)}},
     }
 
 
-def plan_json(plans: Sequence[GroupPlan]) -> dict[str, Any]:
-    """``{"groups": [...]}`` for ``ngupgrade plan --output json``."""
-    return {"groups": [group_plan_json(p) for p in plans]}
+def terraform_update_timeout(plan: GroupPlan) -> str | None:
+    """The ``timeouts { update = "..." }`` to set on the node group (``"6h"``), or None.
+
+    None when the provider's default (60 min) is enough: no ``terraform-update-timeout-*``
+    warning. Otherwise the upper estimate plus 20% in whole hours (C12: 50 nodes at 1/0,
+    300 min: "6h"), the value the warning's text names.
+    """
+    codes = {w.code for w in plan.warnings}
+    if codes & {UPDATE_TIMEOUT_EXCEEDED, UPDATE_TIMEOUT_BORDERLINE}:
+        return suggested_update_timeout(plan.duration.max_minutes)
+    return None
+
+
+def plan_json(plans: Sequence[GroupPlan], *, strict: bool = False) -> dict[str, Any]:
+    """``{"ok", "groups": [...]}`` for ``ngupgrade plan --output json``.
+
+    ``ok`` is false only under ``--strict`` with a warning (the command then exits 1); an
+    invalid deploy policy is an error, not a plan.
+    """
+    return {"ok": not (strict and any(p.warnings for p in plans)),
+            "groups": [group_plan_json(p) for p in plans]}
 
 
 # --- the picture ----------------------------------------------------------------------------
