@@ -259,3 +259,25 @@ def test_preflight_junit_has_a_case_per_quota_and_per_finding(tmp_path: Path, ru
     failed = {c.get("name", "").split()[0] for c in drain.iter("testcase")
               if c.find("failure") is not None}
     assert {"verdict", "pdb-blocks-eviction", "forced-stop"} <= failed
+
+
+# -- advise --cluster: the drain check judges the workloads of each policy --------------------
+
+def test_advise_with_cluster_rejects_what_the_drain_check_blocks(tmp_path: Path, run_cli: Run
+                                                                  ) -> None:
+    base = ["advise", "--state", STATE, "-g", "workers", "--quotas", QUOTAS, "-o", "json"]
+    calm = run_cli(*base, "--cluster", dump(tmp_path, calm_cluster(), "calm.json"))
+    assert calm.exit_code == 0, calm.stderr
+    (group,) = calm.json()["groups"]  # type: ignore[index]
+    # with cluster objects the floor only forbids all 3 nodes down: 1/2 and 2/0 both take 2
+    # waves (ceil(3/2)); 1/2 surges 1 node instead of 2, so it wins the tie. Its first wave
+    # drains 2 web pods under a PDB that allows 1: a wait (pdb-slows-wave), not a block.
+    assert (group["recommended"]["max_expansion"],
+            group["recommended"]["max_unavailable"]) == (1, 2)
+    assert group["recommended"]["cycles"] == {"min": 1, "max": 2}
+    blocked = run_cli(*base, "--cluster", dump(tmp_path, blocked_cluster(), "blocked.json"))
+    assert blocked.exit_code == 1
+    (group,) = blocked.json()["groups"]  # type: ignore[index]
+    assert group["recommended"] is None
+    codes = {r["code"] for rej in group["rejected"] for r in rej["reasons"]}
+    assert "pdb-blocks-eviction" in codes

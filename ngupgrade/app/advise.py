@@ -13,10 +13,11 @@ Without a quota source the quota is not checked (the report says so). Nothing is
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ngupgrade.adapters.cloud.types import LiveNodeGroup, OperationState
+from ngupgrade.app.drain_check import ClusterSource, nodes_per_group, read_cluster
 from ngupgrade.app.load import load_groups
 from ngupgrade.app.preflight import PreflightRequest, run_preflight
 from ngupgrade.app.settings import Settings
@@ -57,6 +58,8 @@ class AdviseRequest:
     minutes_per_cycle: float | None = None
     max_parallel: int = DEFAULT_MAX_PARALLEL
     live: bool = False
+    cluster: ClusterSource = field(default_factory=ClusterSource)
+    """Cluster objects (``--cluster``/``--kubeconfig``): the drain check judges workloads."""
 
 
 WorkloadFactory = Callable[[NodeGroup, int], WorkloadJudge | None]
@@ -80,6 +83,8 @@ def advise(settings: Settings, request: AdviseRequest, *,
         CloudApiError: the cloud API failed (exit 4).
     """
     groups = load_groups(settings, request.selectors)
+    if cluster is None and request.cluster.given:
+        cluster = read_cluster(request.cluster).snapshot
     result: Preflight | None = None
     calibrations: dict[str, Calibration] = {}
     if request.quotas_file is not None:
@@ -111,6 +116,8 @@ def advise(settings: Settings, request: AdviseRequest, *,
     workloads: WorkloadFactory | None = None
     if cluster is not None:
         index = ClusterIndex.build(cluster)
+        # a group's size is its labelled nodes, as for drain-check (the cloud's count wins)
+        sizes = {**nodes_per_group(cluster), **sizes}
 
         def workloads(group: NodeGroup, nodes: int) -> WorkloadJudge:
             return DrainJudge(group, index, nodes=nodes)

@@ -6,6 +6,7 @@ import click
 
 from ngupgrade.app.advise import AdviseRequest
 from ngupgrade.app.advise import advise as advise_use_case
+from ngupgrade.cli._cluster import cluster_options, cluster_source
 from ngupgrade.cli._common import (
     CYCLE_MINUTES,
     common_options,
@@ -53,11 +54,13 @@ def _min_available(ctx: click.Context, param: click.Parameter, value: str | None
 @click.option("--at-current-size", is_flag=True,
               help="Judge autoscaled groups' quotas at their current size, not the worst case.")
 @click.option("--strict", is_flag=True, help="An unknown quota blocks a surge.")
+@cluster_options
 @common_options
 def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | None,
            min_available: MinAvailable | None, nodes: int | None,
            cycle_minutes: float | None, max_parallel: int, at_current_size: bool,
-           strict: bool) -> None:
+           strict: bool, cluster_files: tuple[str, ...], kubeconfig: str | None,
+           kube_context: str | None) -> None:
     """Find the fastest safe deploy policy of each node group, and a schedule.
 
     Every policy the platform accepts (max_expansion and max_unavailable 0..100, not both 0,
@@ -66,13 +69,16 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
     Ready at the worst moment. The answer: the Pareto front, the fastest policy that nothing
     blocks (ties to the cheaper), why each faster one is blocked, the `ngupgrade set-policy`
     command and the Terraform block that apply it; for several groups, which run together
-    under the shared headroom and in what order.
+    under the shared headroom and in what order. With cluster objects (--cluster or
+    --kubeconfig) each policy on the front is drain-checked too (docs/drain.md): a blocking
+    finding rejects it, and the availability floor only forbids the whole group down.
 
     \b
     Examples:
       ngupgrade advise --quotas quotas.yaml
       ngupgrade advise -g workers --quotas quotas.yaml --min-available 90% -o json
       ngupgrade advise --endpoint api.cloud.yandex.net:443     # live quotas and history
+      ngupgrade advise --quotas quotas.yaml --cluster cluster.json   # + the drain check
 
     \b
     Exit codes:
@@ -87,7 +93,8 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
                             at_current_size=at_current_size, strict=strict,
                             min_available=min_available, nodes=nodes,
                             minutes_per_cycle=cycle_minutes, max_parallel=max_parallel,
-                            live=quotas_file is None and bool(settings.endpoint))
+                            live=quotas_file is None and bool(settings.endpoint),
+                            cluster=cluster_source(cluster_files, kubeconfig, kube_context))
     result = advise_use_case(settings, request)
     if settings.output == "json":
         emit_json(advise_json(result))
