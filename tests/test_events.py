@@ -15,6 +15,7 @@ import pytest
 
 from ngupgrade.upgrade import events as ev
 from tests._upgrade_helpers import cli, example_cloud
+from tests.test_drain_check_cli import calm_cluster, dump
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "events.md"
 Capsys = pytest.CaptureFixture[str]
@@ -54,8 +55,9 @@ def test_every_line_of_full_runs_matches_the_documented_keys(
     seen: list[dict[str, object]] = []
     base = ("-g", "workers", "--version", "1.30", "-o", "json")
     override = ("--max-expansion", "2", "--max-unavailable", "1", "--restore-policy")
+    cluster = dump(tmp_path, calm_cluster())
     with example_cloud() as fake:
-        for args in [(*base, *override),
+        for args in [(*base, *override, "--cluster", cluster),
                      (*base, *override, "--apply", "--journal", str(tmp_path / "a.json")),
                      (*base, "--apply", "--journal", str(tmp_path / "b.json"))]:  # nothing to do
             code, out, err = cli(fake, monkeypatch, capsys, *args)

@@ -125,6 +125,16 @@ class DrainCheckResult:
         """True when nothing fails the check."""
         return not self.failing
 
+    def failure_summary(self) -> str:
+        """One line naming the first failing findings (the error message of a failed check)."""
+        # the same finding may show in several orders of the waves: name it once
+        named = list(dict.fromkeys(f"{address}: {f.code}" + (f" ({f.pod or f.subject})"
+                                                              if f.pod or f.subject else "")
+                                   for address, f in self.failing))
+        parts, more = named[:5], len(named) - 5
+        return ("drain check failed: " + "; ".join(parts)
+                + (f"; and {more} more" if more > 0 else ""))
+
 
 def check_plans(pairs: Iterable[tuple[NodeGroup, GroupPlan]], snapshot: ClusterSnapshot,
                 nodes_at_once: Literal["wave", "one"] | None = None) -> DrainReport:

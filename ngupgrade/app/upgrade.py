@@ -7,8 +7,11 @@ Order of work, so that nothing changes before every check has passed:
 2. every selected group is read from the state and from the cloud, checked and planned
    (:meth:`ngupgrade.upgrade.runbook.Runbook.prepare`);
 3. the quota preflight runs once for all groups that still need their version update, as
-   sequential upgrades (the largest demand per quota counts), with the override policy:
-   a shortfall is :class:`~ngupgrade.core.errors.CheckFailed` (exit 1) before any change;
+   sequential upgrades (the largest demand per quota counts), with the override policy;
+   with cluster objects (``--cluster`` or ``--kubeconfig``) the drain check of the same
+   groups under the same policy (issue 13): a quota shortfall or a blocking drain finding
+   not ``--accept``-ed is :class:`~ngupgrade.core.errors.CheckFailed` (exit 1) before any
+   change;
 4. without ``apply``: the plan, the preflight and the calls it would make, and stop;
 5. with ``apply``: each group in the order given, one after another.
 
@@ -25,6 +28,7 @@ from typing import Any
 
 from ngupgrade.adapters.cloud.waiter import PollPolicy, Timing
 from ngupgrade.adapters.files import journal as jr
+from ngupgrade.app.drain_check import ClusterSource
 from ngupgrade.app.settings import Settings
 from ngupgrade.core.errors import (
     EXIT_INTERRUPTED,
@@ -38,6 +42,7 @@ from ngupgrade.core.quota import failure_summary
 from ngupgrade.core.units import human_seconds
 from ngupgrade.upgrade.events import (
     CallsToMake,
+    DrainGateDone,
     DryRun,
     Emit,
     Note,
@@ -69,6 +74,8 @@ class UpgradeRequest:
 
     ``journal``: one file for a single group (default per group under ``.ngupgrade/``).
     ``quotas_file`` / ``cloud_id``: the preflight's quota source, as ``ngupgrade preflight``.
+    ``cluster``: the cluster objects for the drain gate (none given: no drain gate);
+    ``accept``: drain finding codes the user has read and proceeds past.
     """
 
     selectors: tuple[str, ...]
@@ -79,14 +86,18 @@ class UpgradeRequest:
     quotas_file: str | None = None
     cloud_id: str | None = None
     strict: bool = False
+    cluster: ClusterSource = field(default_factory=ClusterSource)
+    accept: frozenset[str] = frozenset()
 
 
 @dataclass
 class UpgradeReport:
-    """What the run did: plans, the preflight verdict, planned calls, results, seconds."""
+    """What the run did: plans, the preflight and drain verdicts, planned calls, results,
+    seconds."""
 
     prepared: list[Prepared] = field(default_factory=list)
     preflight: Any = None
+    drain: Any = None
     calls: dict[str, list[PlannedCall]] = field(default_factory=dict)
     results: list[GroupResult] = field(default_factory=list)
     applied: bool = False
@@ -112,6 +123,9 @@ def check_request(request: UpgradeRequest) -> None:
         raise UsageError("--journal names the journal of one node group",
                          hint=f"leave it out with several groups: each gets its own under "
                               f"{request.journal_dir}/")
+    if request.cluster.files and request.cluster.live:
+        raise UsageError("give the cluster objects one way: --cluster FILE or "
+                         "--kubeconfig/--context, not both")
     check_overrides(opts.max_expansion, opts.max_unavailable)
 
 
@@ -135,7 +149,8 @@ def run_upgrade(
     Raises:
         UsageError (2; also a group on a platform ngupgrade does not change),
         PolicyInvalid / CheckFailed (1: a check, the preflight gate, a policy
-        that did not take, a verdict), BadInput (3), CloudApiError (4), OperationFailed (5),
+        that did not take, a verdict, a blocking drain finding), BadInput (3; also a cluster
+        dump), CloudApiError / KubeApiError (4), OperationFailed (5),
         OperationTimeout / Stalled (6), UpgradeInterrupted (130).
     """
     from ngupgrade.app.load import load_groups, refuse_changes, select_groups
@@ -184,10 +199,10 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
     if gated:
         report.preflight = _preflight(settings, request, gated, api)
         event(PreflightDone(ok=report.preflight.ok, report=report.preflight))
-        if not report.preflight.ok:
-            raise CheckFailed(failure_summary(report.preflight) + "; nothing was changed",
-                              hint="apply a suggested deploy policy (--max-expansion / "
-                                   "--max-unavailable), or ask for a quota increase first")
+        if request.cluster.given:
+            report.drain = _drain_gate(request, gated)
+            event(DrainGateDone(ok=report.drain.ok, result=report.drain))
+        _gate_verdict(report)
     else:
         event(Note(message="preflight skipped: no group still needs its version update"))
 
@@ -232,6 +247,34 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
                            "operations": r.operations, "note": r.note, "journal": r.journal_path}
                           for r in report.results],
                   seconds=round(took, 1), duration=human_seconds(took)))
+
+
+def _drain_gate(request: UpgradeRequest, gated: Sequence[Prepared]) -> Any:
+    """The drain check of the groups still to upgrade, with the policy they will run with
+    (the plan's: the override, else the live one), on the cluster objects given."""
+    from ngupgrade.app.drain_check import DrainCheckRequest, drain_check_groups
+
+    groups = [replace(p.group, policy=p.plan.policy.policy) for p in gated]
+    return drain_check_groups(groups, DrainCheckRequest(
+        selectors=request.selectors, cluster=request.cluster,
+        minutes_per_cycle=request.options.minutes_per_cycle, accept=request.accept,
+        strict=request.strict))
+
+
+def _gate_verdict(report: UpgradeReport) -> None:
+    """Both gates judged before any change: exit 1 naming what failed, nothing sent."""
+    parts, hints = [], []
+    if report.preflight is not None and not report.preflight.ok:
+        parts.append(failure_summary(report.preflight))
+        hints.append("apply a suggested deploy policy (--max-expansion / --max-unavailable), "
+                     "or ask for a quota increase first")
+    if report.drain is not None and not report.drain.ok:
+        parts.append(report.drain.failure_summary())
+        hints.append("fix what blocks the drain (a PDB, room for the evicted pods, a bare pod) "
+                     "or choose a slower deploy policy (`ngupgrade advise`); after reading a "
+                     "finding, --accept CODE proceeds past it")
+    if parts:
+        raise CheckFailed("; ".join(parts) + "; nothing was changed", hint="; ".join(hints))
 
 
 def _terraform_warning(prep: Prepared, event: Emit, restore: bool) -> None:

@@ -55,6 +55,10 @@ def ndjson(event: ev.Event) -> dict[str, Any]:
         from ngupgrade.cli.render.quota import preflight_json
 
         payload["preflight"] = preflight_json(event.report)
+    elif isinstance(event, ev.DrainGateDone):
+        from ngupgrade.cli.drain_check import drain_document
+
+        payload["drain"] = drain_document(event.result)
     return payload
 
 
@@ -98,6 +102,15 @@ class PlainDisplay(Display):
 
                 self.out("\n== quota preflight (groups upgraded one after another)")
                 self.out(preflight_table(event.report).rstrip("\n"))
+            case ev.DrainGateDone():
+                from ngupgrade.cli.render.drain import drain_text
+
+                r = event.result
+                self.out("\n== drain check (the pods each wave evicts)")
+                for note in r.notes:
+                    self.out(f"note: {note}")
+                self.out(drain_text(r.report, accepted=r.accepted, strict=r.strict)
+                         .rstrip("\n"))
             case ev.DryRun() | ev.CallsToMake():
                 title = ("API calls it would make" if isinstance(event, ev.DryRun)
                          else "API calls to make")

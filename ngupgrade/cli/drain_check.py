@@ -122,9 +122,4 @@ def drain_document(result: DrainCheckResult) -> dict[str, Any]:
 
 def failure_summary(result: DrainCheckResult) -> str:
     """One line naming the first failing findings (the CLI prints it as the error)."""
-    # the same finding may show in several orders of the waves: name it once
-    named = list(dict.fromkeys(f"{address}: {f.code}" + (f" ({f.pod or f.subject})"
-                                                          if f.pod or f.subject else "")
-                               for address, f in result.failing))
-    parts, more = named[:5], len(named) - 5
-    return "drain check failed: " + "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+    return result.failure_summary()

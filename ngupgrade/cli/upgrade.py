@@ -16,6 +16,7 @@ import click
 
 from ngupgrade.adapters.cloud.waiter import PollPolicy
 from ngupgrade.app.settings import Settings
+from ngupgrade.cli._cluster import accept_option, accepted_codes, cluster_options, cluster_source
 from ngupgrade.cli._common import (
     CYCLE_MINUTES,
     POLICY_VALUE,
@@ -92,12 +93,15 @@ def runtime(settings: Settings, time_scale: float) -> Runtime:
               show_default=True, metavar="M", help="Minutes one upgrade cycle takes (estimate).")
 @click.option("--time-scale", type=TIME_SCALE, default=1.0,
               hidden=True, help="Virtual seconds per real second (drills on the fake cloud).")
+@cluster_options
+@accept_option
 @common_options
 def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
             max_expansion: int | None, max_unavailable: int | None, restore_policy: bool,
             apply: bool, timeout: float | None, stall_after: float, journal: str | None,
             resume: bool, quotas_file: str | None, cloud_id: str | None, strict: bool,
-            cycle_minutes: float, time_scale: float) -> None:
+            cycle_minutes: float, time_scale: float, cluster_files: tuple[str, ...],
+            kubeconfig: str | None, kube_context: str | None, accept: tuple[str, ...]) -> None:
     """Upgrade node groups the runbook way: gate, policy, version, progress, verdict.
 
     \b
@@ -108,7 +112,9 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
     the version alone and wait with progress; verdict (operation without error, RUNNING,
     on the target, back to the starting size); with --restore-policy put back Terraform's
     policy. A stall or the --timeout exits 6 and never cancels the cloud operation;
-    --resume continues from the journal.
+    --resume continues from the journal. With cluster objects (--cluster FILE, or
+    --kubeconfig/--context) the drain check is part of the gate: a blocking finding
+    (docs/drain.md) stops the run before any change unless --accept CODE.
 
     \b
     Examples:
@@ -117,11 +123,13 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
           --max-unavailable 1 --restore-policy --apply
       ngupgrade upgrade -g workers --version 1.30 --apply --resume      # after exit 6 or 130
       ngupgrade upgrade -g workers --version 1.30 --apply -o json       # NDJSON for CI
+      ngupgrade upgrade -g workers --version 1.30 --cluster cluster.json  # + drain gate
 
     \b
-    Exit codes: 0 done (or dry run); 1 a check or the preflight gate failed, or a change did
-    not take; 2 usage; 3 bad state/quota file/journal; 4 cloud API error; 5 the operation
-    failed; 6 timed out or stalled (still running: --resume); 130 interrupted (--resume).
+    Exit codes: 0 done (or dry run); 1 a check, the preflight gate or the drain gate failed,
+    or a change did not take; 2 usage; 3 bad state/quota file/journal/cluster dump; 4 cloud
+    or Kubernetes API error; 5 the operation failed; 6 timed out or stalled (still running:
+    --resume); 130 interrupted (--resume).
     """
     from ngupgrade.app.upgrade import UpgradeRequest, run_upgrade
     from ngupgrade.upgrade.values import UpgradeOptions
@@ -132,7 +140,9 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
         max_unavailable=max_unavailable, restore_policy=restore_policy, timeout=timeout,
         stall_after=stall_after, resume=resume, minutes_per_cycle=cycle_minutes)
     request = UpgradeRequest(selectors=groups, options=options, apply=apply, journal=journal,
-                             quotas_file=quotas_file, cloud_id=cloud_id, strict=strict)
+                             quotas_file=quotas_file, cloud_id=cloud_id, strict=strict,
+                             cluster=cluster_source(cluster_files, kubeconfig, kube_context),
+                             accept=accepted_codes(accept))
     rt = runtime(settings, time_scale)
     show: Display = NdjsonDisplay() if settings.output == "json" else \
         (RichDisplay() if sys.stdout.isatty() else PlainDisplay())

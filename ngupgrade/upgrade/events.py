@@ -69,6 +69,21 @@ class PreflightDone(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class DrainGateDone(Event):
+    """The drain check's verdict on the groups to upgrade (``upgrade --cluster`` or
+    ``--kubeconfig``): ``result`` is an ``app.drain_check.DrainCheckResult`` (``ok`` after
+    ``--accept`` and ``--strict``)."""
+
+    kind: ClassVar[str] = "drain_check"
+    ok: bool
+    result: Any = None
+
+    @property
+    def data(self) -> Json:
+        return {"ok": self.ok}  # the NDJSON writer renders the report (cli/drain_check.py)
+
+
+@dataclass(frozen=True, kw_only=True)
 class DryRun(Event):
     """The calls ``--apply`` would make, per group address: ``[{"method", "detail"}]``."""
 
@@ -265,6 +280,7 @@ class Reminder(Event):
 
 
 KINDS: tuple[type[Event], ...] = (
-    PlanReady, PreflightDone, DryRun, CallsToMake, Warned, Note, Summary, GroupStarted,
-    StepStarted, StepSkipped, OperationSeen, Progress, StepFinished, Verdict, Reminder)
+    PlanReady, PreflightDone, DrainGateDone, DryRun, CallsToMake, Warned, Note, Summary,
+    GroupStarted, StepStarted, StepSkipped, OperationSeen, Progress, StepFinished, Verdict,
+    Reminder)
 """Every event type, in the order docs/events.md lists them."""
