@@ -6,8 +6,9 @@ from dataclasses import replace
 
 import pytest
 
+from ngupgrade.core import quota
 from ngupgrade.core.change import PlannedChange, classify, classify_plan
-from ngupgrade.core.model import GIB, AutoScale, DeployPolicy, FixedScale, TfAddress
+from ngupgrade.core.model import GIB, AutoScale, DeployPolicy, FixedScale, QuotaLimit, TfAddress
 from ngupgrade.core.plan_quota import change_demand
 from ngupgrade.testing.builders import node_group
 
@@ -107,3 +108,63 @@ def test_rolls_together_finding_only_for_several_groups() -> None:
     two = replace(one, address=other_addr)
     assert classify_plan([one]).findings == ()
     assert [f.code for f in classify_plan([one, two]).findings] == ["rolls-together"]
+
+
+def _resized(cores: int | None = None, disk_gib: int | None = None, size: int = 3):  # type: ignore[no-untyped-def]
+    group = base(size=3)
+    assert group.node is not None and group.node.boot_disk is not None
+    node = group.node
+    if cores is not None:
+        node = replace(node, cores=cores)
+    if disk_gib is not None:
+        node = replace(node, boot_disk=replace(node.boot_disk, size_bytes=disk_gib * GIB))
+    return group, replace(group, node=node, scale=FixedScale(size))
+
+
+def test_roll_to_bigger_nodes_counts_the_replaced_nodes_at_the_worst_moment() -> None:
+    """3 nodes at 1/0, 4 -> 20 cores. Timeline: create1 (3 old + 1 new), delete1 (2 + 1),
+    create1 (2 + 2), delete1 (1 + 2), create1 (1 + 3), delete1 (0 + 3). Worst: the last
+    create, 1 x 4 + 3 x 20 = 64 cores against 3 x 4 = 12 today: +52 (the surge alone said 20).
+    At 0/1 (in place, no surge): the end, 3 x 20 - 12 = +48."""
+    before, after = _resized(cores=20)
+    change = classify(PlannedChange(ADDR, ("update",), before, after,
+                                    ("instance_template.resources.cores",)))
+    demand = change_demand(change, "cloud")
+    assert demand.worst_case["compute.instanceCores.count"] == 52
+    assert demand.worst_case["managed-kubernetes.cores.count"] == 52
+    assert demand.at_current_size["compute.instanceCores.count"] == 52
+    assert demand.worst_case["compute.instances.count"] == 1
+    assert demand.demand_with(DeployPolicy(0, 1))["compute.instanceCores.count"] == 48
+
+
+def test_roll_to_bigger_disks_and_to_smaller_nodes() -> None:
+    """Disk 64 -> 300 GiB, 3 nodes at 1/0: 1 x 64 + 3 x 300 - 3 x 64 = 772 GiB.
+    Cores 4 -> 2: the worst moment is the first create, 3 x 4 + 2 - 12 = +2 (the surge)."""
+    before, after = _resized(disk_gib=300)
+    change = classify(PlannedChange(ADDR, ("update",), before, after,
+                                    ("instance_template.boot_disk.size",)))
+    assert change_demand(change, "c").worst_case["compute.ssdDisks.size"] == 772 * GIB
+    before, after = _resized(cores=2)
+    change = classify(PlannedChange(ADDR, ("update",), before, after,
+                                    ("instance_template.resources.cores",)))
+    assert change_demand(change, "c").worst_case["compute.instanceCores.count"] == 2
+
+
+def test_grow_and_roll_suggestion_keeps_the_growth() -> None:
+    """3 -> 6 nodes and a new version, 1/0, one public IP per node, 2 IPs free: grown first
+    (6 nodes), then a surge of 1: 7 - 3 = 4 IPs. The smallest policy, 0/1, still needs the
+    growth's 3 IPs > 2: the suggestion says it does not fit."""
+    before = base(size=3)
+    assert before.node is not None
+    before = replace(before, node=replace(before.node, nat=True))
+    after = replace(before, scale=FixedScale(6), version="1.30")
+    change = classify(PlannedChange(ADDR, ("update",), before, after,
+                                    ("version", "scale_policy.fixed_scale.size")))
+    demand = change_demand(change, "cloud")
+    assert demand.worst_case["vpc.externalAddresses.count"] == 4
+    assert demand.demand_with(DeployPolicy(0, 1))["vpc.externalAddresses.count"] == 3
+    limits = {"vpc.externalAddresses.count": QuotaLimit("vpc.externalAddresses.count", 8, 6)}
+    result = quota.evaluate([demand], {"cloud": limits})
+    assert [q.quota_id for _, q in result.short] == ["vpc.externalAddresses.count"]
+    assert [(s.max_expansion, s.max_unavailable, s.fits) for s in result.suggestions] == [
+        (0, 1, False)]

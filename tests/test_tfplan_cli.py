@@ -335,3 +335,18 @@ def test_example_plans_are_what_the_generator_writes() -> None:
         json.dumps(plans.roll_plan()))
     assert json.loads(Path(REPLACE_PLAN).read_text()) == json.loads(
         json.dumps(plans.replace_plan()))
+
+
+def test_bigger_nodes_in_the_roll_fail_the_gate_with_a_quota_hint(run_cli, tmp_path: Path
+                                                                  ) -> None:
+    """workers 3 nodes at 1/0, 4 -> 20 cores: the last wave holds 1 old + 3 new nodes,
+    4 + 60 = 64 cores against 12 today: +52 > headroom 42. Nothing is replaced, so the hint
+    names the quota, not a replace; even 0/1 needs 3 x 20 - 12 = 48 > 42: no policy helps."""
+    def cores(attrs: dict) -> None:
+        attrs["instance_template"][0]["resources"][0]["cores"] = 20
+    plan = plans.build_plan(state(), {WORKERS: Edit(["update"], cores)})
+    res = run_cli("preflight", "--plan", write(tmp_path, plan), "--quotas", QUOTAS)
+    assert res.exit_code == 1
+    assert "compute.instanceCores.count needs 52 cores, headroom 42 cores" in res.stderr
+    assert "replace" not in res.stderr.split("hint:")[1]
+    assert "a short quota: ask for a quota increase" in res.stderr

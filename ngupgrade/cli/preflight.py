@@ -23,6 +23,7 @@ from ngupgrade.cli._common import (
     plan_option,
     settings_of,
 )
+from ngupgrade.core.change import REPLACE_DELETES_ALL_NODES, TAINTS_RECREATE_GROUP
 from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.policy import check_overrides
@@ -235,12 +236,16 @@ def _report(result: Preflight, gate: PlanGate | None, drain: DrainCheckResult | 
     where = ("the project's quotas in the Selectel control panel" if selectel
              else "Quota Manager")
     hints = []
-    if blocking:
+    if any(f.code in (REPLACE_DELETES_ALL_NODES, TAINTS_RECREATE_GROUP) for f in blocking):
         hints.append("a replace deletes every node of the group: make the change one the "
                      "provider updates in place (docs/plan-gate.md)")
+    elif blocking:
+        hints.append("see docs/plan-gate.md for each blocking finding")
     if not result.ok:
-        hints.append(f"a short quota: apply a suggested deploy policy, or ask for a quota "
-                     f"increase ({where}) before the upgrade")
+        # a suggestion that does not fit (a growth or bigger nodes no policy lowers) is no way out
+        way = ("apply a suggested deploy policy, or ask for a quota increase"
+               if any(s.fits for s in result.suggestions) else "ask for a quota increase")
+        hints.append(f"a short quota: {way} ({where}) before the upgrade")
     if drain is not None and not drain.ok:
         hints.append("a drain finding: fix what blocks it, or a slower policy (`ngupgrade "
                      "advise`); --accept CODE after reading it")

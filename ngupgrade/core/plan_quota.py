@@ -3,10 +3,18 @@
 Pure. Builds :class:`ngupgrade.core.quota.GroupDemand` values that
 :func:`ngupgrade.core.quota.evaluate` judges like those of an upgrade (DESIGN.md sections 4, 11):
 
-* ``roll``: the surge of the deploy policy counted for quotas
-  (:attr:`~ngupgrade.core.change.GroupChange.quota_policy`), as :func:`quota.extra_nodes` counts
-  it for the group ``after`` apply, plus the growth of a fixed group resized in the same apply
-  (worst: the group grows, then rolls at its new size);
+* ``roll``: per quota, the most the group holds at any moment of the roll's timeline
+  (:func:`ngupgrade.core.simulate.timeline` under the deploy policy counted for quotas,
+  :attr:`~ngupgrade.core.change.GroupChange.quota_policy`) less what it holds today
+  (:func:`roll_demand`). A node recreated with the new template consumes the new amounts, an
+  old one the old: when a node gets bigger (cores 4 -> 20) the demand is the per-node
+  difference times the nodes already replaced plus the surge, and the worst moment is found on
+  the timeline, not assumed (3 nodes at 1/0, 4 -> 20 cores: the last wave holds 1 old and 3
+  new nodes, 4 + 60 = 64 cores against 12 today, +52). A group resized in the same apply is
+  worst grown first (the added nodes at the larger of the two sizes) and rolled at the larger
+  of its two sizes. An autoscaled group: compute/vpc from the current size (assumed ``min``
+  offline) rolled at its max (seed 001: the surge is outside the autoscaler's limits);
+  managed-kubernetes from the old max (it counts a group at its max);
 * ``resize``: the growth only, ``max(0, after - before)`` (no node recreated). An autoscaled
   group: compute/vpc ``max(0, max_after - current)`` (the autoscaler may fill the new max),
   at the current size ``max(0, min_after - current)``; managed-kubernetes, which counts a group at
@@ -25,13 +33,15 @@ Only a roll's demand shrinks with a smaller deploy policy; every other demand is
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 from ngupgrade.core import quota
 from ngupgrade.core.change import GroupChange
 from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
-from ngupgrade.core.policy import in_force
+from ngupgrade.core.policy import clamp, in_force
 from ngupgrade.core.quota import CurrentSource, ExtraNodes, GroupDemand
+from ngupgrade.core.simulate import timeline
 
 
 def _size(group: NodeGroup | None) -> int:
@@ -82,23 +92,7 @@ def change_demand(change: GroupChange, cloud_id: str, current: int | None = None
     group = change.group
     consumption = dict(per_node) if per_node is not None else quota.node_consumption(group)
     if change.kind == "roll":
-        policy = change.quota_policy if change.quota_policy != group.policy else None
-        if policy is None and group.policy is None:
-            policy = live_policy
-        extra = quota.extra_nodes(group, current, policy=policy,
-                                  policy_source="plan" if policy is not None else None)
-        before = change.before
-        if isinstance(group.scale, FixedScale) and before is not None \
-                and isinstance(before.scale, FixedScale) and group.scale.size > before.scale.size:
-            growth = group.scale.size - before.scale.size
-            extra = ExtraNodes(extra.worst_case + growth, extra.at_current_size + growth,
-                               extra.managed_kubernetes + growth,
-                               extra.managed_kubernetes_at_current_size + growth, extra.nodes,
-                               extra.current, extra.current_source, extra.policy,
-                               extra.policy_assumed, extra.policy_source)
-        return GroupDemand(group, cloud_id, consumption, extra,
-                           quota.demand_of(consumption, extra),
-                           quota.demand_of(consumption, extra, at_current_size=True))
+        return _roll(change, cloud_id, current, consumption, live_policy)
     if change.kind == "resize":
         extra = _resize(change, current)
     elif change.kind == "create" or (change.kind == "replace"
@@ -140,3 +134,76 @@ def _delete_first(change: GroupChange, cloud_id: str, current: int | None,
                    mk8s_at_current=growth)
     return GroupDemand(group, cloud_id, consumption, extra, demand, dict(demand),
                        reducible=False)
+
+
+def roll_demand(old: Mapping[str, int], new: Mapping[str, int], before: int, nodes: int,
+                policy: DeployPolicy) -> dict[str, int]:
+    """Quota id -> the most a roll adds on top of today's usage (module docstring).
+
+    ``old``/``new``: what one node consumes before and after apply; ``before``: the nodes
+    counted today (old ones); ``nodes``: the nodes the roll runs at; the ``nodes - before``
+    grown first count at the larger of ``old`` and ``new``, and are the last replaced (the
+    worst). Every moment of :func:`ngupgrade.core.simulate.timeline` under ``policy`` (clamped
+    to ``nodes``) is weighed: new nodes at ``new``, the others at ``old``. Never negative.
+    """
+    growth = max(0, nodes - before)
+    moments = [(nodes, 0)]
+    if nodes > 0:
+        moments += [(s.group_size, s.new_nodes) for s in timeline(nodes, clamp(policy, nodes))]
+    out: dict[str, int] = {}
+    for qid in dict.fromkeys([*new, *old]):
+        o, n = old.get(qid, 0), new.get(qid, 0)
+        peak = 0
+        for size, fresh in moments:
+            stale = size - fresh
+            grown = min(growth, stale)
+            peak = max(peak, fresh * n + (stale - grown) * o + grown * max(o, n))
+        out[qid] = max(0, peak - before * o)
+    return out
+
+
+def _roll_figures(change: GroupChange, current: int | None, old: Mapping[str, int],
+                  new: Mapping[str, int], policy: DeployPolicy, at_current_size: bool
+                  ) -> dict[str, int]:
+    """The demand of a roll under ``policy``: compute/vpc and managed-kubernetes apart."""
+    group, prior = change.group, change.before
+    mk8s_new = {q: v for q, v in new.items() if quota.service_of(q) == "managed-kubernetes"}
+    mk8s_old = {q: v for q, v in old.items() if quota.service_of(q) == "managed-kubernetes"}
+    rest_new = {q: v for q, v in new.items() if q not in mk8s_new}
+    rest_old = {q: v for q, v in old.items() if q not in mk8s_old}
+    if isinstance(group.scale, FixedScale):
+        n_before = _size(prior) if prior is not None else group.scale.size
+        nodes = max(group.scale.size, n_before)
+        return roll_demand(old, new, n_before, nodes, policy)
+    now, _ = _current(group, current)
+    if at_current_size:
+        return roll_demand(old, new, now, now, policy)
+    old_max = _size(prior) if prior is not None else group.scale.max
+    return {**roll_demand(rest_old, rest_new, now, max(group.scale.max, now), policy),
+            **roll_demand(mk8s_old, mk8s_new, old_max, max(group.scale.max, old_max), policy)}
+
+
+_COUNT = {"compute.instances.count": 1, "managed-kubernetes.nodes.count": 1}
+
+
+def _roll(change: GroupChange, cloud_id: str, current: int | None,
+          consumption: Mapping[str, int], live_policy: DeployPolicy | None) -> GroupDemand:
+    group = change.group
+    policy = change.quota_policy if change.quota_policy != group.policy else None
+    if policy is None and group.policy is None:
+        policy = live_policy
+    # validates the policy and resolves the one in force; the counts are the timeline's
+    base = quota.extra_nodes(group, current, policy=policy,
+                             policy_source="plan" if policy is not None else None)
+    old = _before_consumption(change) if change.before is not None else dict(consumption)
+    figures = partial(_roll_figures, change, current, old, consumption)
+    worst, at_now = figures(base.policy, False), figures(base.policy, True)
+    count_w = _roll_figures(change, current, _COUNT, _COUNT, base.policy, False)
+    count_c = _roll_figures(change, current, _COUNT, _COUNT, base.policy, True)
+    extra = ExtraNodes(count_w["compute.instances.count"], count_c["compute.instances.count"],
+                       count_w["managed-kubernetes.nodes.count"],
+                       count_c["managed-kubernetes.nodes.count"], base.nodes, base.current,
+                       base.current_source, base.policy, base.policy_assumed,
+                       base.policy_source)
+    return GroupDemand(group, cloud_id, consumption, extra, worst, at_now,
+                       demand_at=figures)

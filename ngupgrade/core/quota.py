@@ -29,7 +29,7 @@ without a known size quota, a group without ``instance_template``) fails closed 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -261,6 +261,11 @@ class GroupDemand:
     reducible: bool = True
     """False when a smaller deploy policy cannot lower the demand (a Terraform replace or create:
     :mod:`ngupgrade.core.plan_quota`): no suggestion is made for it."""
+    demand_at: Callable[[DeployPolicy, bool], Mapping[str, int]] | None = field(
+        default=None, compare=False, repr=False)
+    """The demand under another deploy policy, ``(policy, at_current_size) -> quota id ->
+    amount``, when it is more than the surge (a Terraform roll that also resizes the group or
+    changes what a node consumes: :mod:`ngupgrade.core.plan_quota`); None: the surge only."""
 
     @property
     def address(self) -> str:
@@ -269,6 +274,16 @@ class GroupDemand:
     def demand(self, at_current_size: bool = False) -> Mapping[str, int]:
         """The figures the verdict counts: worst case, or at the current size."""
         return self.at_current_size if at_current_size else self.worst_case
+
+    def demand_with(self, policy: DeployPolicy, at_current_size: bool = False
+                    ) -> Mapping[str, int]:
+        """The figures under ``policy`` instead (a suggestion being tried): the part a policy
+        cannot lower (a growth, a bigger node) stays counted."""
+        if self.demand_at is not None:
+            return self.demand_at(policy, at_current_size)
+        live = self.extra.current if self.extra.current_source == "api" else None
+        return demand_of(self.per_node, extra_nodes(self.group, live, policy=policy),
+                         at_current_size)
 
 
 def check_groups(groups: Sequence[NodeGroup], *, max_expansion: int | None = None,
@@ -488,13 +503,11 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
         """Lower ``gd``'s E step by step (updating ``current``) until the cloud fits or E=0."""
         base = gd.extra.policy
         n = gd.extra.current if at_current_size else gd.extra.nodes
-        live = gd.extra.current if gd.extra.current_source == "api" else None
         chosen: DeployPolicy | None = None
         for e in range(clamp(base, n).max_expansion - 1, -1, -1):
             chosen = DeployPolicy(e, base.max_unavailable if e > 0
                                   else max(base.max_unavailable, 1))
-            current[gd.address] = demand_of(
-                gd.per_node, extra_nodes(gd.group, live, policy=chosen), at_current_size)
+            current[gd.address] = gd.demand_with(chosen, at_current_size)
             if cloud_fits():
                 break
         return chosen  # None when E' was already 0: nothing to give up in this group
