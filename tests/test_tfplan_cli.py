@@ -350,3 +350,36 @@ def test_bigger_nodes_in_the_roll_fail_the_gate_with_a_quota_hint(run_cli, tmp_p
     assert "compute.instanceCores.count needs 52 cores, headroom 42 cores" in res.stderr
     assert "replace" not in res.stderr.split("hint:")[1]
     assert "a short quota: ask for a quota increase" in res.stderr
+
+
+def test_odd_plans_are_bad_input_never_a_pass(run_cli, tmp_path: Path) -> None:
+    """An errored plan, one not applyable yet changing a group, an action Terraform never
+    writes, an address listed twice, an after_unknown that is not an object: exit 3, naming
+    the JSON path. A plan with no change and applyable false (Terraform's "no changes") reads."""
+    def roll() -> dict:
+        return plans.build_plan(state(), {WORKERS: Edit(["update"], edit(version="1.30"))})
+
+    def index(doc: dict) -> int:
+        return next(i for i, rc in enumerate(doc["resource_changes"])
+                    if rc["address"] == WORKERS)
+
+    errored = {**roll(), "errored": True, "applyable": False}
+    unapplyable = {**roll(), "applyable": False}
+    frob = roll()
+    frob["resource_changes"][index(frob)]["change"]["actions"] = ["frob"]
+    dup = roll()
+    dup["resource_changes"].append(dup["resource_changes"][index(dup)])
+    whole = roll()
+    whole["resource_changes"][index(whole)]["change"]["after_unknown"] = True
+    i = index(roll())
+    for doc, where in [(errored, "$.errored"), (unapplyable, "$.applyable"),
+                       (frob, f"$.resource_changes[{i}].change.actions"),
+                       (dup, f"$.resource_changes[{len(dup['resource_changes']) - 1}].address"),
+                       (whole, f"$.resource_changes[{i}].change.after_unknown")]:
+        for command in ("plan", "preflight"):
+            args = [command, "--plan", write(tmp_path, doc)]
+            res = run_cli(*args, *(["--quotas", QUOTAS] if command == "preflight" else []))
+            assert res.exit_code == 3, (where, res.stdout, res.stderr)
+            assert f"plan.json: {where}" in res.stderr
+    quiet = {**plans.build_plan(state(), {}), "applyable": False}
+    assert run_cli("plan", "--plan", write(tmp_path, quiet)).exit_code == 0

@@ -75,6 +75,15 @@ UNKNOWN_POLICY_KNOB = YANDEX.knob_max
 """An unknown ``max_expansion``/``max_unavailable`` is taken as 100, the API's bound (seed 000);
 the simulation clamps it to the group size."""
 
+KNOWN_ACTIONS: tuple[tuple[str, ...], ...] = (
+    ("no-op",), ("read",), ("create",), ("update",), ("delete",), ("delete", "create"),
+    ("create", "delete"), ("forget",))
+"""Every ``change.actions`` Terraform writes (``internal/command/jsonplan/plan.go``,
+``Change.Actions``; ``forget``: a ``removed`` block with ``destroy = false``, Terraform 1.7)."""
+
+NO_CHANGE_ACTIONS: tuple[tuple[str, ...], ...] = (("no-op",), ("read",), ("forget",))
+"""Actions that leave the node group's nodes alone (``forget`` drops it from state only)."""
+
 # Attribute paths are dotted, list indices left out: "instance_template.resources.cores".
 IGNORED = ("id", "status", "created_at", "instance_group_id", "version_info", "timeouts")
 """Computed by the service, never a cause: Terraform may show them unknown on any update."""
@@ -189,7 +198,8 @@ def classify(change: PlannedChange) -> GroupChange:
     """Classify one node group's planned change (rules and sources: module docstring).
 
     Raises:
-        ValueError: a change with neither ``before`` nor ``after`` (the adapter never makes one).
+        ValueError: a change with neither ``before`` nor ``after``, or actions outside
+            :data:`KNOWN_ACTIONS` (the adapter never makes either).
     """
     actions = change.actions
     group = change.after or change.before
@@ -230,6 +240,8 @@ def classify(change: PlannedChange) -> GroupChange:
             "their pods must fit on other groups"))
         return GroupChange(change.address, "delete", actions, group, change.before, (),
                            change.unknown, tuple(findings), action_reason=change.action_reason)
+    if actions not in KNOWN_ACTIONS:
+        raise ValueError(f"{change.address}: unknown actions {list(actions)}")
     if actions != ("update",) or not causes:
         return GroupChange(change.address, "none", actions, group, change.before, (),
                            change.unknown, tuple(findings))

@@ -8,6 +8,10 @@ Format facts (``hashicorp/terraform`` ``internal/command/jsonplan/plan.go``, for
 ``after_unknown`` (the shape of ``after`` with ``true`` at each value known only after apply),
 ``replace_paths``}.
 
+Fails closed (:class:`~ngupgrade.core.errors.BadInput`, exit 3) on a plan that cannot be
+trusted: ``errored: true``, ``applyable: false`` with node-group changes, an action list outside
+Terraform's set, one resource instance listed twice, an ``after_unknown`` that is not an object.
+
 Lazy like :mod:`.parse`: every resource change is decoded only down to its header;
 ``change`` stays undecoded unless the resource is a node group or a cluster. Unknown values are
 replaced here by the worst cases :mod:`ngupgrade.core.change` names, so the plan's ``after`` can
@@ -32,7 +36,14 @@ from ngupgrade.adapters.state.parse import (
     node_group_from_values,
     parse_state,
 )
-from ngupgrade.core.change import NODE_RESOURCES, UNKNOWN_POLICY_KNOB, UNKNOWN_SIZE, PlannedChange
+from ngupgrade.core.change import (
+    KNOWN_ACTIONS,
+    NO_CHANGE_ACTIONS,
+    NODE_RESOURCES,
+    UNKNOWN_POLICY_KNOB,
+    UNKNOWN_SIZE,
+    PlannedChange,
+)
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import NodeGroup, TfAddress
 
@@ -47,6 +58,8 @@ class _Header(msgspec.Struct):
     prior_state: msgspec.Raw = _ABSENT
     values: msgspec.Raw = _ABSENT
     version: int | None = None
+    errored: Any = False
+    applyable: Any = None
 
 
 class _ResourceChange(msgspec.Struct):
@@ -110,24 +123,57 @@ def parse_plan(data: bytes, source: str) -> ParsedPlan:
     if not header.format_version.startswith("1."):
         raise BadInput(f"unsupported plan format_version {header.format_version!r}; this "
                        "ngupgrade reads 1.x", source=source, path="$.format_version")
+    if header.errored is not False:
+        raise BadInput("the plan errored (`terraform plan` failed): it cannot be applied and "
+                       "says nothing reliable", source=source, path="$.errored",
+                       hint="fix the errors of `terraform plan`, then gate the new plan")
     clusters: dict[str, ClusterInfo] = {}
     if header.prior_state and bytes(header.prior_state) != b"null":
         prior = parse_state(bytes(header.prior_state), f"{source} $.prior_state")
         clusters = dict(prior.clusters)
     changes: list[PlannedChange] = []
     cluster_changes: list[ClusterChange] = []
+    seen: dict[tuple[str, str | None], int] = {}
+    changing = False
     for i, raw in enumerate(header.resource_changes):
         path = f"$.resource_changes[{i}]"
         rc = decode_json(raw, _ResourceChange, source, path)
         if rc.type not in (NODE_GROUP_TYPE, CLUSTER_TYPE) or rc.mode != "managed":
             continue
         change = decode_json(rc.change, _Change, source, f"{path}.change")
+        _check_change(rc, change, seen, i, source, path)
+        changing = changing or tuple(change.actions) not in NO_CHANGE_ACTIONS
         if rc.type == CLUSTER_TYPE:
             cluster_changes.append(_cluster_change(rc, change, clusters))
             continue
         changes.append(_node_group_change(rc, change, clusters, source, path))
+    if changing and header.applyable is not None and header.applyable is not True:
+        raise BadInput("the plan is not applyable (applyable: false) yet changes node groups",
+                       source=source, path="$.applyable",
+                       hint="gate the plan `terraform plan` makes without errors")
     return ParsedPlan(tuple(changes), tuple(cluster_changes), header.terraform_version,
                       header.format_version)
+
+
+def _check_change(rc: _ResourceChange, change: _Change,
+                  seen: dict[tuple[str, str | None], int], index: int, source: str,
+                  path: str) -> None:
+    """Fail closed on what Terraform never writes: an action list outside its set, an
+    address (and deposed key) twice, an ``after_unknown`` that is not an object."""
+    if tuple(change.actions) not in KNOWN_ACTIONS:
+        known = "; ".join(str(list(a)) for a in KNOWN_ACTIONS)
+        raise BadInput(f"unknown actions {change.actions!r} (Terraform writes one of: {known})",
+                       source=source, path=f"{path}.change.actions")
+    key = (rc.address, rc.deposed)
+    if key in seen:
+        raise BadInput(f"{rc.address} appears twice (also $.resource_changes[{seen[key]}]): "
+                       "a plan lists each resource instance once", source=source,
+                       path=f"{path}.address")
+    seen[key] = index
+    if change.after_unknown not in (None, False) and not isinstance(change.after_unknown, dict):
+        raise BadInput("change.after_unknown must be an object (the shape of after with true "
+                       f"at each unknown value), got {change.after_unknown!r}", source=source,
+                       path=f"{path}.change.after_unknown")
 
 
 def _cluster_change(rc: _ResourceChange, change: _Change,
