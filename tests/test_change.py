@@ -168,3 +168,27 @@ def test_grow_and_roll_suggestion_keeps_the_growth() -> None:
     assert [q.quota_id for _, q in result.short] == ["vpc.externalAddresses.count"]
     assert [(s.max_expansion, s.max_unavailable, s.fits) for s in result.suggestions] == [
         (0, 1, False)]
+
+
+@pytest.mark.parametrize("path", [
+    "cluster_id", "allowed_unsafe_sysctls", "allocation_policy.location.subnet_id",
+    "instance_template.nat", "instance_template.container_network.pod_mtu",
+    "instance_template.container_network", "instance_template.gpu_settings.gpu_environment",
+    "instance_template.gpu_settings", "scale_policy.auto_scale", "allocation_policy",
+])
+def test_force_new_attribute_in_an_update_is_a_blocking_replace(path: str) -> None:
+    """ForceNew in the provider schema (resource_yandex_kubernetes_node_group.go @ b52b1df):
+    Terraform would replace; a plan that says ["update"] is taken at that worst case, never
+    in place or a roll."""
+    change = update(path)
+    assert change.kind == "replace" and change.blocking
+    assert change.replace_order == "delete-first"
+    assert change.attributes == (path,)
+
+
+def test_fixed_to_auto_scale_is_a_replace_and_auto_scale_fields_resize() -> None:
+    """fixed -> auto: the plan shows both blocks changed (list lengths differ); the auto_scale
+    block is ForceNew. Its min/max/initial are not (ForceNew: false): a resize."""
+    assert update("scale_policy.fixed_scale", "scale_policy.auto_scale").kind == "replace"
+    assert update("scale_policy.auto_scale.max").kind == "resize"
+    assert update("allocation_policy.location.zone").kind == "roll"

@@ -15,7 +15,10 @@ Change kinds (DESIGN.md section 11), most severe first:
   ``cluster_id``, ``allocation_policy`` (the block; ``location.subnet_id``),
   ``allowed_unsafe_sysctls``, ``instance_template.nat`` (deprecated),
   ``instance_template.container_network.pod_mtu``, ``instance_template.gpu_settings.*``, and the
-  ``scale_policy.auto_scale`` block (switching fixed <-> auto).
+  ``scale_policy.auto_scale`` and ``allocation_policy`` blocks as a whole (added or removed:
+  switching fixed <-> auto; their fields ``min``/``max``/``initial``/``location.zone`` are
+  not ForceNew). A ForceNew attribute changed in a plan that says ``["update"]`` (a provider
+  whose schema differs from this list) is taken as a replace too: the worst case.
   Also a replace, though Terraform plans an in-place ``update``: a change of ``node_taints``.
   The service "recreates the node group: first, all nodes in the group are deleted, then nodes
   with the taint are added" (``yandex-cloud/docs``
@@ -90,8 +93,16 @@ IGNORED = ("id", "status", "created_at", "instance_group_id", "version_info", "t
 
 FORCE_NEW = ("cluster_id", "allocation_policy.location.subnet_id", "allowed_unsafe_sysctls",
              "instance_template.nat", "instance_template.container_network.pod_mtu",
-             "instance_template.gpu_settings", "scale_policy.auto_scale")
-"""ForceNew in the provider schema (module docstring); named when ``replace_paths`` is absent."""
+             "instance_template.gpu_settings")
+"""ForceNew in the provider schema, with everything below (module docstring;
+``gpu_settings.gpu_cluster_id`` and ``gpu_environment`` are both ForceNew)."""
+
+FORCE_NEW_BLOCKS = ("scale_policy.auto_scale", "allocation_policy",
+                    "instance_template.container_network")
+"""Blocks whose addition or removal replaces the group, which the plan shows as a change of
+the block's own path: ``auto_scale`` and ``allocation_policy`` are ForceNew as a whole while
+their fields are not (``auto_scale.min/max/initial``, ``location.zone``: ``ForceNew: false``;
+fixed <-> auto scale); ``container_network`` holds only the ForceNew ``pod_mtu``."""
 
 SERVICE_RECREATES = ("node_taints",)
 """Updated in place by Terraform, but the service deletes every node first (module docstring)."""
@@ -190,6 +201,10 @@ def _nodes_of(group: NodeGroup | None) -> int:
     return group.scale.max if isinstance(group.scale, AutoScale) else group.scale.size
 
 
+def _force_new(path: str) -> bool:
+    return _under(path, FORCE_NEW) or path in FORCE_NEW_BLOCKS
+
+
 def _count(n: int) -> str:
     return f"{n} node" + ("" if n == 1 else "s")
 
@@ -216,7 +231,7 @@ def classify(change: PlannedChange) -> GroupChange:
     if "delete" in actions and "create" in actions:
         order: ReplaceOrder = ("create-first" if actions.index("create") < actions.index("delete")
                                else "delete-first")
-        why = change.replace_paths or tuple(p for p in causes if _under(p, FORCE_NEW)) or causes
+        why = change.replace_paths or tuple(p for p in causes if _force_new(p)) or causes
         reason = ", ".join(why) or (change.action_reason or "replace requested")
         n_before, n_after = _nodes_of(change.before), _nodes_of(change.after)
         side = ("the new group's nodes are created first: a second whole group "
@@ -254,6 +269,17 @@ def classify(change: PlannedChange) -> GroupChange:
             "apply (docs: node-group-update.md#assign-taint)"))
         return GroupChange(change.address, "replace", actions, group, change.before, taints,
                            change.unknown, tuple(findings), replace_order="delete-first")
+    forced = tuple(p for p in causes if _force_new(p))
+    if forced:
+        findings.append(Finding(
+            REPLACE_DELETES_ALL_NODES, "blocking",
+            f"{where}: {', '.join(forced)} changed, ForceNew in the provider schema, yet the "
+            f"plan says {_actions(actions)} (a provider whose schema ngupgrade does not know?): "
+            f"taken as a replace, the worst case: the deploy policy does not apply, all "
+            f"{_count(_nodes_of(change.before))} are deleted before the new group exists (C24)"))
+        return GroupChange(change.address, "replace", actions, group, change.before, forced,
+                           change.unknown, tuple(findings), replace_order="delete-first",
+                           action_reason=change.action_reason)
     resources = tuple(p for p in change.unknown if _under(p, NODE_RESOURCES))
     if resources:
         findings.append(Finding(
@@ -261,8 +287,7 @@ def classify(change: PlannedChange) -> GroupChange:
             f"{where}: {', '.join(resources)} unknown until apply: what a node consumes cannot "
             "be judged (figures use the values before apply)"))
     roll = tuple(p for p in causes if _under(p, ROLL))
-    unclassified = tuple(p for p in causes
-                         if not _under(p, ROLL + RESIZE + IN_PLACE + FORCE_NEW))
+    unclassified = tuple(p for p in causes if not _under(p, ROLL + RESIZE + IN_PLACE))
     if unclassified:
         findings.append(Finding(
             UNCLASSIFIED_ATTRIBUTE, "warning",
