@@ -285,3 +285,61 @@ def test_node_group_with_only_flat_attributes_is_not_silently_dropped(run_cli, t
     assert result.exit_code == 3, result.stdout
     assert "yandex_kubernetes_node_group.ng has only attributes_flat" in result.stderr
     assert "$.resources[0].instances[0].attributes_flat" in result.stderr
+
+
+# ---- one reading per address (issue 11 item 6) --------------------------------------------------
+
+def _two_workers(tmp_path, *, same_resource: bool) -> tuple[str, str]:
+    """The example state with `workers` held twice, sizes 3 and 7: as a second resource block,
+    or as a second instance of the one block. Returns (state path, second instance's path)."""
+    doc = json.loads(EXAMPLE_STATE.read_text())
+    index = next(i for i, r in enumerate(doc["resources"]) if r.get("name") == "workers")
+    workers = doc["resources"][index]
+    twin = json.loads(json.dumps(workers["instances"][0]))
+    twin["attributes"]["scale_policy"][0]["fixed_scale"][0]["size"] = 7
+    if same_resource:
+        workers["instances"].append(twin)
+        where = f"$.resources[{index}].instances[1].attributes"
+    else:
+        doc["resources"].append({**workers, "instances": [twin]})
+        where = f"$.resources[{len(doc['resources']) - 1}].instances[0].attributes"
+    path = tmp_path / "twice.tfstate"
+    path.write_text(json.dumps(doc))
+    return str(path), where
+
+
+@pytest.mark.parametrize("same_resource", [False, True], ids=["two blocks", "two instances"])
+def test_an_address_held_twice_is_bad_input(run_cli, tmp_path, same_resource: bool) -> None:
+    # Before: accepted, and `-g workers` planned the first (3 nodes) without a word.
+    state, where = _two_workers(tmp_path, same_resource=same_resource)
+    result = run_cli("plan", "--state", state, "-g", "workers")
+    assert result.exit_code == 3, result.stdout
+    assert result.stderr.splitlines()[0] == (
+        f"error: {state}: {where}: node group yandex_kubernetes_node_group.workers appears "
+        f"twice (first at $.resources[4].instances[0].attributes)")
+
+
+def test_an_address_held_twice_in_show_json_is_bad_input(run_cli, tmp_path) -> None:
+    doc = json.loads(EXAMPLE_SHOW_JSON.read_text())
+    resources = doc["values"]["root_module"]["resources"]
+    index = next(i for i, r in enumerate(resources) if r["address"].endswith(".workers"))
+    resources.append(resources[index])
+    state = tmp_path / "show.json"
+    state.write_text(json.dumps(doc))
+    result = run_cli("groups", "--state", str(state))
+    assert result.exit_code == 3
+    assert (f"$.values.root_module.resources[{len(resources) - 1}].values: node group "
+            "yandex_kubernetes_node_group.workers appears twice") in result.stderr
+
+
+def test_fixed_and_auto_scale_together_is_bad_input(run_cli, tmp_path) -> None:
+    # Before: read as autoscaled 1..5, the fixed size 3 ignored.
+    state = tmp_path / "both.tfstate"
+    state.write_bytes(state_doc({"fixed_scale": [{"size": 3}],
+                                 "auto_scale": [{"min": 1, "max": 5, "initial": 1}]}))
+    result = run_cli("groups", "--state", str(state))
+    assert result.exit_code == 3
+    assert result.stderr.splitlines()[0] == (
+        f"error: {state}: $.resources[0].instances[0].attributes.scale_policy[0]: node group "
+        "yandex_kubernetes_node_group.bad has both fixed_scale and auto_scale (the provider "
+        "allows one)")

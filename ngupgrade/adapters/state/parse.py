@@ -275,6 +275,26 @@ def _decode(data: bytes | msgspec.Raw, shape: object, source: str, path: str):  
                             "partial `terraform state pull` looks like this") from err
 
 
+def _one_instance_per_address(instances: Iterable[_RawInstance], source: str) -> None:
+    """Refuse a node-group address held twice: `-g ADDRESS` would pick one silently.
+
+    Terraform never writes two current instances at one address (deposed ones are skipped
+    before this); a state that does was merged or edited by hand.
+
+    Raises:
+        BadInput: naming the address and the JSON path of its second instance.
+    """
+    seen: dict[str, str] = {}
+    for inst in instances:
+        address = str(inst.address)
+        first = seen.setdefault(address, inst.path)
+        if first != inst.path:
+            raise BadInput(f"node group {address} appears twice (first at {first})",
+                           source=source, path=inst.path,
+                           hint="a state holds one instance per address; was it merged or "
+                                "edited by hand? `terraform state list` shows what it holds")
+
+
 def _parse_module(text: str | None, source: str, path: str) -> tuple[ModuleStep, ...]:
     if not text:
         return ()
@@ -308,6 +328,8 @@ def _build(
     instances: Iterable[_RawInstance], clusters: _Clusters, source: str,
     fmt: str, skipped: int,
 ) -> ParsedState:
+    instances = list(instances)
+    _one_instance_per_address(instances, source)
     groups = tuple(
         yandex.node_group(_decode(inst.attributes, yandex.NODE_GROUP_SHAPE, source, inst.path),
                           inst.address, inst.tainted, clusters.yandex, source, inst.path)

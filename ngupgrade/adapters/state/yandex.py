@@ -199,6 +199,14 @@ def _scale(
     block = _first(items)
     fixed = _first(block.fixed_scale) if block else None
     auto = _first(block.auto_scale) if block else None
+    if fixed is not None and auto is not None:
+        # The provider's schema makes them exclusive: a state holding both was edited by hand
+        # or damaged, and neither reading can be trusted (autoscaled was silently assumed).
+        raise BadInput(
+            f"node group {address} has both fixed_scale and auto_scale (the provider allows "
+            "one)", source=source, path=f"{path}.scale_policy[0]",
+            hint="refresh the state (`terraform apply -refresh-only`)",
+        )
     if auto is not None:
         if auto.min > auto.max:
             raise BadInput(
