@@ -62,3 +62,82 @@ def test_bad_value_from_the_environment_names_the_variable(
     typed = run_cli("groups", "--state", str(EXAMPLE_STATE), "--output", "yaml")
     assert typed.exit_code == 2
     assert "environment" not in typed.stderr
+
+
+# ---- shared flags a run does not use (issue 11 item 8) --------------------------------------
+# One rule: a typed flag is checked as the run that uses it would check it, then named on
+# stderr as not used; from the environment it is ambient and never noted.
+
+QUOTAS = str(EXAMPLE_STATE.parent / "quotas.yaml")
+OFFLINE_RUNS = {
+    "groups": (["groups"], "`groups` reads only the Terraform state"),
+    "plan": (["plan", "-g", "workers"], "`plan` reads the cloud only with --endpoint"),
+    "preflight --quotas": (["preflight", "-g", "workers", "--quotas", QUOTAS],
+                           "with --quotas the limits come from the file, no API call is made"),
+    "advise --quotas": (["advise", "-g", "workers", "--quotas", QUOTAS],
+                        "with --quotas the limits come from the file, no API call is made"),
+}
+
+
+@pytest.mark.parametrize("run", sorted(OFFLINE_RUNS))
+def test_an_unreadable_ca_file_is_refused_where_it_is_not_used(run_cli, run: str) -> None:
+    # Before: `groups --endpoint H:P --ca-file /nonexistent` exited 0.
+    argv, _why = OFFLINE_RUNS[run]
+    result = run_cli(*argv, "--state", str(EXAMPLE_STATE), "--ca-file", "/nonexistent/ca.pem")
+    assert result.exit_code == 3, result.stderr
+    assert result.stderr.splitlines()[0] == (
+        "error: /nonexistent/ca.pem: cannot read CA bundle: No such file or directory")
+
+
+def test_fake_cloud_refuses_an_unreadable_ca_file_too(run_cli) -> None:
+    result = run_cli("fake-cloud", "--state", str(EXAMPLE_STATE), "--ca-file", "/nonexistent")
+    assert result.exit_code == 3
+
+
+@pytest.mark.parametrize("run", ["groups", "preflight --quotas", "advise --quotas"])
+def test_insecure_with_a_remote_endpoint_is_refused_offline_as_live(run_cli, run: str) -> None:
+    # Before: offline `preflight --quotas F --endpoint H:P --insecure` passed a combination
+    # that the live path refuses.
+    argv, _why = OFFLINE_RUNS[run]
+    result = run_cli(*argv, "--state", str(EXAMPLE_STATE),
+                     "--endpoint", "api.cloud.yandex.net:443", "--insecure")
+    assert result.exit_code == 2, result.stderr
+    assert ("--insecure is allowed only for a loopback endpoint, not api.cloud.yandex.net:443"
+            in result.stderr)
+
+
+@pytest.mark.parametrize("run", ["groups", "preflight --quotas", "advise --quotas"])
+def test_valid_connection_flags_of_an_offline_run_are_named_as_not_used(run_cli, run: str
+                                                                        ) -> None:
+    argv, why = OFFLINE_RUNS[run]
+    result = run_cli(*argv, "--state", str(EXAMPLE_STATE), "-o", "json",
+                     "--endpoint", "127.0.0.1:9", "--insecure")
+    assert result.exit_code in (0, 1), result.stderr  # the run's own verdict
+    assert f"note: --endpoint, --insecure not used: {why}" in result.stderr.splitlines()
+    result.json()  # stdout is the report, untouched
+
+
+def test_a_ca_file_alone_on_plan_is_named_as_not_used(run_cli, tmp_path) -> None:
+    ca = tmp_path / "ca.pem"
+    ca.write_text("-----BEGIN CERTIFICATE-----\n")
+    result = run_cli("plan", "--state", str(EXAMPLE_STATE), "-g", "workers", "--ca-file", str(ca))
+    assert result.exit_code == 0
+    assert result.stderr == ("note: --ca-file not used: `plan` reads the cloud only with "
+                             "--endpoint\n")
+
+
+def test_state_source_flags_beside_a_file_state_are_named_as_not_used(run_cli) -> None:
+    result = run_cli("groups", "--state", str(EXAMPLE_STATE), "--terraform-bin", "tofu",
+                     "--workspace", "prod", "--s3-endpoint", "https://s3.example")
+    assert result.exit_code == 0
+    assert result.stderr == (f"note: --terraform-bin, --workspace, --s3-endpoint not used: the "
+                             f"Terraform state comes from {str(EXAMPLE_STATE)!r}\n")
+
+
+def test_flags_from_the_environment_are_ambient(run_cli, monkeypatch: pytest.MonkeyPatch
+                                                ) -> None:
+    # YC_ENDPOINT set for the commands that call the cloud says nothing on those that do not.
+    monkeypatch.setenv("YC_ENDPOINT", "127.0.0.1:9")
+    monkeypatch.setenv("TF_WORKSPACE", "prod")
+    result = run_cli("groups", "--state", str(EXAMPLE_STATE))
+    assert (result.exit_code, result.stderr) == (0, "")

@@ -14,6 +14,7 @@ from ngupgrade.cli._common import (
     group_option,
     settings_of,
 )
+from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli.render.advise import advise_json, advise_text
 from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
@@ -89,6 +90,9 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
     Nothing is changed.
     """
     settings = settings_of(click.get_current_context())
+    note_unused(settings, connects=quotas_file is None and bool(settings.endpoint),
+                offline="with --quotas the limits come from the file, no API call is made"
+                if quotas_file is not None else "`advise` reads the cloud only with --endpoint")
     request = AdviseRequest(selectors=groups, quotas_file=quotas_file, cloud_id=cloud_id,
                             at_current_size=at_current_size, strict=strict,
                             min_available=min_available, nodes=nodes,

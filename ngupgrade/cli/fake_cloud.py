@@ -9,6 +9,7 @@ import click
 
 from ngupgrade.app.load import load_groups
 from ngupgrade.cli._common import TIME_SCALE, common_options, settings_of
+from ngupgrade.cli._flags import note_unused
 
 
 @click.command("fake-cloud")
@@ -38,6 +39,8 @@ def fake_cloud(scenario: str | None, port: int, speed: float) -> None:
     scenario file.
     """
     settings = settings_of(click.get_current_context())
+    note_unused(settings, connects=False,
+                offline="`fake-cloud` serves its own endpoint, 127.0.0.1:--port")
     # The fake is test tooling, so the CLI (not a use case) wires it: nothing below the CLI
     # imports ngupgrade.testing (import-linter contract).
     from ngupgrade.testing.fake_cloud import FakeCloud, RealClock

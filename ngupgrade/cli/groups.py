@@ -6,6 +6,7 @@ import click
 
 from ngupgrade.app.load import load_groups
 from ngupgrade.cli._common import common_options, emit_json, group_option, print_table, settings_of
+from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli.render.groups import GROUP_COLUMNS, group_row, groups_json
 
 
@@ -31,6 +32,7 @@ def groups(groups: tuple[str, ...]) -> None:
     --group that matches nothing); 3 bad state (unreadable, not JSON, unsupported version).
     """
     settings = settings_of(click.get_current_context())
+    note_unused(settings, connects=False, offline="`groups` reads only the Terraform state")
     found = load_groups(settings, groups)
     if settings.output == "json":
         emit_json(groups_json(found))

@@ -18,6 +18,7 @@ from ngupgrade.cli._common import (
     plan_option,
     settings_of,
 )
+from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli.render.plan import plan_json, plan_text
 from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import MAX_GROUP_NODES
@@ -77,6 +78,9 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
     with --strict; 2 usage error (e.g. a negative --max-expansion); 3 bad state or plan.
     """
     settings = settings_of(click.get_current_context())
+    note_unused(settings, connects=settings.plan is None and bool(settings.endpoint),
+                offline="`plan` reads only the Terraform plan" if settings.plan is not None
+                else "`plan` reads the cloud only with --endpoint")
     request = PlanRequest(selectors=groups, max_expansion=max_expansion,
                           max_unavailable=max_unavailable, nodes=nodes,
                           minutes_per_cycle=cycle_minutes, method=method)

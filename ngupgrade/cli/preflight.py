@@ -23,6 +23,7 @@ from ngupgrade.cli._common import (
     plan_option,
     settings_of,
 )
+from ngupgrade.cli._flags import note_unused
 from ngupgrade.core.change import REPLACE_DELETES_ALL_NODES, TAINTS_RECREATE_GROUP
 from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.model import NodeGroup
@@ -109,6 +110,8 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
     Nothing in the cloud is changed. See docs/quota-preflight.md.
     """
     settings = settings_of(click.get_current_context())
+    note_unused(settings, connects=quotas_file is None,
+                offline="with --quotas the limits come from the file, no API call is made")
     check_overrides(max_expansion, max_unavailable, forced_platform(settings))
     cluster = cluster_source(cluster_files, kubeconfig, kube_context)
     accepted_codes(accept)  # an unknown code is a usage error before anything is read

@@ -9,6 +9,7 @@ from ngupgrade.app.cloud import open_cloud, resolve_group
 from ngupgrade.app.set_policy import apply_change, plan_change
 from ngupgrade.cli._common import POLICY_VALUE, common_options, emit_json, only_one, settings_of
 from ngupgrade.cli._duration import Duration
+from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli._progress import Progress
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.platform import YANDEX
@@ -55,6 +56,7 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
     if max_expansion is None and max_unavailable is None:
         raise UsageError("give --max-expansion and/or --max-unavailable")
     settings = settings_of(click.get_current_context())
+    note_unused(settings, connects=True)
     target = resolve_group(settings, group, "set-policy")
     with open_cloud(settings) as gw:
         change = plan_change(gw, target, max_expansion, max_unavailable)

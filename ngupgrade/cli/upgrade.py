@@ -25,6 +25,7 @@ from ngupgrade.cli._common import (
     settings_of,
 )
 from ngupgrade.cli._duration import Duration
+from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli._upgrade_display import (
     Display,
     NdjsonDisplay,
@@ -135,6 +136,7 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
     from ngupgrade.upgrade.values import UpgradeOptions
 
     settings = settings_of(click.get_current_context())
+    note_unused(settings, connects=True)
     options = UpgradeOptions(
         version=version, latest_revision=latest_revision, max_expansion=max_expansion,
         max_unavailable=max_unavailable, restore_policy=restore_policy, timeout=timeout,

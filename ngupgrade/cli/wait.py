@@ -9,6 +9,7 @@ from ngupgrade.app.cloud import open_cloud, resolve_group
 from ngupgrade.app.wait import find_target, wait_for
 from ngupgrade.cli._common import common_options, emit_json, only_one, settings_of
 from ngupgrade.cli._duration import Duration
+from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli._progress import Progress
 
 
@@ -43,6 +44,7 @@ def wait(group: str | None, operation: str | None, timeout: float,
     same command again); 130 interrupted.
     """
     settings = settings_of(click.get_current_context())
+    note_unused(settings, connects=True, reads_state=bool(group))
     group_id = resolve_group(settings, group, "wait").id if group else None
     with open_cloud(settings) as gw:
         target = find_target(gw, node_group_id=group_id, operation_id=operation)
