@@ -168,3 +168,58 @@ def test_group_selected_by_the_address_terraform_prints(run_cli, tmp_path) -> No
     assert result.exit_code == 0, result.stderr
     assert [g["address"] for g in result.json()["groups"]] == [
         'yandex_kubernetes_node_group.bad["$${env}"]']
+
+
+# ---- the table never cuts what -g takes (issue 11 item 12) ------------------------------------
+
+def _run_on_a_terminal(argv: list[str], columns: int) -> str:
+    """Run ngupgrade with stdout a pseudo-terminal `columns` wide; what the terminal got."""
+    import fcntl
+    import struct
+    import termios
+
+    leader, follower = os.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    proc = subprocess.Popen([sys.executable, "-m", "ngupgrade", *argv], stdout=follower,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd=ROOT,
+                            env={**env, "TERM": "dumb"})
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
+    return b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+def test_a_narrow_terminal_never_cuts_ids_addresses_or_names() -> None:
+    # Before: on an 80-column terminal, "yandex_k…" and "cat3ng0g…".
+    out = _run_on_a_terminal(["groups", "--state", str(EXAMPLE_STATE)], columns=80)
+    assert "…" not in out
+    for whole in [*ADDRESSES, "cat3ng0gpu000000ijkl", "cat1ng0fixed0000abcd",
+                  "cat2ng0auto00000efgh", "workers", "batch"]:
+        assert whole in out, whole
+
+
+def test_a_pipe_never_cuts_a_long_address(run_cli, tmp_path: Path) -> None:
+    # Before: a pipe printed 250 columns, so a deep module address lost its end.
+    import json
+
+    key = "platform-" + "x" * 120
+    doc = json.loads(state_doc(FIXED_SCALE))
+    doc["resources"][0]["module"] = f'module.k8s["{key}"].module.pools["{key}"]'
+    doc["resources"][0]["instances"][0]["index_key"] = key
+    path = tmp_path / "deep.tfstate"
+    path.write_text(json.dumps(doc))
+    address = (f'module.k8s["{key}"].module.pools["{key}"].yandex_kubernetes_node_group'
+               f'.bad["{key}"]')
+    result = run_cli("groups", "--state", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert address in result.stdout and "…" not in result.stdout

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -230,24 +230,40 @@ def json_text(payload: Any) -> str:
                       allow_nan=False) + "\n"
 
 
-def print_table(columns: list[str], rows: list[list[str]], title: str | None = None) -> None:
-    """Print a table with rich (imported here, so JSON output never pays for it)."""
+def print_table(columns: list[str], rows: list[list[str]], title: str | None = None, *,
+                whole: Collection[str] = ()) -> None:
+    """Print a table with rich (imported here, so JSON output never pays for it).
+
+    Columns named in ``whole`` (ids, Terraform addresses: what ``-g`` takes and people copy)
+    are never cut or wrapped, even on a narrow terminal: the other columns wrap first, and
+    when that is not enough the table is printed wider than the terminal. In a pipe or a CI
+    log nothing wraps at all.
+    """
     from rich import box
     from rich.console import Console
+    from rich.measure import Measurement
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(*columns, title=Text(title) if title else None, box=box.SIMPLE_HEAD,
+    table = Table(title=Text(title) if title else None, box=box.SIMPLE_HEAD,
                   header_style="bold", title_justify="left")
+    for i, name in enumerate(columns):
+        if name in whole:
+            longest = max([len(name), *(len(row[i]) for row in rows)])
+            table.add_column(name, no_wrap=True, min_width=longest)
+        else:
+            table.add_column(name, overflow="fold")  # wrapped, never cut with an ellipsis
     for row in rows:
         # Text, not str: rich reads "[...]" in a str as markup, and Terraform addresses,
         # for_each keys, names and labels are full of brackets ('ng["a.b[c]"]').
         table.add_row(*(Text(cell) for cell in row))
-    # In a pipe or a CI log nothing should be cut: give the table the room it needs.
     tty = sys.stdout.isatty()
-    console = Console(width=None if tty else 250, no_color=not tty, highlight=False)
+    console = Console(no_color=not tty, highlight=False)
+    # measured without the console's own bound, which would cap both figures at its width
+    needed = Measurement.get(console, console.options.update_width(100_000), table)
+    console.width = max(console.width, needed.minimum) if tty else needed.maximum
     with console.capture() as captured:
-        console.print(table)
+        console.print(table, crop=False)
     lines = [line.rstrip() for line in captured.get().splitlines()]
     while lines and not lines[0]:
         lines.pop(0)

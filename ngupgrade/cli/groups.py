@@ -40,4 +40,4 @@ def groups(groups: tuple[str, ...]) -> None:
     if not found:
         click.echo("no yandex_kubernetes_node_group resources in this state")
         return
-    print_table(GROUP_COLUMNS, [group_row(g) for g in found])
+    print_table(GROUP_COLUMNS, [group_row(g) for g in found], whole=("address", "name", "id"))
