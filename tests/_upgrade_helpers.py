@@ -1,6 +1,6 @@
 """Shared set-up of the ``ngupgrade upgrade`` tests: the fake cloud seeded from the example
 Terraform state (or from builder groups), the use case run on the fake's virtual clock, and
-the command line with its runtime seam pointed at the fake."""
+the command line with its Timing seam on the fake's virtual clock."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from ngupgrade.app.settings import Settings
+from ngupgrade.app.timing import Timing
 from ngupgrade.app.upgrade import UpgradeRequest, run_upgrade
 from ngupgrade.core.errors import NgUpgradeError
 from ngupgrade.core.model import NodeGroup
@@ -96,8 +97,9 @@ def run(
 
     gateway = api if api is not None else fake.gateway()
     try:
-        out.report = run_upgrade(Settings(state=STATE), request, api=gateway, clock=fake.now,
-                                 sleep=fake.sleep, emit=emit, groups=groups)
+        out.report = run_upgrade(Settings(state=STATE), request,
+                                 timing=Timing(fake.now, fake.sleep), api=gateway, emit=emit,
+                                 groups=groups)
     except NgUpgradeError as err:
         out.code, out.error = err.exit_code, err
     except KeyboardInterrupt:
@@ -123,19 +125,15 @@ POLICY_MASK = ["deploy_policy.max_expansion", "deploy_policy.max_unavailable"]
 
 def cli(fake: FakeCloud, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         *args: str) -> tuple[int, str, str]:
-    """Run ``ngupgrade ARGS`` in process with the runtime seam on the fake (virtual clock)."""
-    import ngupgrade.cli.upgrade as cmd
+    """Run ``ngupgrade ARGS`` in process on the fake's virtual clock (main's Timing seam)."""
     from ngupgrade.cli import main
 
-    gateway = fake.gateway()
-    monkeypatch.setattr(cmd, "runtime", lambda settings, scale: cmd.Runtime(
-        fake.now, fake.sleep, api=gateway))
+    monkeypatch.delenv("YC_IAM_TOKEN", raising=False)
     try:
-        main(["upgrade", "--state", STATE, "--endpoint", fake.endpoint, "--insecure", *args])
+        main(["upgrade", "--state", STATE, "--endpoint", fake.endpoint, "--insecure", *args],
+             timing=Timing(fake.now, fake.sleep))
         code = 0
     except SystemExit as done:
         code = int(done.code or 0)
-    finally:
-        gateway.close()
     captured = capsys.readouterr()
     return code, captured.out, captured.err

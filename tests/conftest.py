@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,31 +29,44 @@ class CliResult:
         return json.loads(self.stdout)
 
 
-@pytest.fixture
-def run_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-            ) -> Callable[..., CliResult]:
-    """Run ``ngupgrade ARGS`` in-process through the real entry point; capture exit and output."""
-    from ngupgrade.cli import main
+class CliRunner:
+    """Runs ``ngupgrade ARGS`` in-process through the real entry point.
 
+    ``timing``: the one Timing main() hands to the cloud use cases; set it to a fake cloud's
+    virtual clock (``Timing(fake.now, fake.sleep)``) and no test sleeps real seconds. None:
+    real time.
+    """
+
+    def __init__(self, capsys: pytest.CaptureFixture[str],
+                 monkeypatch: pytest.MonkeyPatch) -> None:
+        self.capsys = capsys
+        self.monkeypatch = monkeypatch
+        self.timing: object = None
+
+    def __call__(self, *args: str, stdin: bytes | None = None) -> CliResult:
+        from ngupgrade.cli import main
+
+        self.capsys.readouterr()
+        if stdin is not None:
+            fake = io.TextIOWrapper(io.BytesIO(stdin))
+            self.monkeypatch.setattr(sys, "stdin", fake)
+        code = 0
+        try:
+            main(list(args), timing=self.timing)  # type: ignore[arg-type]
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        out, err = self.capsys.readouterr()
+        return CliResult(code, out, err)
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    """Run ``ngupgrade ARGS`` in-process through the real entry point; capture exit and output."""
     # The developer's environment must not leak into tests.
     for var in ("NGUPGRADE_STATE", "NGUPGRADE_OUTPUT", "YC_ENDPOINT", "TF_WORKSPACE",
                 "NGUPGRADE_TERRAFORM_BIN", "NGUPGRADE_S3_ENDPOINT", "NGUPGRADE_PLATFORM"):
         monkeypatch.delenv(var, raising=False)
-
-    def run(*args: str, stdin: bytes | None = None) -> CliResult:
-        capsys.readouterr()
-        if stdin is not None:
-            fake = io.TextIOWrapper(io.BytesIO(stdin))
-            monkeypatch.setattr(sys, "stdin", fake)
-        code = 0
-        try:
-            main(list(args))
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        out, err = capsys.readouterr()
-        return CliResult(code, out, err)
-
-    return run
+    return CliRunner(capsys, monkeypatch)
 
 
 @pytest.fixture

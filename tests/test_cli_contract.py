@@ -98,9 +98,9 @@ GID = "catgroup000000000001"
 
 
 @pytest.fixture
-def cloud(monkeypatch: pytest.MonkeyPatch):
+def cloud(monkeypatch: pytest.MonkeyPatch, run_cli):
     """A fake cloud with one fixed group of 3 (policy 1/0) on the test's virtual clock."""
-    from ngupgrade.app import timing
+    from ngupgrade.app.timing import Timing
     from ngupgrade.core.model import DeployPolicy
     from ngupgrade.testing import FakeCloud, node_group
 
@@ -108,7 +108,7 @@ def cloud(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("YC_TOKEN", raising=False)
     monkeypatch.chdir("/")  # no ./terraform.tfstate: the group is named by id
     fake = FakeCloud([node_group(GID, size=3, policy=DeployPolicy(1, 0))]).start()
-    monkeypatch.setattr(timing, "CURRENT", timing.Timing(fake.now, fake.sleep))
+    run_cli.timing = Timing(fake.now, fake.sleep)
     yield fake
     fake.stop()
 

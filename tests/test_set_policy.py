@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from ngupgrade.app import timing
+from ngupgrade.app.timing import Timing
 from ngupgrade.core.errors import EXIT_API, EXIT_CHECK_FAILED, EXIT_TIMEOUT, EXIT_USAGE
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.testing import FakeCloud, node_group
@@ -21,7 +21,7 @@ EXAMPLE_WORKERS = "cat1ng0fixed0000abcd"
 
 
 @pytest.fixture
-def cloud(monkeypatch):
+def cloud(monkeypatch, run_cli):
     """A fake with the C16 group (fixed 6, policy 1/0) on the virtual clock."""
     monkeypatch.delenv("YC_IAM_TOKEN", raising=False)
     monkeypatch.delenv("YC_TOKEN", raising=False)
@@ -30,7 +30,7 @@ def cloud(monkeypatch):
     def make(*faults, **scenario):
         fake = FakeCloud([node_group(GID, size=6, policy=DeployPolicy(1, 0))],
                          {**scenario, "faults": list(faults)}).start()
-        monkeypatch.setattr(timing, "CURRENT", timing.Timing(fake.now, fake.sleep))
+        run_cli.timing = Timing(fake.now, fake.sleep)
         made.append(fake)
         return fake
 
@@ -131,7 +131,7 @@ def test_json_output_and_terraform_warning_from_the_state(cloud, run_cli, monkey
     monkeypatch.delenv("YC_IAM_TOKEN", raising=False)
     fake = FakeCloud.from_state(str(state)).start()
     try:
-        monkeypatch.setattr(timing, "CURRENT", timing.Timing(fake.now, fake.sleep))
+        run_cli.timing = Timing(fake.now, fake.sleep)
         res = run_cli("--endpoint", fake.endpoint, "--insecure", "--state", str(state),
                       "set-policy", "--group", "workers", "--max-expansion", "2", "--apply")
         assert res.exit_code == 0, res.stderr

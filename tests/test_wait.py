@@ -1,7 +1,7 @@
 """``ngupgrade wait`` and ``ngupgrade fake-cloud`` end to end over gRPC.
 
-Waits run on the fake's virtual clock (``ngupgrade.app.timing.CURRENT``); the one test of the
-``fake-cloud`` process runs it for real, at speed x600, for about a second.
+Waits run on the fake's virtual clock (``run_cli.timing``, main's one Timing seam); the one
+test of the ``fake-cloud`` process runs it for real, at speed x600, for about a second.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import pytest
 
 from ngupgrade.adapters.cloud.gateway import open_gateway
 from ngupgrade.adapters.cloud.types import OperationState
-from ngupgrade.app import timing
 from ngupgrade.app.settings import Settings
+from ngupgrade.app.timing import Timing
 from ngupgrade.cli._progress import Progress
 from ngupgrade.core.errors import EXIT_OPERATION_FAILED, EXIT_TIMEOUT, EXIT_USAGE
 from ngupgrade.core.model import DeployPolicy
@@ -31,7 +31,7 @@ GID = "catgroup000000000001"
 
 
 @pytest.fixture
-def cloud(monkeypatch):
+def cloud(monkeypatch, run_cli):
     monkeypatch.delenv("YC_IAM_TOKEN", raising=False)
     monkeypatch.delenv("YC_TOKEN", raising=False)
     monkeypatch.chdir("/")
@@ -40,7 +40,7 @@ def cloud(monkeypatch):
     def make(*faults, size=3, **scenario):
         fake = FakeCloud([node_group(GID, size=size, policy=DeployPolicy(1, 0))],
                          {**scenario, "faults": list(faults)}).start()
-        monkeypatch.setattr(timing, "CURRENT", timing.Timing(fake.now, fake.sleep))
+        run_cli.timing = Timing(fake.now, fake.sleep)
         made.append(fake)
         return fake
 
@@ -128,7 +128,7 @@ def test_ctrl_c_prints_how_to_resume_and_cancels_nothing(cloud, run_cli, monkeyp
     def interrupted(seconds):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(timing, "CURRENT", timing.Timing(fake.now, interrupted))
+    run_cli.timing = Timing(fake.now, interrupted)
     res = _wait(run_cli, fake, "--group", GID)
     assert res.exit_code == 130
     assert "interrupted: nothing was cancelled" in res.stderr

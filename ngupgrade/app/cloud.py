@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ngupgrade.adapters.cloud.gateway import CloudGateway, open_gateway
-from ngupgrade.app import timing
 from ngupgrade.app.settings import Settings
+from ngupgrade.app.timing import Timing
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.model import DeployPolicy
 
@@ -32,9 +32,10 @@ class GroupTarget:
     in_state: bool
 
 
-def open_cloud(settings: Settings) -> CloudGateway:
-    """The gateway for this invocation, on :data:`ngupgrade.app.timing.CURRENT`."""
-    t = timing.CURRENT
+def open_cloud(settings: Settings, timing: Timing | None = None) -> CloudGateway:
+    """The gateway for this invocation; its retry backoff sleeps on ``timing`` (real time
+    when None: read-only commands)."""
+    t = timing or Timing()
     return open_gateway(settings, clock=t.clock, sleep=t.sleep)
 
 

@@ -15,8 +15,8 @@ from ngupgrade.adapters.cloud.gateway import CloudGateway
 from ngupgrade.adapters.cloud.proto import mask_paths
 from ngupgrade.adapters.cloud.types import LiveNodeGroup
 from ngupgrade.adapters.cloud.waiter import OnPoll, wait_reconciled
-from ngupgrade.app import timing
 from ngupgrade.app.cloud import GroupTarget
+from ngupgrade.app.timing import Timing
 from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.core.platform import YANDEX
@@ -77,7 +77,7 @@ class Applied:
     reached_by: str | None = None
 
 
-def apply_change(gw: CloudGateway, change: PolicyChange, *, timeout: float,
+def apply_change(gw: CloudGateway, change: PolicyChange, *, timing: Timing, timeout: float,
                  on_poll: OnPoll | None = None, on_started: OnStarted | None = None,
                  ) -> Applied:
     """Send the masked Update (the one mutation path, :mod:`ngupgrade.upgrade.mutation`),
@@ -92,7 +92,7 @@ def apply_change(gw: CloudGateway, change: PolicyChange, *, timeout: float,
         CloudApiError: the Update was refused (another operation in the way past the bound);
             OutcomeUnknown when it failed ambiguously and no operation is listed yet.
     """
-    t = timing.CURRENT
+    t = timing
     conflict = ConflictPolicy(wait_seconds=min(ConflictPolicy.wait_seconds, timeout))
     sent = Mutation(gw, t, conflict).send(change.target.id, Change(policy=change.after),
                                           current=change.live)

@@ -21,15 +21,14 @@ typed records of :mod:`ngupgrade.upgrade.events` (their NDJSON keys: docs/events
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ngupgrade.adapters.cloud.waiter import PollPolicy, Timing
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.drain_check import ClusterSource
 from ngupgrade.app.settings import Settings
+from ngupgrade.app.timing import Timing
 from ngupgrade.core.errors import (
     EXIT_INTERRUPTED,
     CheckFailed,
@@ -133,17 +132,15 @@ def run_upgrade(
     settings: Settings,
     request: UpgradeRequest,
     *,
+    timing: Timing | None = None,
     api: UpgradeApi | None = None,
-    clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], None] = time.sleep,
     emit: Emit | None = None,
-    poll: PollPolicy | None = None,
     journal_writer: Callable[[str, str], None] | None = None,
     groups: Sequence[NodeGroup] | None = None,
 ) -> UpgradeReport:
     """Plan, gate and (with ``apply``) run the upgrade of the selected groups.
 
-    ``api`` None opens the cloud gateway for ``settings`` (with this ``clock`` and ``sleep``).
+    ``timing`` None is real time. ``api`` None opens the cloud gateway for ``settings`` on it.
     ``groups`` given: select from these instead of reading ``settings.state``.
 
     Raises:
@@ -155,6 +152,7 @@ def run_upgrade(
     """
     from ngupgrade.app.load import load_groups, refuse_changes, select_groups
 
+    timing = timing or Timing()
     check_request(request)
     selected = (select_groups(groups, request.selectors) if groups is not None
                 else load_groups(settings, request.selectors))
@@ -163,16 +161,15 @@ def run_upgrade(
     if api is None:
         from ngupgrade.adapters.cloud.gateway import open_gateway
 
-        api = open_gateway(settings, clock=clock, sleep=sleep)
+        api = open_gateway(settings, clock=timing.clock, sleep=timing.sleep)
     sink = emit or (lambda event: None)
-    timing = Timing(clock, sleep, poll or PollPolicy())
     runbook = Runbook(api, request.options, timing=timing, emit=sink,
                       journal_writer=journal_writer)
     report = UpgradeReport(applied=request.apply)
     try:
         _prepare_and_run(settings, request, selected, api, runbook, report)
     finally:
-        report.seconds = clock() - runbook.t0
+        report.seconds = timing.clock() - runbook.t0
         if owned:
             close = getattr(api, "close", None)
             if close is not None:

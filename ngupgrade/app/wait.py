@@ -14,7 +14,7 @@ from ngupgrade.adapters.cloud.waiter import (
     wait_operation,
     wait_reconciled,
 )
-from ngupgrade.app import timing
+from ngupgrade.app.timing import Timing
 from ngupgrade.core.errors import CheckFailed, OperationTimeout, UsageError
 
 
@@ -49,7 +49,7 @@ def find_target(gw: CloudGateway, *, node_group_id: str | None, operation_id: st
     return WaitTarget(gw.running_operation(node_group_id), node_group_id)
 
 
-def wait_for(gw: CloudGateway, target: WaitTarget, *, timeout: float,
+def wait_for(gw: CloudGateway, target: WaitTarget, *, timing: Timing, timeout: float,
              on_poll: OnPoll | None = None, stall_seconds: float = 0.0) -> WaitVerdict:
     """Wait for the operation and, when the group is known, for the reconcile verdict.
 
@@ -58,7 +58,7 @@ def wait_for(gw: CloudGateway, target: WaitTarget, *, timeout: float,
 
     Raises OperationFailed (exit 5), OperationTimeout or Stalled (exit 6), CloudApiError (4).
     """
-    t = timing.CURRENT
+    t = timing
     if target.operation is None:
         group = gw.get_node_group(target.node_group_id) if target.node_group_id else None
         if group is not None:

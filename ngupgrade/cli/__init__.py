@@ -22,6 +22,7 @@ import click
 
 from ngupgrade import __version__
 from ngupgrade.app.settings import Settings
+from ngupgrade.app.timing import Timing
 from ngupgrade.cli._common import Invocation, common_options, json_text
 from ngupgrade.cli.render.errors import error_code, error_json
 from ngupgrade.core.errors import EXIT_INTERRUPTED, NgUpgradeError
@@ -150,19 +151,22 @@ def cli() -> None:
     """Root group; options given here apply to the command that follows."""
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, *, timing: Timing | None = None) -> None:
     """Run the CLI and exit with the documented code; never shows a traceback for known faults.
 
     With ``--output json`` a failure also prints one JSON object on stdout: the command's
     report with an ``error`` key, or ``{"error": {...}}`` (``cli/render/errors.py``); the
     ``upgrade`` NDJSON stream ends with an ``{"event": "error", ...}`` line instead.
 
+    ``timing`` replaces real time for the cloud use cases (tests pass the fake cloud's
+    virtual clock; :func:`ngupgrade.cli._common.timing_of`).
+
     A reader that stops early (``| head``) is not a failed check: exit 0, silently. (Whether
     the pipe breaks before or after a verdict depends only on how much was buffered, so the
     verdict cannot stand consistently; the reader chose to stop reading it.)
     """
     words = sys.argv[1:] if argv is None else list(argv)
-    run = Invocation()
+    run = Invocation(timing=timing)
     try:
         code = _run(words, run)
         sys.stdout.flush()  # here, not at interpreter exit, where EPIPE would print and exit 120

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import click
 
 from ngupgrade.app.settings import Settings
+from ngupgrade.app.timing import Timing, real_time
 from ngupgrade.core.errors import UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -34,12 +35,24 @@ class Invocation:
     settings: Settings = field(default_factory=Settings)
     command: str | None = None
     report: Any = None
+    timing: Timing | None = None
+    """Time for the cloud use cases when the caller brings its own (tests: the fake cloud's
+    virtual clock); None: real time."""
 
 
 def invocation_of(ctx: click.Context) -> Invocation | None:
     """The Invocation main() passed in, or None (a command run without main())."""
     obj = ctx.find_root().obj
     return obj if isinstance(obj, Invocation) else None
+
+
+def timing_of(ctx: click.Context, time_scale: float = 1.0) -> Timing:
+    """The one Timing of this invocation: the one main() was given, else real time
+    (``time_scale`` virtual seconds per real second: ``upgrade --time-scale`` drills)."""
+    run = invocation_of(ctx)
+    if run is not None and run.timing is not None:
+        return run.timing
+    return real_time(time_scale)
 
 
 def settings_of(ctx: click.Context) -> Settings:

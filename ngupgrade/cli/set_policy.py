@@ -7,7 +7,14 @@ import click
 from ngupgrade.adapters.cloud.waiter import resume_hint
 from ngupgrade.app.cloud import open_cloud, resolve_group
 from ngupgrade.app.set_policy import apply_change, plan_change
-from ngupgrade.cli._common import POLICY_VALUE, common_options, emit_json, only_one, settings_of
+from ngupgrade.cli._common import (
+    POLICY_VALUE,
+    common_options,
+    emit_json,
+    only_one,
+    settings_of,
+    timing_of,
+)
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli._progress import Progress
@@ -55,10 +62,11 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
     """
     if max_expansion is None and max_unavailable is None:
         raise UsageError("give --max-expansion and/or --max-unavailable")
-    settings = settings_of(click.get_current_context())
+    ctx = click.get_current_context()
+    settings, timing = settings_of(ctx), timing_of(ctx)
     note_unused(settings, connects=True)
     target = resolve_group(settings, group, "set-policy")
-    with open_cloud(settings) as gw:
+    with open_cloud(settings, timing) as gw:
         change = plan_change(gw, target, max_expansion, max_unavailable)
         label = f"{target.address or target.name} ({target.id})"
         before = YANDEX.in_force(change.before)
@@ -79,7 +87,7 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
             op_ids: list[str] = []
             try:
                 with Progress(f"deploy policy update of {label}") as progress:
-                    applied = apply_change(gw, change, timeout=timeout,
+                    applied = apply_change(gw, change, timing=timing, timeout=timeout,
                                            on_poll=progress.on_poll, on_started=op_ids.append)
             except KeyboardInterrupt:
                 if op_ids:

@@ -7,15 +7,9 @@ NDJSON with ``--output json``.
 from __future__ import annotations
 
 import sys
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
 import click
 
-from ngupgrade.adapters.cloud.waiter import PollPolicy
-from ngupgrade.app.settings import Settings
 from ngupgrade.cli._cluster import accept_option, accepted_codes, cluster_options, cluster_source
 from ngupgrade.cli._common import (
     CYCLE_MINUTES,
@@ -23,6 +17,7 @@ from ngupgrade.cli._common import (
     TIME_SCALE,
     common_options,
     settings_of,
+    timing_of,
 )
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._flags import note_unused
@@ -33,24 +28,6 @@ from ngupgrade.cli._upgrade_display import (
     RichDisplay,
 )
 from ngupgrade.core.errors import NgUpgradeError
-
-
-@dataclass
-class Runtime:
-    """Time and cloud access of one run: the seam tests and ``make demo`` replace."""
-
-    clock: Callable[[], float]
-    sleep: Callable[[float], None]
-    api: Any = None
-    poll: PollPolicy | None = None
-
-
-def runtime(settings: Settings, time_scale: float) -> Runtime:
-    """Real time (``time_scale`` virtual seconds per real second, for fake-cloud drills)."""
-    if time_scale == 1.0:
-        return Runtime(time.monotonic, time.sleep)
-    return Runtime(lambda: time.monotonic() * time_scale,
-                   lambda seconds: time.sleep(seconds / time_scale))
 
 
 @click.command()
@@ -135,7 +112,8 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
     from ngupgrade.app.upgrade import UpgradeRequest, run_upgrade
     from ngupgrade.upgrade.values import UpgradeOptions
 
-    settings = settings_of(click.get_current_context())
+    ctx = click.get_current_context()
+    settings = settings_of(ctx)
     note_unused(settings, connects=True)
     options = UpgradeOptions(
         version=version, latest_revision=latest_revision, max_expansion=max_expansion,
@@ -145,12 +123,10 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
                              quotas_file=quotas_file, cloud_id=cloud_id, strict=strict,
                              cluster=cluster_source(cluster_files, kubeconfig, kube_context),
                              accept=accepted_codes(accept))
-    rt = runtime(settings, time_scale)
     show: Display = NdjsonDisplay() if settings.output == "json" else \
         (RichDisplay() if sys.stdout.isatty() else PlainDisplay())
     try:
-        run_upgrade(settings, request, api=rt.api, clock=rt.clock, sleep=rt.sleep,
-                    emit=show.event, poll=rt.poll)
+        run_upgrade(settings, request, timing=timing_of(ctx, time_scale), emit=show.event)
     except NgUpgradeError as err:
         show.error(err)
         raise

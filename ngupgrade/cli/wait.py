@@ -7,7 +7,7 @@ import click
 from ngupgrade.adapters.cloud.waiter import resume_hint
 from ngupgrade.app.cloud import open_cloud, resolve_group
 from ngupgrade.app.wait import find_target, wait_for
-from ngupgrade.cli._common import common_options, emit_json, only_one, settings_of
+from ngupgrade.cli._common import common_options, emit_json, only_one, settings_of, timing_of
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli._progress import Progress
@@ -43,13 +43,14 @@ def wait(group: str | None, operation: str | None, timeout: float,
     4 API error; 5 the operation failed; 6 still running at the timeout or stalled (run the
     same command again); 130 interrupted.
     """
-    settings = settings_of(click.get_current_context())
+    ctx = click.get_current_context()
+    settings, timing = settings_of(ctx), timing_of(ctx)
     note_unused(settings, connects=True, reads_state=bool(group))
     group_id = resolve_group(settings, group, "wait").id if group else None
-    with open_cloud(settings) as gw:
+    with open_cloud(settings, timing) as gw:
         target = find_target(gw, node_group_id=group_id, operation_id=operation)
         if target.operation is None:
-            verdict = wait_for(gw, target, timeout=timeout)
+            verdict = wait_for(gw, target, timing=timing, timeout=timeout)
             status = verdict.group.status if verdict.group else "?"
             _report(settings.output, None, verdict.group, f"no unfinished operation on node "
                     f"group {group_id} (status {status})")
@@ -57,7 +58,8 @@ def wait(group: str | None, operation: str | None, timeout: float,
         op_id = target.operation.id
         try:
             with Progress(f"operation {op_id}") as progress:
-                verdict = wait_for(gw, target, timeout=timeout, on_poll=progress.on_poll,
+                verdict = wait_for(gw, target, timing=timing, timeout=timeout,
+                                   on_poll=progress.on_poll,
                                    stall_seconds=stall_after)
         except KeyboardInterrupt:
             click.echo(f"interrupted: {resume_hint(op_id)}", err=True)
