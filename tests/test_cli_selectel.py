@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ngupgrade.app import timing
+from ngupgrade.app.timing import Timing
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.testing import FakeCloud, node_group
 from tests.conftest import EXAMPLE_STATE, EXAMPLES
@@ -166,13 +166,13 @@ def test_preflight_refuses_what_it_cannot_check(run_cli, tmp_path: Path) -> None
 
 
 @pytest.fixture
-def fake(monkeypatch):
+def fake(monkeypatch, run_cli):
     """A running fake Yandex cloud: the refusals below must send it nothing."""
     monkeypatch.delenv("YC_IAM_TOKEN", raising=False)
     monkeypatch.delenv("YC_TOKEN", raising=False)
     cloud = FakeCloud([node_group("catgroup000000000001", size=3,
                                   policy=DeployPolicy(1, 0))], {}).start()
-    monkeypatch.setattr(timing, "CURRENT", timing.Timing(cloud.now, cloud.sleep))
+    run_cli.timing = Timing(cloud.now, cloud.sleep)
     yield cloud
     cloud.stop()
 
