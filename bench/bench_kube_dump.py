@@ -1,0 +1,198 @@
+"""Reading a cluster dump at Kubernetes' published scalability limits, against jq, in one run.
+
+1. A generated ``kubectl get ... -A -o json`` dump of 5,000 nodes, 150,000 pods and 3,000
+   PodDisruptionBudgets (the limits of kubernetes.io/docs/setup/best-practices/cluster-large:
+   5,000 nodes, 150,000 pods), with 3,000 Deployments and their ReplicaSets (one PDB each,
+   45 replicas) and 3 DaemonSets on every node. Objects are as the API prints them
+   (``ngupgrade.testing.kube_objects``): metadata, defaulted specs, statuses.
+   Timed: a whole process reading it into a ClusterSnapshot (``read_dumps``) next to ``jq``
+   grouping pod names by node on the same file. Target: at most 2x jq (the drain check that
+   reads it must also fit under 2x, so reading alone should leave room). Peak memory of that
+   process against the file's size: target under 3x.
+2. The live path's list calls against the fake Kubernetes API (real client) for a small
+   cluster and one 10x larger: calls must equal one per kind plus one per extra page.
+
+Prints figures and baselines side by side; exits 1 when a target is missed.
+Usage: ``PYTHONPATH=. python bench/bench_kube_dump.py [--nodes 5000 --pods 150000
+--pdbs 3000 --runs 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ngupgrade.testing import kube_objects as ko  # noqa: E402
+
+# group_by, not `reduce ... += [...]`: jq 1.6 copies the growing object on every step of such a
+# reduce (177 s on the full dump, against 15-20 s for this), which would flatter us.
+JQ_FILTER = ('[.items[] | select(.kind == "Pod") | {n: (.spec.nodeName // "-"), '
+             'p: .metadata.name}] | group_by(.n) | map({key: .[0].n, value: map(.p)}) '
+             '| from_entries')
+# The reader reports its own peak (VmHWM: the high-water mark of this process's memory map,
+# reset by exec; ru_maxrss is not, so a child forked from a big parent would read big).
+READER = ("import sys; from ngupgrade.adapters.kube import read_dumps; "
+          "r = read_dumps([sys.argv[1]]); "
+          "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0]; "
+          "print(len(r.snapshot.pods), int(hwm.split()[1]) * 1024)")
+DAEMONSETS = 3
+GROUPS = 10
+
+
+def _pods_of(name: str, namespace: str, labels: dict[str, str], spec: dict[str, Any],
+             owner: tuple[str, str, str], node: str, ready: bool = True) -> dict[str, Any]:
+    return ko.pod(name, namespace, {**spec, "nodeName": node}, labels=labels, owner=owner,
+                  ready=ready)
+
+
+def make_dump(path: Path, nodes: int, pods: int, pdbs: int) -> dict[str, int]:
+    """Write the dump; return how many objects of each kind it holds."""
+    node_names = [f"cl1abc{g:02d}-node-{i:05d}" for i in range(nodes) for g in [i % GROUPS]]
+    items: list[Any] = [ko.node(n, group_id=f"catgroup{i % GROUPS:012d}")
+                        for i, n in enumerate(node_names)]
+    counts = Counter({"Node": nodes})
+    daemon_pods = DAEMONSETS * nodes
+    replicas = max(1, (pods - daemon_pods) // max(1, pdbs))
+    for d in range(DAEMONSETS):
+        labels = {"app.kubernetes.io/name": f"agent-{d}"}
+        spec = ko.pod_spec([ko.container("agent", {"cpu": "50m", "memory": "64Mi"},
+                                         image="cr.yandex/agent:2.1")],
+                           tolerations=[{"operator": "Exists"}])
+        items.append(ko.daemonset(f"agent-{d}", "kube-system", labels, spec, nodes))
+        owner = ("apps/v1", "DaemonSet", f"agent-{d}")
+        for i, node in enumerate(node_names):
+            items.append(_pods_of(f"agent-{d}-{ko.pod_hash(node)[:5]}{i}", "kube-system",
+                                  labels, spec, owner, node))
+    counts.update({"DaemonSet": DAEMONSETS, "Pod": daemon_pods})
+    made = daemon_pods
+    for w in range(pdbs):
+        namespace = f"team-{w % 100:02d}"
+        name = f"svc-{w:04d}"
+        labels = {"app.kubernetes.io/name": name, "app.kubernetes.io/part-of": namespace}
+        spec = ko.pod_spec([ko.container("app", {"cpu": "100m", "memory": "128Mi"},
+                                         limits={"memory": "256Mi"}),
+                            ko.container("envoy", {"cpu": "50m", "memory": "64Mi"}, port=9901)])
+        n = replicas if w < pdbs - 1 else pods - made
+        items += [ko.deployment(name, namespace, n, labels, spec),
+                  ko.replicaset(name, namespace, n, labels, spec),
+                  ko.pdb(name, namespace, labels, max_unavailable=1, healthy=n,
+                         desired=max(0, n - 1), expected=n)]
+        rs = f"{name}-{ko.pod_hash(name)}"
+        pod_labels = {**labels, "pod-template-hash": ko.pod_hash(name)}
+        owner = ("apps/v1", "ReplicaSet", rs)
+        for r in range(n):
+            items.append(_pods_of(f"{rs}-{r:05x}", namespace, pod_labels, spec, owner,
+                                  node_names[(w * 7 + r * 13) % nodes]))
+        made += n
+        counts.update({"Deployment": 1, "ReplicaSet": 1, "PodDisruptionBudget": 1, "Pod": n})
+    path.write_bytes(msgspec.json.encode(ko.as_list(items)))
+    return dict(counts)
+
+
+def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int, bytes]:
+    """Wall seconds, peak RSS in bytes and stdout of one process (must exit 0)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env)
+    out = proc.stdout.read() if proc.stdout else b""
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{cmd[0]} failed with exit {proc.returncode}")
+    return wall, usage.ru_maxrss * 1024, out
+
+
+def median_run(cmd: list[str], runs: int, env: dict[str, str] | None = None
+               ) -> tuple[float, int, bytes]:
+    results = [run(cmd, env) for _ in range(runs)]
+    return (statistics.median(r[0] for r in results), max(r[1] for r in results),
+            results[-1][2])
+
+
+def live_calls(nodes: int, pods_per_node: int, page_size: int) -> tuple[int, int, Counter]:
+    """List calls of one live read over a generated cluster; and the calls expected from
+    kinds and pages alone."""
+    from ngupgrade.adapters.kube.live import LIST_CALLS, read_live
+    from ngupgrade.testing.kube_api import FakeKubeApi
+
+    spec = ko.pod_spec([ko.container("app", {"cpu": "100m"})])
+    objs: list[Any] = [ko.node(f"n{i}") for i in range(nodes)]
+    objs += [ko.pod(f"p{i}", "ns", {**spec, "nodeName": f"n{i % nodes}"})
+             for i in range(nodes * pods_per_node)]
+    objs += [ko.pdb(f"b{i}", "ns", {"app": f"b{i}"}, max_unavailable=1, healthy=1, desired=0,
+                    expected=1) for i in range(nodes // 10)]
+    with tempfile.TemporaryDirectory() as tmp, FakeKubeApi(objs) as api:
+        read_live(str(api.write_kubeconfig(Path(tmp) / "config")), page_size=page_size)
+        per_path = Counter(r.path for r in api.requests)
+    sizes = {"/api/v1/nodes": nodes, "/api/v1/pods": nodes * pods_per_node,
+             "/apis/policy/v1/poddisruptionbudgets": nodes // 10}
+    expected = len(LIST_CALLS) + 1 + sum(
+        max(1, math.ceil(n / page_size)) - 1 for n in sizes.values())
+    return sum(per_path.values()), expected, per_path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods", type=int, default=150_000)
+    parser.add_argument("--pdbs", type=int, default=3000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--generate", metavar="PATH", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.generate:
+        print(json.dumps(make_dump(Path(args.generate), args.nodes, args.pods, args.pdbs)))
+        return 0
+    jq = shutil.which("jq") or "/usr/bin/jq"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        dump = Path(tmp) / "cluster.json"
+        started = time.perf_counter()
+        # generated in a child: this process stays small, so the processes it starts do too
+        counts = json.loads(subprocess.run(
+            [sys.executable, __file__, "--generate", str(dump), "--nodes", str(args.nodes),
+             "--pods", str(args.pods), "--pdbs", str(args.pdbs)],
+            check=True, capture_output=True, env=env).stdout)
+        size = dump.stat().st_size
+        print(f"dump: {size / 1e6:.0f} MB, " + ", ".join(f"{n} {k}" for k, n in
+                                                          sorted(counts.items()))
+              + f" (generated in {time.perf_counter() - started:.0f} s)")
+        t_jq, m_jq, _ = median_run([jq, "-c", JQ_FILTER, str(dump)], args.runs)
+        t_py, _m, out = median_run([sys.executable, "-c", READER, str(dump)], args.runs, env)
+        pods, m_py = (int(x) for x in out.split())
+        assert pods == counts["Pod"], "the dump was read wrongly"
+        ratio, memory = t_py / t_jq, m_py / size
+        print(f"  jq group pod names by node  {t_jq:7.2f} s  peak {m_jq / 1e6:6.0f} MB  "
+              f"(baseline)")
+        print(f"  ngupgrade read_dumps        {t_py:7.2f} s  peak {m_py / 1e6:6.0f} MB  "
+              f"= {ratio:.2f}x jq (target <= 2x) {'OK' if ratio <= 2 else 'MISSED'}, "
+              f"{memory:.2f}x the file (target < 3x) {'OK' if memory < 3 else 'MISSED'}")
+        ok &= ratio <= 2 and memory < 3
+    print("live list calls (page size 500), against the fake Kubernetes API:")
+    for nodes in (50, 500):
+        calls, expected, per_path = live_calls(nodes, 30, 500)
+        print(f"  {nodes:4} nodes, {nodes * 30:6} pods: {calls:3} calls "
+              f"(kinds + extra pages = {expected}) "
+              f"{'OK' if calls == expected else 'MISSED'}; pods: {per_path['/api/v1/pods']}")
+        ok &= calls == expected
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
