@@ -416,3 +416,80 @@ def test_a_pdb_keeps_u_at_one_through_the_drain_check() -> None:
     codes = [x.code for x in blocked.reasons]
     assert "pdb-blocks-eviction" in codes and "pods-do-not-fit" in codes
     assert any("5 healthy, 5 required" in x.message for x in blocked.reasons)
+
+
+# --- one group size, one set of warnings, the policy to apply ----------------------------------
+
+
+def test_nodes_above_the_autoscaler_max_judge_the_quota_from_that_size() -> None:
+    """auto 1..7, --nodes 20, headroom 13 VMs: the group has 20 nodes, so a surge of E' needs
+    E' VMs (not the 7 + min(E, 7) - 1 = 13 of a group grown from its min to its max): E' up
+    to 13; the fastest under it is ceil(20/13) = 2 cycles, first reached at 10/0 (20/10 = 2)."""
+    g = group("batch", size=None, auto=(1, 7), policy=(2, 1))
+    advice = advise_group(g, nodes_override=20, quota=judge(g, 13))
+    assert advice.nodes == 20 and advice.search.max_expansion == 13
+    assert advice.recommended is not None and pairs([advice.recommended]) == [(10, 0)]
+    assert [w.code for w in advice.warnings if w.code == "current-size-assumed"] == [
+        "current-size-assumed"]
+    peak = next(w.message for w in advice.warnings if w.code == "peak-above-autoscaler-max")
+    assert "reaches 30 nodes" in peak and "worst case" not in peak  # 20 + 10, never below
+
+
+def test_at_current_size_offline_plans_and_judges_one_size() -> None:
+    """auto 1..7 offline: N = 7 (the max). At the current size the quota is judged at those
+    7 nodes too: 7/0 needs 7 VMs; with a headroom of 6 E' stops at 6 (ceil(7/6) = 2 cycles,
+    first at 4/0). Worst case instead: 7 + min(E, 7) - 1 = 13 VMs for 7/0; headroom 13 lets
+    7/0 through, with the min-assumed warning."""
+    g = group("batch", size=None, auto=(1, 7), policy=(2, 1))
+    at_now = QuotaJudge(g, CLOUD, INSTANCES_ONLY, {INSTANCES: QuotaLimit(INSTANCES, 100, 94)},
+                        at_current_size=True)
+    advice = advise_group(g, quota=at_now)
+    assert advice.nodes == 7 and advice.search.max_expansion == 6
+    assert advice.recommended is not None and pairs([advice.recommended]) == [(4, 0)]
+    note = next(w.message for w in advice.warnings if w.code == "current-size-assumed")
+    assert "planned and quota judged at 7 nodes" in note
+    worst = advise_group(g, quota=judge(g, 13))
+    assert worst.search.max_expansion == 7
+    assert "autoscaler min 1 today" in next(
+        w.message for w in worst.warnings if w.code == "current-size-assumed")
+
+
+def test_a_floor_above_the_group_blocks_every_policy() -> None:
+    """3 nodes, --min-available 4: not even 3/0 (3 of 3 Ready) keeps 4 Ready: none is safe."""
+    g = group("workers", size=3)
+    advice = advise_group(g, min_available=MinAvailable(count=4))
+    assert advice.recommended is None and not advice.ok
+    messages = [x.message for r in advice.search.rejected for x in r.reasons]
+    assert messages and all("above the group's 3" in m for m in messages)
+
+
+def test_advice_carries_the_plan_warnings_of_the_policy_to_apply() -> None:
+    """3 nodes, --min-available 0, no quota: 0/3 ties 3/0 at one cycle and costs no surge:
+    recommended 0/3, which drains the whole group at once (plan's whole-group-unavailable).
+    40 nodes, headroom 1 VM, --cycle-minutes 6, floor 39: 1/1, ceil(40/2)..40 cycles,
+    up to 240 min > 60: terraform-update-timeout-exceeded; --nodes on a fixed group unused."""
+    small = advise_group(group("w", size=3), min_available=MinAvailable(count=0))
+    assert small.recommended is not None and pairs([small.recommended]) == [(0, 3)]
+    assert "whole-group-unavailable" in [w.code for w in small.warnings]
+    big = group("big", size=40)
+    slow = advise_group(big, quota=judge(big, 1), nodes_override=5)
+    assert slow.recommended is not None and pairs([slow.recommended]) == [(1, 1)]
+    codes = [w.code for w in slow.warnings]
+    assert "terraform-update-timeout-exceeded" in codes and "nodes-override-unused" in codes
+
+
+def test_the_policy_to_apply_is_the_one_the_schedule_runs() -> None:
+    """The case of test_a_smaller_surge_joins_when_it_adds_less_than_running_alone: headroom
+    30 VMs, A (40 nodes) 20/0; B (20 nodes) alone 20/0, but the schedule runs it at 10/0 beside
+    A. The policy to apply (the printed command) is 10/0: both applied fit, 20 + 10 = 30."""
+    shared = {INSTANCES: QuotaLimit(INSTANCES, 100, 70)}
+    a = group("a", size=40, gid="catgroupa", policy=(0, 1))
+    b = group("b", size=20, gid="catgroupb", policy=(0, 1))
+    quotas = {str(g.address): judge(g, 0, limits=shared) for g in (a, b)}
+    advice = advise_groups([a, b], quotas=quotas, min_available=MinAvailable(percent=100))
+    ga, gb = advice.groups
+    assert ga.applied is not None and pairs([ga.applied]) == [(20, 0)] and ga.stage == 1
+    assert gb.recommended is not None and pairs([gb.recommended]) == [(20, 0)]
+    assert gb.applied is not None and pairs([gb.applied]) == [(10, 0)] and gb.stage == 1
+    # applied together: 20 + 10 = 30 VMs = the headroom
+    assert ga.applied.max_expansion + gb.applied.max_expansion == 30

@@ -152,3 +152,56 @@ def test_cluster_objects_reach_the_drain_check() -> None:
     blocked = {(r.candidate.max_expansion, r.candidate.max_unavailable):
                [x.code for x in r.reasons] for r in workers.search.rejected}
     assert blocked[(3, 0)] == ["quota-short"]
+
+
+def test_the_printed_commands_are_the_schedules_and_fit_together(run_cli) -> None:
+    """The example (headroom 13 VMs, 2 IPs): workers alone 2/0 (NAT: 2 IPs), 2 cycles, 12 min;
+    batch alone 7/0 (7 + 7 - 1 = 13 VMs), 6 min. Beside workers' 2 VMs batch may take 11:
+    7 + E - 1 <= 11, E <= 5, ceil(7/5) = 2 cycles = 12 min, first reached at 4/0, adding 0 min
+    to workers' 12: one stage. The commands printed are 2/0 and 4/0 (2 + 10 = 12 VMs <= 13);
+    batch's own 7/0 is still shown as the recommendation alone."""
+    result = run_cli("advise", "--state", str(EXAMPLE_STATE), "--quotas", QUOTAS, "-g", "workers",
+                     "-g", BATCH)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "  recommended: 7/0: 1 cycle, 6 min, 0.7 surge node-hours, 7 of 7 nodes Ready at " \
+           "worst" in lines
+    assert ("  in the schedule (stage 1, sharing the cloud's headroom): 4/0: 2 cycles, 12 min, "
+            "0.7 surge node-hours, 7 of 7 nodes Ready at worst") in lines
+    assert ("    ngupgrade set-policy -g 'module.pools[\"prod\"].yandex_kubernetes_node_group."
+            "this[\"batch\"]' --max-expansion 4 --max-unavailable 0 --apply") in lines
+    assert ("    ngupgrade set-policy -g yandex_kubernetes_node_group.workers --max-expansion 2 "
+            "--max-unavailable 0 --apply") in lines
+    doc = run_cli("advise", "--state", str(EXAMPLE_STATE), "--quotas", QUOTAS, "-g", "workers",
+                  "-g", BATCH, "-o", "json").json()
+    batch = doc["groups"][1]
+    assert (batch["recommended"]["max_expansion"], batch["scheduled"]["max_expansion"],
+            batch["scheduled"]["stage"]) == (7, 4, 1)
+    assert "--max-expansion 4 " in batch["set_policy"]
+    assert any(w["code"] == "current-size-assumed" for w in batch["warnings"])
+
+
+def test_a_long_roll_gets_a_terraform_timeout(run_cli) -> None:
+    """workers at 40 min per cycle: 2/0 (the IPs), 2 cycles = 80 min > 60: the plan's
+    terraform-update-timeout-exceeded, and the block says timeouts { update = "2h" }
+    (80 x 1.2 = 96 min, rounded up to hours)."""
+    result = run_cli("advise", "--state", str(EXAMPLE_STATE), "--quotas", QUOTAS, "-g",
+                     "workers", "--cycle-minutes", "40", "-o", "json")
+    workers, = result.json()["groups"]
+    assert [w["code"] for w in workers["warnings"]] == ["terraform-update-timeout-exceeded"]
+    assert workers["terraform"] == ("deploy_policy {\n  max_expansion   = 2\n"
+                                    "  max_unavailable = 0\n}\ntimeouts {\n  update = \"2h\"\n}")
+
+
+def test_quota_flags_without_a_quota_source_are_usage_errors(run_cli) -> None:
+    for flag in (["--strict"], ["--at-current-size"], ["--cloud-id", "x"]):
+        res = run_cli("advise", "--state", str(EXAMPLE_STATE), *flag)
+        assert res.exit_code == 2, flag
+        assert f"{flag[0]} judge the quota" in res.stderr
+    floor = run_cli("advise", "--state", str(EXAMPLE_STATE), "-g", "workers",
+                    "--min-available", "4")
+    assert floor.exit_code == 1
+    assert "the floor of 4 Ready nodes (--min-available) is above the group's 3" in floor.stdout
+    huge = run_cli("advise", "--state", str(EXAMPLE_STATE), "-g", "workers",
+                   "--min-available", "99999999999999999999")
+    assert huge.exit_code == 1 and "Traceback" not in huge.stderr

@@ -39,13 +39,13 @@ def _min_available(ctx: click.Context, param: click.Parameter, value: str | None
                    "and without --endpoint the quota is not checked.")
 @click.option("--cloud-id", metavar="ID",
               help="Cloud of every selected group (offline default: the one cloud of the "
-                   "quota file).")
+                   "quota file). With --quotas or --endpoint only.")
 @click.option("--min-available", "min_available", metavar="N|P%", callback=_min_available,
               help="Nodes that must stay Ready at the worst moment, a count or a percentage "
                    "of the group (rounded up). Default: one node down at a time.")
 @click.option("--nodes", type=click.IntRange(min=0, max=MAX_GROUP_NODES), metavar="N",
-              help="Node count of an autoscaled group whose live size is unknown. Default: "
-                   "the autoscaler max (worst case).")
+              help="Node count of an autoscaled group whose live size is unknown; its quota "
+                   "is judged from that size too. Default: the autoscaler max (worst case).")
 @click.option("--cycle-minutes", "cycle_minutes", type=CYCLE_MINUTES, metavar="M",
               help="Minutes one cycle takes. Default: the group's own history when live, "
                    "else 6.")
@@ -53,8 +53,11 @@ def _min_available(ctx: click.Context, param: click.Parameter, value: str | None
               show_default=True, metavar="K",
               help="Groups upgraded at once per folder (the cloud's active-operations limit).")
 @click.option("--at-current-size", is_flag=True,
-              help="Judge autoscaled groups' quotas at their current size, not the worst case.")
-@click.option("--strict", is_flag=True, help="An unknown quota blocks a surge.")
+              help="Judge autoscaled groups' quotas at their current size, not the worst case "
+                   "(offline: the planned N, warned as current-size-assumed). With --quotas "
+                   "or --endpoint only.")
+@click.option("--strict", is_flag=True,
+              help="An unknown quota blocks a surge. With --quotas or --endpoint only.")
 @cluster_options
 @common_options
 def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | None,
@@ -90,6 +93,14 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
     Nothing is changed.
     """
     settings = settings_of(click.get_current_context())
+    if quotas_file is None and not settings.endpoint:
+        idle = [flag for flag, given in (("--strict", strict),
+                                         ("--at-current-size", at_current_size),
+                                         ("--cloud-id", cloud_id is not None)) if given]
+        if idle:
+            raise UsageError(f"{', '.join(idle)} judge the quota, which is not checked without "
+                             "--quotas FILE or --endpoint",
+                             hint="add --quotas FILE (offline) or --endpoint (live)")
     note_unused(settings, connects=quotas_file is None and bool(settings.endpoint),
                 offline="with --quotas the limits come from the file, no API call is made"
                 if quotas_file is not None else "`advise` reads the cloud only with --endpoint")

@@ -329,13 +329,19 @@ def _autoscale_warnings(
         ))
     peak = nodes + effective.max_expansion
     if peak > scale.max:
-        out.append(PlanWarning(
-            PEAK_ABOVE_AUTOSCALER_MAX,
-            f"max_expansion {effective.max_expansion} is above max - current = "
-            f"{scale.max} - {nodes} = {scale.max - nodes}: the group reaches {peak} nodes, "
-            f"above the autoscaler max {scale.max} (surge nodes are not counted against it; "
-            f"worst case {platform.worst_case_peak(configured, scale)} nodes)",
-        ))
+        # the worst case is never below what this plan itself reaches (N above the max)
+        worst = max(peak, platform.worst_case_peak(configured, scale))
+        tail = f"; worst case {worst} nodes" if worst > peak else ""
+        if nodes <= scale.max:
+            text = (f"max_expansion {effective.max_expansion} is above max - current = "
+                    f"{scale.max} - {nodes} = {scale.max - nodes}: the group reaches {peak} "
+                    f"nodes, above the autoscaler max {scale.max} (surge nodes are not "
+                    f"counted against it{tail})")
+        else:
+            text = (f"{nodes} nodes are already above the autoscaler max {scale.max}; with "
+                    f"max_expansion {effective.max_expansion} the group reaches {peak} nodes "
+                    "(surge nodes are not counted against it)")
+        out.append(PlanWarning(PEAK_ABOVE_AUTOSCALER_MAX, text))
     if not scale.min <= nodes <= scale.max:
         out.append(PlanWarning(
             NODES_OUTSIDE_AUTOSCALER_RANGE,

@@ -13,8 +13,9 @@ JSON (issue 14; keys may be added, never renamed)::
                  "availability": {"min_available", "source", "max_unavailable",
                                   "autoscaler_min"},
                  "quota": {"checked", "cloud_id", "max_expansion", "unknown"},
-                 "workloads_checked", "platform", "set_policy", "terraform",
-                 "change_hint"}],
+                 "workloads_checked", "platform", "scheduled": POLICY + {"stage"} | null,
+                 "set_policy", "terraform", "change_hint",
+                 "warnings": [{"code", "message"}]}],
      "schedule": [{"stage", "start_minutes", "minutes", "why_not_earlier",
                    "groups": [{"address", "max_expansion", "max_unavailable", "minutes"}]}],
      "schedule_minutes": {"total", "sequential"}}
@@ -23,8 +24,14 @@ JSON (issue 14; keys may be added, never renamed)::
               "minutes": {"min", "max"}, "surge_node_hours", "min_available_nodes"}
 
 ``recommended.minutes`` is a range (``cycles x minutes per cycle``); schedules use its upper
-end. ``set_policy`` and ``terraform`` are null when no policy is safe, or on a platform that
+end. ``recommended`` is the group's fastest safe policy alone; ``scheduled`` the one the
+schedule runs it with (smaller when it shares its cloud's headroom in a stage). ``set_policy``
+and ``terraform`` apply ``scheduled`` (the two printed policies of a schedule fit together;
+each group's own recommendation may not), with ``timeouts { update }`` when the upgrade may
+outlast Terraform's update timeout; null when no policy is safe, or on a platform that
 ngupgrade does not change (Selectel: ``change_hint`` says where the strategy is set).
+``warnings`` are those ``ngupgrade plan`` gives for the policy applied, and
+``current-size-assumed``.
 """
 
 from __future__ import annotations
@@ -35,7 +42,12 @@ from typing import Any
 from ngupgrade.core.advise.candidates import Candidate
 from ngupgrade.core.advise.group import Advice, GroupAdvice
 from ngupgrade.core.advise.recommend import Rejected
-from ngupgrade.core.policy import terraform_block
+from ngupgrade.core.policy import (
+    UPDATE_TIMEOUT_BORDERLINE,
+    UPDATE_TIMEOUT_EXCEEDED,
+    suggested_update_timeout,
+    terraform_block,
+)
 
 FRONT_ROWS = 10
 """Rows of the front shown in the text; JSON has them all."""
@@ -71,6 +83,17 @@ def set_policy_command(address: str, c: Candidate) -> str:
             f"{c.max_expansion} --max-unavailable {c.max_unavailable} --apply")
 
 
+def terraform_text(advice: GroupAdvice, c: Candidate) -> str:
+    """The Terraform to keep in step: the ``deploy_policy`` block, and ``timeouts { update }``
+    when the upgrade may outlast (or nearly) Terraform's update timeout (the plan's warning)."""
+    text = terraform_block(c.policy)
+    codes = {w.code for w in advice.warnings}
+    if codes & {UPDATE_TIMEOUT_EXCEEDED, UPDATE_TIMEOUT_BORDERLINE}:
+        hours = suggested_update_timeout(advice.minutes(c)[1])
+        text += f'\ntimeouts {{\n  update = "{hours}"\n}}'
+    return text
+
+
 def _rejected_json(advice: GroupAdvice, r: Rejected) -> dict[str, Any]:
     out = policy_json(advice, r.candidate)
     out["reasons"] = [{"code": x.code, "message": x.message} for x in r.reasons]
@@ -81,7 +104,11 @@ def group_json(advice: GroupAdvice) -> dict[str, Any]:
     """One group of the ``advise`` JSON document."""
     g, s, rule, cal = advice.group, advice.search, advice.availability, advice.calibration
     rec = s.recommended
-    applies = rec is not None and advice.platform.applies_changes
+    use = advice.applied
+    applies = use is not None and advice.platform.applies_changes
+    scheduled = None
+    if advice.scheduled is not None:
+        scheduled = {**policy_json(advice, advice.scheduled), "stage": advice.stage}
     return {
         "address": advice.address, "id": g.id, "name": g.name,
         "nodes": advice.nodes, "nodes_source": advice.nodes_source,
@@ -100,9 +127,11 @@ def group_json(advice: GroupAdvice) -> dict[str, Any]:
                   "unknown": advice.quota.unknown() if advice.quota else []},
         "workloads_checked": advice.workloads_checked,
         "platform": advice.platform.name,
-        "set_policy": set_policy_command(advice.address, rec) if applies and rec else None,
-        "terraform": terraform_block(rec.policy) if applies and rec else None,
+        "scheduled": scheduled,
+        "set_policy": set_policy_command(advice.address, use) if applies and use else None,
+        "terraform": terraform_text(advice, use) if applies and use else None,
         "change_hint": None if advice.platform.applies_changes else advice.platform.change_hint,
+        "warnings": [{"code": w.code, "message": w.message} for w in advice.warnings],
     }
 
 
@@ -196,13 +225,21 @@ def group_text(advice: GroupAdvice) -> list[str]:
             lines.extend(f"      {x.code}: {x.message}" for x in r.reasons)
         if len(s.rejected) > REJECTED_ROWS:
             lines.append(f"    ... {len(s.rejected) - REJECTED_ROWS} more (--output json)")
-    if rec is not None and not advice.platform.applies_changes:
+    use = advice.applied
+    if use is not None and use != rec:
+        lines.append(f"  in the schedule (stage {advice.stage}, sharing the cloud's headroom): "
+                     f"{_policy_line(advice, use)}")
+    if advice.warnings:
+        lines.append("  warnings" + (" (for the policy to apply)" if use else ""))
+        lines.extend(f"    ! {w.code}: {w.message}" for w in advice.warnings)
+    if use is not None and not advice.platform.applies_changes:
         lines.append(f"  apply it in {advice.platform.change_hint}")
-    elif rec is not None:
-        lines.append("  apply it:")
-        lines.append(f"    {set_policy_command(advice.address, rec)}")
+    elif use is not None:
+        which = " (the schedule's policy; alone, the recommendation above)" if use != rec else ""
+        lines.append(f"  apply it{which}:")
+        lines.append(f"    {set_policy_command(advice.address, use)}")
         lines.append("  and keep Terraform in step:")
-        lines.extend(f"    {line}" for line in terraform_block(rec.policy).splitlines())
+        lines.extend(f"    {line}" for line in terraform_text(advice, use).splitlines())
     return lines
 
 

@@ -12,7 +12,7 @@ Units: minutes (a duration is ``cycles x minutes per cycle``), node-hours (surge
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from ngupgrade.core.advise.calibrate import Calibration, calibrate
 from ngupgrade.core.advise.candidates import Candidate
@@ -31,9 +31,24 @@ from ngupgrade.core.advise.schedule import (
     Schedule,
     schedule,
 )
-from ngupgrade.core.model import NodeGroup
+from ngupgrade.core.errors import PolicyInvalid
+from ngupgrade.core.model import AutoScale, NodeGroup
 from ngupgrade.core.platform import Platform, platform_of
-from ngupgrade.core.simulate import NodesSource, choose_nodes
+from ngupgrade.core.policy import (
+    FIXED_SIZE_DRIFT,
+    NODES_OUTSIDE_AUTOSCALER_RANGE,
+    NODES_OVERRIDE_UNUSED,
+    TAINTED_IN_STATE,
+    PlanWarning,
+)
+from ngupgrade.core.simulate import NodesSource, choose_nodes, plan_group
+
+CURRENT_SIZE_ASSUMED = "current-size-assumed"
+"""The preflight's code: an autoscaled group's live node count is unknown."""
+
+GROUP_WARNINGS = (TAINTED_IN_STATE, NODES_OVERRIDE_UNUSED, FIXED_SIZE_DRIFT,
+                  NODES_OUTSIDE_AUTOSCALER_RANGE)
+"""Plan warnings about the group itself, given even when no policy is safe."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +67,14 @@ class GroupAdvice:
     quota: QuotaJudge | None
     workloads_checked: bool
     search: Search
+    warnings: tuple[PlanWarning, ...] = field(default=())
+    """What ``ngupgrade plan`` warns about the policy to apply (:attr:`applied`; one source:
+    :func:`ngupgrade.core.simulate.plan_group`), and ``current-size-assumed``."""
+    scheduled: Candidate | None = None
+    """The policy the schedule runs the group with (None: not scheduled); it differs from
+    :attr:`recommended` when the group shares its cloud's headroom with others in a stage."""
+    stage: int | None = None
+    """The 1-based stage of the schedule the group runs in."""
 
     @property
     def address(self) -> str:
@@ -65,6 +88,11 @@ class GroupAdvice:
     @property
     def recommended(self) -> Candidate | None:
         return self.search.recommended
+
+    @property
+    def applied(self) -> Candidate | None:
+        """The policy to apply: the schedule's, else the recommendation (the group alone)."""
+        return self.scheduled or self.search.recommended
 
     @property
     def ok(self) -> bool:
@@ -98,12 +126,55 @@ def advise_group(group: NodeGroup, *, live_size: int | None = None,
     nodes, source = choose_nodes(group, live_size=live_size, nodes_override=nodes_override)
     if nodes < 0:
         raise ValueError(f"node count must be >= 0, got {nodes}")
+    warnings: list[PlanWarning] = []
+    if quota is not None and quota.current is None and isinstance(group.scale, AutoScale):
+        quota, note = _judged_size(quota, nodes, source, group.scale)
+        warnings.append(PlanWarning(CURRENT_SIZE_ASSUMED, f"{group.address}: {note}"))
+    cal = calibration or calibrate(())
     rule = availability(group, nodes, min_available, cluster_objects=workloads is not None)
     found = search(nodes, rule, quota, workloads,
                    upper=platform_of(group).upper_bound(group.scale))
-    return GroupAdvice(group=group, nodes=nodes, nodes_source=source,
-                       calibration=calibration or calibrate(()), availability=rule, quota=quota,
-                       workloads_checked=workloads is not None, search=found)
+    warnings[:0] = _plan_warnings(group, live_size, nodes_override, found.recommended,
+                                  cal.minutes_per_cycle)
+    return GroupAdvice(group=group, nodes=nodes, nodes_source=source, calibration=cal,
+                       availability=rule, quota=quota, workloads_checked=workloads is not None,
+                       search=found, warnings=tuple(warnings))
+
+
+def _judged_size(quota: QuotaJudge, nodes: int, source: NodesSource, scale: AutoScale
+                 ) -> tuple[QuotaJudge, str]:
+    """The quota judged at the size the advice plans, when the live size is unknown.
+
+    ``--nodes N`` says how many nodes the group has: the quota starts from N too (a plan of 20
+    nodes against a quota judged at the autoscaler's 1..7 would let 20 surge nodes through
+    a headroom of 13). With ``--at-current-size`` the planned N is the current size. Otherwise
+    the preflight's worst case: today at the autoscaler min, grown to its max first.
+    """
+    if source == "override" or quota.at_current_size:
+        why = "--nodes" if source == "override" else "the autoscaler max; --nodes sets it"
+        return (replace(quota, current=nodes, _demands={}),
+                f"live node count unknown; planned and quota judged at {nodes} nodes ({why})")
+    return quota, (f"live node count unknown; assumed the autoscaler min {scale.min} today, "
+                   f"grown to its max {scale.max} before the upgrade (worst case)")
+
+
+def _plan_warnings(group: NodeGroup, live_size: int | None, nodes_override: int | None,
+                   rec: Candidate | None, minutes_per_cycle: float) -> list[PlanWarning]:
+    """The warnings ``ngupgrade plan`` gives for the recommended policy; without one, only
+    those about the group itself (:data:`GROUP_WARNINGS`)."""
+    if rec is None:
+        policy = platform_of(group).default_policy
+        try:
+            plan = plan_group(group, live_size=live_size, nodes_override=nodes_override,
+                              max_expansion=policy.max_expansion,
+                              max_unavailable=policy.max_unavailable)
+        except PolicyInvalid:  # a platform default outside a tiny group's bounds
+            return []
+        return [w for w in plan.warnings if w.code in GROUP_WARNINGS]
+    plan = plan_group(group, live_size=live_size, nodes_override=nodes_override,
+                      max_expansion=rec.max_expansion, max_unavailable=rec.max_unavailable,
+                      minutes_per_cycle=minutes_per_cycle)
+    return list(plan.warnings)
 
 
 @dataclass(frozen=True)
@@ -166,7 +237,26 @@ def advise_groups(groups: Sequence[NodeGroup], *,
     jobs = [Job(a.address, a.quota.cloud_id if a.quota else None, scope_of(a),
                 tuple(a.option(c) for c in _options(a)))
             for a in out if a.recommended is not None]
-    return Advice(tuple(out), schedule(jobs, headroom, max_parallel=max_parallel))
+    plan = schedule(jobs, headroom, max_parallel=max_parallel)
+    placed = {p.address: (i, p.option.candidate)
+              for i, st in enumerate(plan.stages, start=1) for p in st.groups}
+    return Advice(tuple(_with_place(a, placed.get(a.address)) for a in out), plan)
+
+
+def _with_place(advice: GroupAdvice, place: tuple[int, Candidate] | None) -> GroupAdvice:
+    """``advice`` with its place in the schedule; the warnings follow the policy to apply."""
+    if place is None:
+        return advice
+    stage, chosen = place
+    if chosen == advice.recommended:
+        return replace(advice, scheduled=chosen, stage=stage)
+    kept = [w for w in advice.warnings if w.code in (*GROUP_WARNINGS, CURRENT_SIZE_ASSUMED)]
+    live = advice.nodes if advice.nodes_source == "live" else None
+    override = advice.nodes if advice.nodes_source == "override" else None
+    policy = [w for w in _plan_warnings(advice.group, live, override, chosen,
+                                        advice.calibration.minutes_per_cycle)
+              if w.code not in GROUP_WARNINGS]
+    return replace(advice, scheduled=chosen, stage=stage, warnings=tuple(kept + policy))
 
 
 def _options(advice: GroupAdvice) -> list[Candidate]:

@@ -144,9 +144,13 @@ class Availability:
                    "one-node-down": "default: one node down at a time; --min-available "
                                     "changes it",
                    "whole-group": "the whole group must not be down at once"}[self.floor_source]
-            out.append(Reason(BELOW_MIN_AVAILABLE,
-                              f"{u} down at once leaves {self.nodes - u} of {self.nodes} "
-                              f"nodes Ready, below the floor of {self.floor} ({why})"))
+            if self.floor > self.nodes:
+                text = (f"the floor of {self.floor} Ready nodes ({why}) is above the group's "
+                        f"{self.nodes}: no deploy policy can keep it")
+            else:
+                text = (f"{u} down at once leaves {self.nodes - u} of {self.nodes} nodes "
+                        f"Ready, below the floor of {self.floor} ({why})")
+            out.append(Reason(BELOW_MIN_AVAILABLE, text))
         if AUTOSCALER_MIN in codes:
             out.append(Reason(AUTOSCALER_MIN,
                               f"max_unavailable {u} is at or above the autoscaler min "

@@ -81,7 +81,8 @@ def search(nodes: int, availability: Availability, quota: QuotaJudge | None = No
     u_max = min(availability.max_unavailable, limit)
 
     pool: dict[tuple[int, int], Candidate] = {}
-    if e_max is not None:
+    # a floor above N: no policy keeps it, not even one that takes no node down
+    if e_max is not None and not availability.codes(0):
         for u in range(u_max + 1):
             for c in cand.column(nodes, u, e_max):
                 pool[(c.max_expansion, c.max_unavailable)] = c
