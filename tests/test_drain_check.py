@@ -94,6 +94,9 @@ def test_seed001_combined_2_2_must_fit_on_the_three_old_nodes() -> None:
     assert (misfit.wave, misfit.count) == (1, 3)
     assert "Pending until the surge nodes are Ready in wave 1" in misfit.message
     assert tight.waves[0].pods_unplaced == 3 and tight.waves[1].pods_unplaced == 0
+    # a wait for the same wave's surge nodes is a warning; the 0/2 case above, where pods
+    # wait until updated nodes come back, is blocking
+    assert misfit.severity == "warning"
 
 
 def test_seed001_autoscaling_example_2_drains_both_nodes_at_once() -> None:

@@ -69,8 +69,14 @@ def _amounts(request: Mapping[str, int]) -> str:
 
 def unplaced_findings(records: Iterable[Unplaced], final: Iterable[tuple[Any, int]]
                       ) -> list[Finding]:
-    """One ``pods-do-not-fit`` finding per wave and workload (blocking: those pods are
-    down; the message says until when)."""
+    """One ``pods-do-not-fit`` finding per wave and workload; the message says until when.
+
+    Blocking when some pod waits past its own wave's surge: it stays Pending until nodes come
+    back from their update, a later wave, or for good (seed 001 L116: those pods "будут
+    недоступны"). A warning when every pod finds a place as soon as the surge nodes of the
+    same wave are Ready (seed 001 L195: the combined policy has the least room at the start of
+    a cycle): a wait of one node's boot, which the PDB rules already judge for the workload.
+    """
     groups: dict[tuple[int, str], list[Unplaced]] = defaultdict(list)
     for rec in records:
         groups[(rec.wave, rec.owner)].append(rec)
@@ -85,8 +91,9 @@ def unplaced_findings(records: Iterable[Unplaced], final: Iterable[tuple[Any, in
             until = {"surge": f"Pending until the surge nodes are Ready in wave {last.placed_wave}",
                      "return": f"Pending until the nodes of wave {last.placed_wave} are back"
                      }.get(last.how, f"Pending until wave {last.placed_wave}")
+        brief = all(r.placed_wave == wave and r.how == "surge" for r in recs)
         out.append(Finding(
-            PODS_DO_NOT_FIT, "blocking",
+            PODS_DO_NOT_FIT, "warning" if brief else "blocking",
             f"wave {wave}: {len(recs)} evicted pod(s) of {owner} find no node ({first.reason});"
             f" {until}", wave=wave, pod=first.pod, node=first.node, count=len(recs),
             subject=owner))
