@@ -79,6 +79,12 @@ def test_every_line_of_full_runs_matches_the_documented_keys(
                            str(tmp_path / "d.json"))
         assert code == 5
         seen += _lines(out)
+    faults = [{"kind": "autoscaler_delete", "at_step": 2}, {"kind": "stall", "at_step": 3}]
+    with example_cloud(faults=faults) as fake:  # node_removed, then diagnosis
+        code, out, _ = cli(fake, monkeypatch, capsys, *base, "--apply", "--stall-after", "10m",
+                           "--journal", str(tmp_path / "e.json"))
+        assert code == 6
+        seen += _lines(out)
     kinds = {str(e["event"]) for e in seen}
     assert {t.kind for t in ev.KINDS} - kinds == set(), "a kind no run emitted"
     for event in seen:

@@ -196,6 +196,10 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
     if gated:
         report.preflight = _preflight(settings, request, gated, api)
         event(PreflightDone(ok=report.preflight.ok, report=report.preflight))
+        from ngupgrade.upgrade.watch import tight_quota_text
+
+        for prep in gated:
+            prep.tight_quota = tight_quota_text(report.preflight)
         if request.cluster.given:
             report.drain = _drain_gate(request, gated)
             event(DrainGateDone(ok=report.drain.ok, result=report.drain))
@@ -219,7 +223,9 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
             if index > 0:
                 # The groups before this one may have taken hours: read it again (status,
                 # nodes, running operations) so its checks and its journal start from now.
+                quota = prep.tight_quota
                 prep = report.prepared[index] = runbook.prepare(prep.group, prep.journal.path)
+                prep.tight_quota = quota
             current = prep
             report.results.append(runbook.run(prep))
     except KeyboardInterrupt as err:

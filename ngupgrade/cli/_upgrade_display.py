@@ -142,6 +142,16 @@ class PlainDisplay(Display):
                 self.out(f"   operation {event.operation_id} {how}")
             case ev.Progress():
                 self._progress(event)
+            case ev.NodeDrainEvent():
+                self._drain(event)
+            case ev.NodeRemoved():
+                what = "a node created by this upgrade" if event.new else "an old node"
+                self.out(f"!  {event.node} ({event.instance_id}) removed without a drain: "
+                         f"{what} (an autoscaler?); progress counts old nodes only")
+            case ev.Diagnosed():
+                self.out(f"diagnosis: {event.cause}: {event.message}")
+            case ev.DrainSummary():
+                self._drain_summary(event)
             case ev.StepFinished():
                 self.out(f"   done in {human_seconds(event.seconds)}")
             case ev.Verdict():
@@ -167,17 +177,42 @@ class PlainDisplay(Display):
         """``1/3 nodes on the new version, 4 nodes, RECONCILING, cycle 1/3, 6m of 18m``."""
         new = "?" if p.new_nodes is None else p.new_nodes
         exp = p.expected
-        return (f"{new}/{p.total} nodes on the new version, {p.nodes} nodes, "
+        done = "?" if p.done is None else p.done
+        cordoned = f", {p.cordoned} cordoned" if p.cordoned else ""
+        return (f"{done}/{p.total} done, {new}/{p.total} nodes on the new version, "
+                f"{p.nodes} nodes{cordoned}, "
                 f"{p.status}, cycle {p.cycle}/{p.cycles}, elapsed "
                 f"{human_seconds(p.elapsed)} of {human_seconds(exp['min'])}.."
                 f"{human_seconds(exp['max'])} expected")
 
     def _progress(self, p: ev.Progress) -> None:
-        key = (p.new_nodes, p.nodes, p.status)
+        key = (p.new_nodes, p.nodes, p.status, p.done, p.cordoned)
         if self._last_progress.get(p.group) == key:
             return
         self._last_progress[p.group] = key
         self.out(f"   {self.progress_text(p)}")
+
+    def _drain(self, d: ev.NodeDrainEvent) -> None:
+        if d.phase == "started":
+            stop = f"; forced stop at {d.forced_stop_at}" if d.forced_stop_at else ""
+            self.out(f"   drain {d.node}: cordoned{stop}")
+        elif d.phase == "pods_left":
+            pods = ", ".join(d.pods or ()) or "none"
+            held = f" (held by PDB {', '.join(d.blocked_by)})" if d.blocked_by else ""
+            self.out(f"   drain {d.node}: {len(d.pods or ())} pods left after "
+                     f"{human_seconds(d.seconds)}: {pods}{held}")
+        else:
+            how = "FORCED (past the drain timeout)" if d.phase == "forced" else "done"
+            self.out(f"   drain {d.node}: {how} after {human_seconds(d.seconds)}")
+
+    def _drain_summary(self, s: ev.DrainSummary) -> None:
+        forced = [n["node"] for n in s.nodes if n["forced"]]
+        times = ", ".join(f"{n['node']} {human_seconds(n['seconds'])}"
+                          + (" forced" if n["forced"] else "") for n in s.nodes)
+        self.out(f"   drains: {times}" + (f"; forced: {', '.join(forced)}" if forced else ""))
+        if s.workloads:
+            self.out("   disruptions: " + ", ".join(f"{w['workload']} {w['disruptions']}"
+                                                   for w in s.workloads))
 
     def _verdict(self, v: ev.Verdict) -> None:
         if v.note:
@@ -240,15 +275,15 @@ class RichDisplay(PlainDisplay):
             self._progress_bar.start()
             self._task = self._progress_bar.add_task(p.group.rsplit(".", 1)[-1],
                                                      total=p.total or 1, info="")
-        self._progress_bar.update(self._task, completed=p.new_nodes or 0,
+        self._progress_bar.update(self._task, completed=p.done or 0,
                                   info=self.short_progress(p))
 
     @staticmethod
     def short_progress(p: ev.Progress) -> str:
-        """``2/3 new, 5 nodes, RECONCILING, cycle 1/3, 1m of 6m..18m`` (fits 80 columns)."""
-        new = "?" if p.new_nodes is None else p.new_nodes
+        """``2/3 done, 5 nodes, RECONCILING, cycle 1/3, 1m of 6m..18m`` (fits 80 columns)."""
+        new = "?" if p.done is None else p.done
         exp = p.expected
-        return (f"{new}/{p.total} new, {p.nodes} nodes, {p.status}, cycle "
+        return (f"{new}/{p.total} done, {p.nodes} nodes, {p.status}, cycle "
                 f"{p.cycle}/{p.cycles}, {human_seconds(p.elapsed)} of "
                 f"{human_seconds(exp['min'])}..{human_seconds(exp['max'])}")
 

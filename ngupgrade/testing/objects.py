@@ -25,11 +25,16 @@ class Refusal(Exception):
 
 @dataclass
 class FakeNode:
-    """One node (a compute instance) of a fake group: ``drained`` = cordoned and evicted."""
+    """One node (a compute instance) of a fake group: ``drained`` = cordoned and evicted;
+    ``ready`` its Kubernetes Ready condition; ``stopped`` the instance is stopped;
+    ``volumes`` the handles of the volumes attached to it."""
 
     instance_id: str
     version: str
     drained: bool = False
+    ready: bool = True
+    stopped: bool = False
+    volumes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -139,5 +144,7 @@ class FakeOperation:
     duration: float = 0.0
     polls_left: int | None = None
     ignore_policy: bool = False
+    removed: int = 0
+    """Nodes the autoscaler removed mid-update (fault ``autoscaler_delete``, C19)."""
     steps: list[AppliedStep] = field(default_factory=list)
     history: list[str] = field(default_factory=list)

@@ -52,19 +52,37 @@ def group_message(g: FakeGroup, status: str) -> Any:
 
 
 def node_messages(g: FakeGroup) -> list[Any]:
-    """``k8s.v1.Node`` of each member: READY, its instance id, cordoned ones tainted
-    ``node.kubernetes.io/unschedulable:NoSchedule`` (what ``kubectl cordon`` sets)."""
+    """``k8s.v1.Node`` of each member: its status (READY, NOT_READY, STOPPED), instance id,
+    the Kubernetes ``Ready`` condition, cordoned ones tainted
+    ``node.kubernetes.io/unschedulable:NoSchedule`` (what ``kubectl cordon`` sets), and the
+    volumes attached."""
     out = []
     for n in g.members:
         taints = [node_pb2.Taint(key=UNSCHEDULABLE_TAINT,
                                  effect=node_pb2.Taint.Effect.NO_SCHEDULE)] if n.drained else []
+        status = (node_pb2.Node.Status.STOPPED if n.stopped
+                  else node_pb2.Node.Status.READY if n.ready else node_pb2.Node.Status.NOT_READY)
+        ready = node_pb2.Condition(
+            type="Ready", status="True" if n.ready and not n.stopped else "False",
+            message="kubelet is posting ready status" if n.ready and not n.stopped
+            else "container runtime network not ready: cni plugin not initialized")
         out.append(node_pb2.Node(
-            status=node_pb2.Node.Status.READY,
-            cloud_status=node_pb2.Node.CloudStatus(id=n.instance_id, status="RUNNING"),
+            status=status,
+            cloud_status=node_pb2.Node.CloudStatus(
+                id=n.instance_id, status="STOPPED" if n.stopped else "RUNNING"),
             kubernetes_status=node_pb2.Node.KubernetesStatus(
-                id=f"{g.name}-{n.instance_id[-4:]}", taints=taints),
+                id=node_name(g, n.instance_id), taints=taints, conditions=[ready],
+                attached_volumes=[node_pb2.AttachedVolume(
+                    driver_name="disk-csi-driver.mks.ycloud.io", volume_handle=v)
+                    for v in n.volumes]),
         ))
     return out
+
+
+def node_name(g: FakeGroup, instance_id: str) -> str:
+    """The Kubernetes node name of a fake node: ``<group name>-<last 4 of the instance id>``
+    (the fake kube API names its nodes the same way)."""
+    return f"{g.name}-{instance_id[-4:]}"
 
 
 def operation_message(op: FakeOperation, group: Any | None) -> Any:

@@ -32,9 +32,15 @@ def run_due_steps(g: FakeGroup, op: FakeOperation, now: float, step_seconds: flo
         if step is None:  # complete; an empty group still takes one step
             return (op.created + max(1, op.applied) * step_seconds, None) if due >= 1 else None
         number = op.applied + 1
-        if number > due or faults.at_step("stall", g, number - 1) is not None:
+        if number > due or faults.at_step("stall", g, number - 1) is not None \
+                or faults.at_step("detach_stuck", g, number - 1) is not None:
             return None
         at = op.created + number * step_seconds
+        if faults.at_step("autoscaler_delete", g, number) is not None \
+                and _autoscaler_delete(g, op, quotas):
+            step = next_step(g, op)
+            if step is None:
+                return at, None
         failure = faults.at_step("operation_error", g, number)
         if failure is not None:
             return at, (status_number(failure.code), failure.message)
@@ -45,9 +51,40 @@ def run_due_steps(g: FakeGroup, op: FakeOperation, now: float, step_seconds: flo
                 return at, (RESOURCE_EXHAUSTED, short)
         elif action == "delete":
             quotas.release(g, count)
+        before = {m.instance_id: (m.drained, m.version) for m in g.members}
         applied = apply_step(g, action, count, op.target_version)
         op.steps.append(applied)
         op.history.append(f"{action} {count} -> {applied.group_size} nodes")
         op.applied += 1
-        if op.applied > step_bound(op.start_nodes):  # pragma: no cover - a fake bug
+        _node_faults(g, op, number, before, faults)
+        if op.applied > step_bound(op.start_nodes + op.removed):  # pragma: no cover - a fake bug
             raise RuntimeError(f"fake cloud: upgrade of {g.id} did not converge")
+
+
+def _node_faults(g: FakeGroup, op: FakeOperation, number: int,
+                 before: dict[str, tuple[bool, str]], faults: FaultBook) -> None:
+    """The node faults set for step ``number``, on the nodes that step touched."""
+    touched = [m for m in g.members if before.get(m.instance_id) != (m.drained, m.version)]
+    if faults.at_step("node_not_ready", g, number) is not None:
+        for m in touched:
+            if not m.drained and m.version == op.target_version:  # created or updated
+                m.ready = False
+    if faults.at_step("detach_stuck", g, number) is not None:
+        for m in touched:
+            if m.drained:
+                m.stopped, m.ready = True, False
+                m.volumes = [f"fhm{m.instance_id[-8:]}pv"]
+
+
+def _autoscaler_delete(g: FakeGroup, op: FakeOperation, quotas: QuotaBook) -> bool:
+    """C19: the cluster autoscaler deletes the newest Ready node already on the new version
+    (empty and new: a scale-down candidate). False when there is none."""
+    victim = next((m for m in reversed(g.members) if m.version == op.target_version
+                   and m.ready and not m.drained), None)
+    if victim is None:
+        return False
+    g.members.remove(victim)
+    quotas.release(g, 1)
+    op.removed += 1
+    op.history.append(f"autoscaler deleted {victim.instance_id} -> {g.nodes} nodes")
+    return True

@@ -30,7 +30,7 @@ from ngupgrade.testing.group_override import (
 FaultKind = Literal[
     "rpc_error", "permission_denied", "deadline_after_apply", "operation_error",
     "operation_in_progress", "stall", "running_after_update", "reconciling_after_done",
-    "policy_ignored",
+    "policy_ignored", "autoscaler_delete", "node_not_ready", "detach_stuck",
 ]
 FAULT_KINDS: tuple[str, ...] = FaultKind.__args__  # type: ignore[attr-defined]
 
@@ -45,6 +45,9 @@ FAULT_KEYS: Mapping[str, tuple[str, ...]] = {
     "running_after_update": ("seconds", "group"),
     "reconciling_after_done": ("seconds", "group"),
     "policy_ignored": ("group",),
+    "autoscaler_delete": ("at_step", "group"),
+    "node_not_ready": ("at_step", "group"),
+    "detach_stuck": ("at_step", "group"),
 }
 """The keys each fault kind reads (besides ``kind``): any other key is refused."""
 
@@ -88,7 +91,13 @@ class Fault:
       never finishes;
     * ``running_after_update``: the group still reads RUNNING ``seconds`` after an Update;
     * ``reconciling_after_done``: the group reads RECONCILING ``seconds`` after its op is done;
-    * ``policy_ignored``: a deploy-policy Update finishes fine but the policy stays (C16 A).
+    * ``policy_ignored``: a deploy-policy Update finishes fine but the policy stays (C16 A);
+    * ``autoscaler_delete``: right before step ``at_step`` the cluster autoscaler deletes one
+      Ready node already on the new version (field report C19);
+    * ``node_not_ready``: the nodes created or updated in place by step ``at_step`` never
+      turn Ready (the procedure goes on, as the platform's does);
+    * ``detach_stuck``: the nodes drained by step ``at_step`` are stopped with their volume
+      still attached, and the update goes no further.
     """
 
     kind: str

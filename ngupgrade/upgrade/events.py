@@ -203,7 +203,9 @@ class OperationSeen(Event):
 @dataclass(frozen=True, kw_only=True)
 class Progress(Event):
     """One poll of the version update: nodes on the new version (None: cannot be told) of
-    ``total``, the node count, status, cycle of cycles, seconds elapsed and expected."""
+    ``total``, the node count, status, cycle of cycles, seconds elapsed and expected;
+    ``done``: old nodes gone or updated and Ready (never above ``total``; None: cannot be
+    told), ``cordoned`` and ``ready`` (Ready and schedulable) nodes now."""
 
     kind: ClassVar[str] = "progress"
     operation_id: str
@@ -215,6 +217,66 @@ class Progress(Event):
     cycles: int
     elapsed: float
     expected: Json
+    done: int | None = None
+    cordoned: int = 0
+    ready: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeDrainEvent(Event):
+    """One node's drain (issue 13): ``phase`` ``started`` (cordoned; ``forced_stop_at``
+    HH:MM UTC when the platform stops it anyway), ``pods_left`` (kube access: ``pods``
+    still on it, ``blocked_by`` the PDBs refusing them), ``finished`` or ``forced`` (gone or
+    back after ``seconds``, past the drain timeout when forced)."""
+
+    kind: ClassVar[str] = "drain"
+    node: str
+    phase: str
+    seconds: float = 0.0
+    pods: list[str] | None = None
+    blocked_by: list[str] | None = None
+    forced_stop_at: str | None = None
+
+    @property
+    def data(self) -> Json:
+        out: Json = {"node": self.node, "phase": self.phase, "seconds": self.seconds}
+        if self.forced_stop_at is not None:
+            out["forced_stop_at"] = self.forced_stop_at
+        if self.pods is not None:
+            out["pods"] = self.pods
+            out["blocked_by"] = self.blocked_by or []
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeRemoved(Event):
+    """A node gone without a drain (field report C19: the autoscaler deleted a new node)."""
+
+    kind: ClassVar[str] = "node_removed"
+    node: str
+    instance_id: str
+    new: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class Diagnosed(Event):
+    """The watchdog stopped the wait: ``cause`` (``core.stall.CAUSES``) and what it rests on."""
+
+    kind: ClassVar[str] = "diagnosis"
+    operation_id: str
+    cause: str
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class DrainSummary(Event):
+    """After the version wait (however it ended): per node its drain time and whether it was
+    forced; per workload the disruptions seen (None without kube access); nodes removed."""
+
+    kind: ClassVar[str] = "drain_summary"
+    nodes: list[Json]
+    workloads: list[Json] | None
+    removed: list[Json]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -281,6 +343,6 @@ class Reminder(Event):
 
 KINDS: tuple[type[Event], ...] = (
     PlanReady, PreflightDone, DrainGateDone, DryRun, CallsToMake, Warned, Note, Summary,
-    GroupStarted, StepStarted, StepSkipped, OperationSeen, Progress, StepFinished, Verdict,
-    Reminder)
+    GroupStarted, StepStarted, StepSkipped, OperationSeen, Progress, NodeDrainEvent,
+    NodeRemoved, Diagnosed, DrainSummary, StepFinished, Verdict, Reminder)
 """Every event type, in the order docs/events.md lists them."""

@@ -1,51 +1,28 @@
-"""Waiting for a version update with progress: nodes on the new version out of the total
-(``ListNodes``: instances that were not there at the start, and old ones drained and back),
-the cycle estimate from the plan's timeline, elapsed against expected, and the stall watchdog
-(C15). The cloud operation is never cancelled: a stall or a deadline raises, resumable."""
+"""Waiting for a version update with progress: old nodes done (gone, or updated in place and
+Ready) out of the nodes at the start, never above 100 % (C19), nodes on the new version, the
+cycle estimate from the plan's timeline, elapsed against expected, each node's drain, and the
+stall watchdog (C15) with a diagnosis by name (issue 13, :mod:`ngupgrade.upgrade.watch`).
+The cloud operation is never cancelled: a stall or a deadline raises, resumable."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ngupgrade.adapters.cloud.types import LiveNode, OperationState
+from ngupgrade.adapters.cloud.types import OperationState
 from ngupgrade.adapters.cloud.waiter import wait_operation
 from ngupgrade.core.errors import OperationFailed, OperationTimeout, Stalled
+from ngupgrade.core.platform import platform_of
 from ngupgrade.core.policy import policy_text
+from ngupgrade.core.rollout import RolloutTracker
 from ngupgrade.core.stall import StallWatchdog
 from ngupgrade.core.units import human_seconds
-from ngupgrade.upgrade.events import Progress, Verdict
+from ngupgrade.upgrade.events import Diagnosed, Progress, Verdict
 from ngupgrade.upgrade.rules import PDB_HINT, cycle_estimate
 from ngupgrade.upgrade.values import GroupResult, Prepared
+from ngupgrade.upgrade.watch import RolloutWatch
 
 if TYPE_CHECKING:
     from ngupgrade.upgrade.steps import Context
-
-
-class NodeCounter:
-    """Counts nodes on the new version: instances created since the start, and old ones that
-    were cordoned for a drain and are schedulable again (updated in place).
-
-    ``start_ids`` empty (resumed from the cloud's record mid-upgrade): unknown, None.
-    """
-
-    def __init__(self, start_ids: Sequence[str]) -> None:
-        self.start_ids = set(start_ids)
-        self.drained: set[str] = set()
-
-    def count(self, nodes: Sequence[LiveNode]) -> int | None:
-        """Nodes on the new version in this reading, or None when it cannot be told."""
-        if not self.start_ids:
-            return None
-        new = 0
-        for n in nodes:
-            cordoned = n.unschedulable
-            if cordoned:
-                self.drained.add(n.instance_id)
-            if n.instance_id not in self.start_ids or (n.instance_id in self.drained
-                                                       and not cordoned):
-                new += 1
-        return new
 
 
 def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupResult) -> None:
@@ -61,23 +38,30 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
     addr = prep.address
     gid = prep.group.id
     j = prep.journal
-    counter = NodeCounter(j.start_node_ids)
     total = j.start_nodes
     expected = (prep.plan.duration.min_minutes * 60, prep.plan.duration.max_minutes * 60)
     started = clock()
     watchdog = StallWatchdog(ctx.options.stall_after, started)
+    tracker = RolloutTracker.start(j.start_node_ids, total, prep.plan.effective.max_unavailable,
+                                   platform_of(prep.group).drain.drain_timeout_seconds)
+    watch = RolloutWatch(tracker, ctx.emit, addr, surge=prep.plan.effective.max_expansion,
+                         tight_quota=prep.tight_quota, pods=getattr(ctx, "pods", None))
     last: dict[str, Any] = {}
     position = [0]
 
     def on_poll(state: OperationState, waited: float) -> None:
         if state.done:
             return
+        now = clock()
+        if not prep.resumed:  # the Update was sent at `started`; a resumed op began earlier
+            watch.anchor(state.created_at, started)
         group = api.get_node_group(gid)
         nodes = api.list_nodes(gid)
-        new = counter.count(nodes)
+        watch.observe(nodes, now)
+        new = (sum(1 for n in nodes if n.instance_id not in tracker.start_ids
+                   or n.instance_id in tracker.updated) if tracker.start_ids else None)
         cordoned = sum(1 for n in nodes if n.unschedulable)
-        now = clock()
-        last.update(new_nodes=new, nodes=len(nodes), status=group.status)
+        last.update(new_nodes=new, nodes=len(nodes), status=group.status, done=tracker.done)
         if new is not None and (new or len(nodes) != total):
             position[0], cycle = cycle_estimate(prep.plan.timeline, new, len(nodes),
                                                 position[0])
@@ -86,17 +70,26 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
         ctx.emit(Progress(group=addr, operation_id=op_id, new_nodes=new, total=total,
                  nodes=len(nodes), status=group.status, cycle=cycle,
                  cycles=prep.plan.cycles.max, elapsed=now - started,
-                 expected={"min": expected[0], "max": expected[1]}))
-        watchdog.observe((new, group.status, len(nodes), cordoned), now)
-        if watchdog.stalled(now):
-            shown = "?" if new is None else str(new)
+                 expected={"min": expected[0], "max": expected[1]}, done=tracker.done,
+                 cordoned=cordoned, ready=tracker.ready_schedulable()))
+        watchdog.observe((new, group.status, len(nodes), cordoned,
+                          tuple(sorted(n.instance_id for n in nodes if n.unschedulable))), now)
+        alarm = watch.alarm(now)
+        if watchdog.stalled(now) or alarm:
+            done = "?" if tracker.done is None else str(tracker.done)
+            diagnosis = watch.diagnosis(now, watchdog.still_for(now), total)
+            ctx.emit(Diagnosed(group=addr, operation_id=op_id, cause=diagnosis.cause,
+                               message=diagnosis.message))
+            what = (f"fewer Ready nodes ({tracker.ready_schedulable()}) than the deploy policy "
+                    f"allows ({tracker.floor} = {total} - max_unavailable)" if alarm
+                    else f"no progress for {human_seconds(watchdog.still_for(now))}")
             raise Stalled(
-                f"{addr}: stalled: no progress for {human_seconds(watchdog.still_for(now))} "
-                f"({shown}/{total} nodes on the new version, {len(nodes)} nodes, "
-                f"{group.status}); drain likely blocked by a PodDisruptionBudget. "
+                f"{addr}: stalled: {what} ({done}/{total} nodes done, {len(nodes)} nodes, "
+                f"{group.status}); {diagnosis.cause}: {diagnosis.message}. "
                 f"Operation {op_id} still runs and was NOT cancelled",
                 operation_id=op_id,
-                hint=f"{PDB_HINT} Then attach again: the same command with --resume")
+                hint=f"{_hint(diagnosis.cause)} Then attach again: the same command with "
+                     "--resume")
 
     try:
         wait_operation(api, op_id, timeout=ctx.timeout(prep), policy=ctx.timing.poll,
@@ -104,12 +97,14 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
     except OperationFailed as err:
         live = api.get_node_group(gid)
         nodes = api.list_nodes(gid)
-        new = counter.count(nodes)
+        watch.observe(nodes, clock())
+        new = tracker.done
         unchanged = live.version == j.start_version
         state = (f"the node group's version is unchanged: {live.version} "
                  "(version_info.current_version)" if unchanged
                  else f"the node group reports version {live.version}")
         replaced = "" if new is None else f"; {new} of {total} nodes had been replaced"
+        _summary(watch, clock())
         policy_note = ""
         if prep.override is not None:
             policy_note = (f"; the deploy policy is still {policy_text(prep.override)} "
@@ -125,11 +120,45 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
             hint="nothing was rolled back; fix the cause (see the operation's message), "
                  "then run the same command again") from err
     except OperationTimeout as err:
+        _summary(watch, clock())
         if isinstance(err, Stalled):
             raise
         raise OperationTimeout(
             f"{addr}: {err.message}; last seen "
-            f"{last.get('new_nodes', '?')}/{total} nodes on the new version",
+            f"{last.get('done', '?')}/{total} nodes done",
             operation_id=op_id,
             hint="nothing was cancelled; the operation still runs. Attach again with the "
                  "same command and --resume (add a longer --timeout)") from err
+    nodes = api.list_nodes(gid)
+    watch.observe(nodes, clock())
+    _summary(watch, clock())
+
+
+def _summary(watch: RolloutWatch, now: float) -> None:
+    summary = watch.summary(now)
+    if summary is not None:
+        watch.emit(summary)
+
+
+HINTS = {
+    "pdb-blocked": "allow one eviction: scale the workload up or relax its PodDisruptionBudget "
+                   "(`kubectl get pdb -A`, ALLOWED DISRUPTIONS 0); Yandex stops the node at the "
+                   "time named anyway, taking the pods down.",
+    "pods-unplaced": "make room for the evicted pods (a larger max_expansion, smaller "
+                     "requests, or another node group they may run on).",
+    "detach-stuck": "look at the volumes in the console (compute disks attached to the "
+                    "stopped instance); detach them if the platform does not.",
+    "node-not-joining": "look at the node (`kubectl describe node`, the instance's serial "
+                        "console): kubelet, network, the node's service account.",
+    "surge-not-created": "raise the quota named, or use a smaller max_expansion "
+                         "(`ngupgrade preflight` suggests one); a zone out of capacity "
+                         "needs another zone or platform.",
+    "drain-stuck": "pass --kubeconfig/--context to see the pods and PDBs that hold it; "
+                   + PDB_HINT,
+    "nothing-visible": "check the operation's log in the console (quota, instance errors).",
+}
+
+
+def _hint(cause: str) -> str:
+    return HINTS.get(cause, PDB_HINT)
+

@@ -93,6 +93,9 @@ class Prepared:
     resumed: bool
     nothing_to_do: str | None = None
     """Why the group needs no upgrade (already at the target), or None."""
+    tight_quota: str | None = None
+    """The preflight's quota with the least room after the surge, as text (the watchdog
+    names it when a surge node is not created)."""
     steps: list[Step] = field(default_factory=list)
 
     @property

@@ -56,6 +56,13 @@ class LiveNode:
     status: str
     kubernetes_node_id: str = ""
     unschedulable: bool = False
+    ready: bool | None = None
+    """The Kubernetes ``Ready`` condition (``kubernetes_status.conditions``); None when the
+    API lists no conditions (then the platform's ``status`` READY stands in)."""
+    ready_message: str = ""
+    """The ``Ready`` condition's message when it is not True (e.g. the kubelet's reason)."""
+    volumes: tuple[str, ...] = ()
+    """``kubernetes_status.attached_volumes``: the volume handles still attached."""
 
 
 @dataclass(frozen=True)
