@@ -240,3 +240,27 @@ def test_terraform_error_is_found_under_colour_and_a_warning(run_cli, tmp_path) 
         'failed (exit 1): Error: Backend initialization required, please run "terraform init"')
     assert "\x1b" not in result.stderr
     assert "hint: run `terraform init` in that directory first" in result.stderr
+
+
+def test_a_hung_terraform_is_stopped_at_the_timeout(stand_in_terraform: Path, tf_dir: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stand-in hangs 60 s with a child holding its stdout; NGUPGRADE_TERRAFORM_TIMEOUT=1
+    stops state pull and show -json after 1 s (the child too), exit 3 with a hint."""
+    import time
+
+    from ngupgrade.adapters.state.terraform_cli import show_plan_json
+
+    (tf_dir / ".terraform" / "fake-hang").touch()
+    (tf_dir / "tfplan").write_bytes(b"{}")
+    monkeypatch.setenv("NGUPGRADE_TERRAFORM_TIMEOUT", "1")
+    for run in (lambda: state_pull(str(tf_dir)),
+                lambda: show_plan_json(str(tf_dir), "tfplan")):
+        started = time.monotonic()
+        with pytest.raises(BadInput, match="did not finish in 1 s") as err:
+            run()
+        assert time.monotonic() - started < 10
+        assert err.value.hint is not None and "NGUPGRADE_TERRAFORM_TIMEOUT" in err.value.hint
+    for bad in ("0", "nan", "soon", "3601"):
+        monkeypatch.setenv("NGUPGRADE_TERRAFORM_TIMEOUT", bad)
+        with pytest.raises(UsageError, match="NGUPGRADE_TERRAFORM_TIMEOUT"):
+            state_pull(str(tf_dir))

@@ -111,7 +111,8 @@ _SHARED: list[tuple[tuple[str, ...], dict[str, Any]]] = [
                 "test reports (preflight and drain-check only)."}),
     (("--terraform-bin", "terraform_bin"), {
         "envvar": "NGUPGRADE_TERRAFORM_BIN", "metavar": "PATH",
-        "help": "Terraform CLI used for 'tf:DIR' states; 'tofu' works too. Default: terraform."}),
+        "help": "Terraform CLI used for 'tf:DIR' states and plans; 'tofu' works too. Default: "
+                "terraform. Stopped after 300 s (NGUPGRADE_TERRAFORM_TIMEOUT=SECONDS, 1..3600)."}),
     (("--workspace", "workspace"), {
         "envvar": "TF_WORKSPACE", "metavar": "NAME",
         "help": "Workspace of an s3:// state (keys under env:/NAME/) or of a tf:DIR "

@@ -16,12 +16,37 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 
-from ngupgrade.core.errors import BadInput
+from ngupgrade.core.errors import BadInput, UsageError
 
 PULL_TIMEOUT_SECONDS = 300
-"""A remote backend can be slow; past this the pull is abandoned with a clear error."""
+"""How long ``state pull`` or ``show -json`` may run: a remote backend can be slow, a hung
+one (a stuck credential helper, an unreachable backend) must not hold a CI job. Past it the
+command and everything it started are killed: exit 3 with a hint. ``NGUPGRADE_TERRAFORM_TIMEOUT``
+(seconds, 1..3600) sets it."""
+
+TIMEOUT_ENV = "NGUPGRADE_TERRAFORM_TIMEOUT"
+MAX_TIMEOUT_SECONDS = 3600
+
+
+def terraform_timeout() -> float:
+    """Seconds the Terraform CLI may run: ``NGUPGRADE_TERRAFORM_TIMEOUT``, else 300.
+
+    Raises:
+        UsageError: the variable is not a number of seconds in 1..3600 (exit 2).
+    """
+    raw = os.environ.get(TIMEOUT_ENV)
+    if raw is None or not raw.strip():
+        return PULL_TIMEOUT_SECONDS
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 1 <= value <= MAX_TIMEOUT_SECONDS:  # also refuses nan
+        raise UsageError(f"{TIMEOUT_ENV}={raw!r}: expected seconds, 1..{MAX_TIMEOUT_SECONDS}")
+    return value
 
 _HINTS = (
     ("terraform init", "run `terraform init` in that directory first"),
@@ -36,11 +61,12 @@ _HINTS = (
 
 
 def state_pull(directory: str, terraform_bin: str = "terraform",
-               timeout: float = PULL_TIMEOUT_SECONDS, *, workspace: str | None = None) -> bytes:
+               timeout: float | None = None, *, workspace: str | None = None) -> bytes:
     """Run ``<terraform_bin> state pull`` in ``directory`` and return its stdout (state JSON).
 
     ``workspace`` (``--workspace``), unless ``default``, is passed as ``TF_WORKSPACE``, which
     Terraform and OpenTofu read in place of the workspace selected in ``.terraform/``.
+    ``timeout`` (seconds) defaults to :func:`terraform_timeout`.
 
     Raises:
         BadInput: the directory or binary is missing, the command failed (its first error
@@ -56,7 +82,7 @@ def state_pull(directory: str, terraform_bin: str = "terraform",
 
 
 def show_plan_json(directory: str, plan_file: str, terraform_bin: str = "terraform",
-                   timeout: float = PULL_TIMEOUT_SECONDS, *, label: str | None = None) -> bytes:
+                   timeout: float | None = None, *, label: str | None = None) -> bytes:
     """Run ``<terraform_bin> show -json PLAN_FILE`` in ``directory``; return the plan JSON.
 
     ``show -json`` of a saved plan needs the providers of an initialised working directory
@@ -79,9 +105,11 @@ def show_plan_json(directory: str, plan_file: str, terraform_bin: str = "terrafo
     return out
 
 
-def _run(directory: str, terraform_bin: str, args: list[str], timeout: float,
+def _run(directory: str, terraform_bin: str, args: list[str], timeout: float | None,
          extra_env: dict[str, str], label: str) -> bytes:
     """Run the Terraform CLI with ``args`` in ``directory``; stdout, or a BadInput."""
+    if timeout is None:
+        timeout = terraform_timeout()
     if not os.path.isdir(directory):
         raise BadInput("no such directory", source=label)
     binary = shutil.which(terraform_bin)
@@ -95,21 +123,44 @@ def _run(directory: str, terraform_bin: str, args: list[str], timeout: float,
     env = dict(os.environ, TF_IN_AUTOMATION="1", TF_INPUT="0", **extra_env)
     command = " ".join([terraform_bin, *args[:2]])
     try:
-        done = subprocess.run(
-            [binary, *args], cwd=directory, env=env, capture_output=True,
-            timeout=timeout, check=False, stdin=subprocess.DEVNULL,
+        # a session of its own: on timeout the whole process group goes (a backend's helper
+        # holding the pipes open would otherwise keep the read waiting)
+        proc = subprocess.Popen(
+            [binary, *args], cwd=directory, env=env, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True,
         )
-    except subprocess.TimeoutExpired as err:
-        raise BadInput(f"`{command}` did not finish in {timeout:.0f} s", source=label) from err
     except OSError as err:
         raise BadInput(f"cannot run {binary}: {err.strerror}", source=label) from err
-    if done.returncode != 0:
-        stderr = done.stderr.decode("utf-8", "replace")
+    with proc:
+        try:
+            out, err_bytes = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired as err:
+            _kill_group(proc)
+            raise BadInput(
+                f"`{command}` did not finish in {timeout:g} s; stopped", source=label,
+                hint=f"check the backend and its credentials (`{command}` by hand in that "
+                     f"directory); {TIMEOUT_ENV}=SECONDS (up to {MAX_TIMEOUT_SECONDS}) allows "
+                     "longer, or pipe the JSON in with '-'",
+            ) from err
+    if proc.returncode != 0:
+        stderr = err_bytes.decode("utf-8", "replace")
         raise BadInput(
-            f"`{command}` failed (exit {done.returncode}): {_first_error_line(stderr)}",
+            f"`{command}` failed (exit {proc.returncode}): {_first_error_line(stderr)}",
             source=label, hint=_hint_for(stderr),
         )
-    return done.stdout
+    return out
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the command and what it started, then reap it (its pipes closed unread)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+    proc.wait()
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
