@@ -383,3 +383,12 @@ def test_odd_plans_are_bad_input_never_a_pass(run_cli, tmp_path: Path) -> None:
             assert f"plan.json: {where}" in res.stderr
     quiet = {**plans.build_plan(state(), {}), "applyable": False}
     assert run_cli("plan", "--plan", write(tmp_path, quiet)).exit_code == 0
+
+
+def test_plan_overrides_with_a_plan_are_usage_errors(run_cli) -> None:
+    """The plan's deploy policy and size are what apply: an override would print one policy in
+    the table and roll another in the timeline."""
+    for flag in (["--max-expansion", "5"], ["--max-unavailable", "1"], ["--nodes", "2"]):
+        res = run_cli("plan", "--plan", ROLL_PLAN, "-g", "workers", *flag)
+        assert res.exit_code == 2, flag
+        assert f"{flag[0]} with --plan" in res.stderr

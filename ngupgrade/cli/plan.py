@@ -20,7 +20,7 @@ from ngupgrade.cli._common import (
 )
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli.render.plan import plan_json, plan_text
-from ngupgrade.core.errors import CheckFailed
+from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.model import MAX_GROUP_NODES
 from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, GroupPlan
 
@@ -70,7 +70,8 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
     group). The math, with pictures: docs/upgrade-math.md; Selectel: docs/selectel.md.
     With --plan, each group's change
     (roll, resize, in-place, replace, create, delete, none) and each roll planned with the
-    planned values: docs/plan-gate.md.
+    planned values (--max-expansion, --max-unavailable and --nodes are then usage errors):
+    docs/plan-gate.md.
 
     \b
     Exit codes: 0 plan made (warnings allowed without --strict); 1 a deploy policy is
@@ -85,6 +86,13 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
                           max_unavailable=max_unavailable, nodes=nodes,
                           minutes_per_cycle=cycle_minutes, method=method)
     if settings.plan is not None:
+        given = [flag for flag, value in (("--max-expansion", max_expansion),
+                                          ("--max-unavailable", max_unavailable),
+                                          ("--nodes", nodes)) if value is not None]
+        if given:  # the table and the timeline would disagree: the plan's values are applied
+            raise UsageError(f"{', '.join(given)} with --plan: a Terraform plan brings its own "
+                             "deploy policies and sizes, and those are what apply",
+                             hint="leave them out with --plan, or plan the state without it")
         _plan_gate(settings, request, strict)
         return
     # live group size and policy when a cloud endpoint is given
