@@ -205,3 +205,17 @@ def test_quota_flags_without_a_quota_source_are_usage_errors(run_cli) -> None:
     huge = run_cli("advise", "--state", str(EXAMPLE_STATE), "-g", "workers",
                    "--min-available", "99999999999999999999")
     assert huge.exit_code == 1 and "Traceback" not in huge.stderr
+
+
+def test_report_wording(run_cli) -> None:
+    """--cycle-minutes named once; a stage says when it starts and how long it takes;
+    --max-parallel 1: "1 operation already runs"; batch (auto 1..7, 7 nodes, floor 6): U
+    could be 1 by the floor but stays 0 below the autoscaler min 1, and the line says why."""
+    base = ["advise", "--state", str(EXAMPLE_STATE), "--quotas", QUOTAS]
+    lines = run_cli(*base, "-g", "workers", "--cycle-minutes", "0.5").stdout.splitlines()
+    assert "  minutes per cycle: 0.5 (--cycle-minutes)" in lines
+    out = run_cli(*base, "-g", "workers", "-g", BATCH, "--max-parallel", "1").stdout
+    assert "  stage 2: starts at 12 min, takes up to 6 min" in out.splitlines()
+    assert "with stage 1: 1 operation already runs in b1gexamplefolder00001" in out
+    assert ("max_unavailable up to 0 (below the autoscaler min 1)"
+            in run_cli(*base, "-g", BATCH).stdout)

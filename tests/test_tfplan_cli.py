@@ -392,3 +392,10 @@ def test_plan_overrides_with_a_plan_are_usage_errors(run_cli) -> None:
         res = run_cli("plan", "--plan", ROLL_PLAN, "-g", "workers", *flag)
         assert res.exit_code == 2, flag
         assert f"{flag[0]} with --plan" in res.stderr
+
+
+def test_a_planned_policy_is_labelled_from_the_plan(run_cli, tmp_path: Path) -> None:
+    plan = plans.build_plan(state(), {WORKERS: Edit(["update"], edit(version="1.30"))})
+    out = run_cli("plan", "--plan", write(tmp_path, plan), "-g", "workers").stdout
+    assert "max_expansion 1, max_unavailable 0 (from the Terraform plan's planned values" in out
+    assert "from the state" not in out

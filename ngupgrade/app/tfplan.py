@@ -9,7 +9,7 @@ checks the quotas of every change that needs nodes. The rules are in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ngupgrade.adapters.state.plan_source import read_plan_bytes
@@ -80,7 +80,15 @@ def plan_rolls(gate: PlanGate, request: PlanRequest) -> list[GroupPlan | None]:
     """
     rolls = [c.group for c in gate.changes if c.kind == "roll"]
     planned = iter(plan_node_groups(rolls, request))
-    return [next(planned) if c.kind == "roll" else None for c in gate.changes]
+    return [_from_plan(next(planned)) if c.kind == "roll" else None for c in gate.changes]
+
+
+def _from_plan(plan: GroupPlan) -> GroupPlan:
+    """The policy of a planned group came from the Terraform plan (``after``), not the state:
+    say so (an unknown knob is at its worst case there, which the findings name)."""
+    if plan.policy.source != "state":
+        return plan
+    return replace(plan, policy=replace(plan.policy, source="plan"))
 
 
 def preflight_plan(gate: PlanGate, quotas: QuotaSource, request: PreflightRequest,

@@ -182,7 +182,7 @@ def group_text(advice: GroupAdvice) -> list[str]:
     where = CALIBRATION_TEXT[cal.source]
     if cal.source == "history":
         where += f", median of {cal.operations} upgrade(s)"
-    elif cal.note:
+    elif cal.note and cal.note != where:
         where += f"; {cal.note}"
     lines.append(f"  minutes per cycle: {_num(cal.minutes_per_cycle)} ({where})")
     if advice.quota is None:
@@ -196,8 +196,11 @@ def group_text(advice: GroupAdvice) -> list[str]:
             lines.append(f"  warning: unknown quotas, unchecked: {', '.join(unknown)}")
     auto = (f"; autoscaler min {rule.autoscaler_min}" if rule.autoscaler_min is not None
             else "")
+    why_u = ""
+    if rule.autoscaler_min is not None and s.max_unavailable < rule.nodes - rule.floor:
+        why_u = f" (below the autoscaler min {rule.autoscaler_min})"
     lines.append(f"  availability: at least {_nodes(rule.floor)} Ready ({rule.floor_source}"
-                 f"{auto}): max_unavailable up to {s.max_unavailable}")
+                 f"{auto}): max_unavailable up to {s.max_unavailable}{why_u}")
     lines.append("  workloads: " + ("checked against the cluster objects"
                                     if advice.workloads_checked
                                     else "not checked (no cluster objects)"))
@@ -255,7 +258,7 @@ def advise_text(advice: Advice) -> str:
                      f"with each group's own recommendation: {_num(plan.sequential_minutes)} "
                      "min)")
         for i, st in enumerate(plan.stages, start=1):
-            lines.append(f"  stage {i}: from {_num(st.start_minutes)} min, up to "
+            lines.append(f"  stage {i}: starts at {_num(st.start_minutes)} min, takes up to "
                          f"{_num(st.minutes)} min")
             if st.why_new:
                 lines.append(f"    not earlier: {st.why_new}")

@@ -51,6 +51,7 @@ POLICY_SOURCE_TEXT = {
     "default": "unset in the state: Yandex default assumed",
     "override": "command-line override",
     "live": "live, from the API",
+    "plan": "from the Terraform plan's planned values; an unknown one at its worst case",
 }
 
 ACTION_TEXT = {
@@ -327,7 +328,7 @@ def group_plan_lines(plan: GroupPlan) -> list[str]:
         note = ""
         if plan.cycles.min != plan.cycles.max:  # combined policy: waves may overlap (seed 000)
             note = (f"  (the slowest order, {plan.cycles.max} waves; new and drained nodes "
-                    f"may overlap, down to {plan.cycles.min})")
+                    f"may overlap, down to {plan.cycles.min} cycles)")
         lines.append("  timeline" + note)
         lines.extend("    " + line for line in timeline_lines(plan))
     if plan.warnings:

@@ -111,8 +111,9 @@ def _misfit(stage: _Open, job: Job, option: Option,
             headroom: Mapping[str, Mapping[str, float | None]], max_parallel: int) -> str:
     """Why ``option`` of ``job`` does not fit in ``stage``, for the report."""
     if stage.scopes.get(job.scope, 0) >= max_parallel:
-        return (f"{max_parallel} operations already run in {job.scope} (the active-operations "
-                "limit)")
+        runs = "1 operation already runs" if max_parallel == 1 else (
+            f"{max_parallel} operations already run")
+        return f"{runs} in {job.scope} (the active-operations limit, --max-parallel)"
     used = stage.used.get(job.cloud_id or "", {})
     room = headroom.get(job.cloud_id or "", {})
     for qid, amount in sorted(option.demand.items()):
