@@ -21,6 +21,7 @@ typed records of :mod:`ngupgrade.upgrade.events` (their NDJSON keys: docs/events
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -87,6 +88,8 @@ class UpgradeRequest:
     strict: bool = False
     cluster: ClusterSource = field(default_factory=ClusterSource)
     accept: frozenset[str] = frozenset()
+    command: str = "ngupgrade upgrade"
+    """The command line, written into the journal lock so a second run can name this one."""
 
 
 @dataclass
@@ -179,13 +182,22 @@ def run_upgrade(
 
 def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequence[Any],
                      api: UpgradeApi, runbook: Runbook, report: UpgradeReport) -> None:
+    with contextlib.ExitStack() as locks:
+        for group in groups:
+            path = None
+            if request.apply:
+                path = request.journal or jr.default_path(group.id, request.options.version,
+                                                          request.journal_dir)
+                # Before the journal is read: two runs started together must not both pass
+                # the "unfinished journal" check and then share the file (issue 10 item 2).
+                locks.enter_context(jr.JournalLock(path, jr.holder_text(request.command)))
+            report.prepared.append(runbook.prepare(group, path))
+        _gate_and_run(settings, request, api, runbook, report)
+
+
+def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
+                  runbook: Runbook, report: UpgradeReport) -> None:
     event = runbook.emit
-    for group in groups:
-        path = None
-        if request.apply:
-            path = request.journal or jr.default_path(group.id, request.options.version,
-                                                      request.journal_dir)
-        report.prepared.append(runbook.prepare(group, path))
     plans = [p.plan for p in report.prepared]
     event(PlanReady(plans=tuple(plans)))  # the CLI renders it (cli/render/plan.py)
     for prep in report.prepared:

@@ -6,7 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ngupgrade.adapters.cloud.gateway import CloudGateway
-from ngupgrade.adapters.cloud.types import BROKEN_STATUSES, LiveNodeGroup, OperationState
+from ngupgrade.adapters.cloud.types import (
+    BROKEN_STATUSES,
+    LiveNodeGroup,
+    OperationState,
+    newest,
+)
 from ngupgrade.adapters.cloud.waiter import (
     OnPoll,
     Watchdog,
@@ -15,15 +20,17 @@ from ngupgrade.adapters.cloud.waiter import (
     wait_reconciled,
 )
 from ngupgrade.app.timing import Timing
-from ngupgrade.core.errors import CheckFailed, OperationTimeout, UsageError
+from ngupgrade.core.errors import CheckFailed, OperationFailed, OperationTimeout, UsageError
 
 
 @dataclass(frozen=True)
 class WaitTarget:
-    """What to wait for: ``operation`` None means the group has nothing running."""
+    """What to wait for: ``operation`` None means the group has nothing running; then
+    ``latest`` is the group's most recent finished operation (None: it has none)."""
 
     operation: OperationState | None
     node_group_id: str | None
+    latest: OperationState | None = None
 
 
 @dataclass(frozen=True)
@@ -46,7 +53,13 @@ def find_target(gw: CloudGateway, *, node_group_id: str | None, operation_id: st
         op = gw.get_operation(operation_id)
         return WaitTarget(op, op.node_group_id)
     assert node_group_id is not None
-    return WaitTarget(gw.running_operation(node_group_id), node_group_id)
+    ops = gw.list_operations(node_group_id)
+    running = newest(op for op in ops if not op.done)
+    if running is not None:
+        return WaitTarget(running, node_group_id)
+    # Nothing runs: the answer is how the last one ended (issue 10 item 4: "nothing
+    # unfinished" after a failed upgrade is a false success).
+    return WaitTarget(None, node_group_id, latest=newest(ops))
 
 
 def wait_for(gw: CloudGateway, target: WaitTarget, *, timing: Timing, timeout: float,
@@ -62,8 +75,9 @@ def wait_for(gw: CloudGateway, target: WaitTarget, *, timing: Timing, timeout: f
     if target.operation is None:
         group = gw.get_node_group(target.node_group_id) if target.node_group_id else None
         if group is not None:
+            _judge_latest(group, target.latest)
             _judge_idle(group)
-        return WaitVerdict(None, group)
+        return WaitVerdict(target.latest, group)
     op_id = target.operation.id
     if target.node_group_id:
         watchdog = Watchdog(node_progress(gw, target.node_group_id), stall_seconds) \
@@ -75,6 +89,22 @@ def wait_for(gw: CloudGateway, target: WaitTarget, *, timing: Timing, timeout: f
     state = wait_operation(gw, op_id, timeout=timeout, policy=t.poll, clock=t.clock,
                            sleep=t.sleep, on_poll=on_poll)
     return WaitVerdict(state, None)
+
+
+def _judge_latest(group: LiveNodeGroup, latest: OperationState | None) -> None:
+    """The group's latest operation failed: that is the outcome, whatever the status says.
+
+    Raises:
+        OperationFailed: exit 5, with the operation's code and message, and the group's
+            status and version (field report C10: RUNNING is not success).
+    """
+    if latest is None or not latest.failed:
+        return
+    raise OperationFailed(
+        latest.id, latest.error_code or 0, latest.error_code_name or str(latest.error_code),
+        f"{latest.error_message or ''}; it is the latest operation on node group {group.id}, "
+        f"nothing runs now; the group is {group.status} on {group.version}",
+        hint="fix the cause (see the operation's message), then run the change again")
 
 
 def _judge_idle(group: LiveNodeGroup) -> None:

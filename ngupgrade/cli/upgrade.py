@@ -6,7 +6,11 @@ NDJSON with ``--output json``.
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 
 import click
 
@@ -28,6 +32,29 @@ from ngupgrade.cli._upgrade_display import (
     RichDisplay,
 )
 from ngupgrade.core.errors import NgUpgradeError
+
+
+@contextlib.contextmanager
+def signals_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a cancelled CI job, ``systemctl stop``) and SIGHUP (a lost terminal) end the
+    run as Ctrl-C does: exit 130, the journal kept, the resume command printed, nothing in
+    the cloud cancelled (issue 10 item 9; was: killed with 143 and no word). The previous
+    handlers come back afterwards. Only the main thread may install handlers: elsewhere
+    (an embedding program) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    wanted = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+    previous = {s: signal.signal(s, interrupt) for s in wanted}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 @click.command()
@@ -122,11 +149,13 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
     request = UpgradeRequest(selectors=groups, options=options, apply=apply, journal=journal,
                              quotas_file=quotas_file, cloud_id=cloud_id, strict=strict,
                              cluster=cluster_source(cluster_files, kubeconfig, kube_context),
-                             accept=accepted_codes(accept))
+                             accept=accepted_codes(accept),
+                             command="ngupgrade " + " ".join(sys.argv[1:]))
     show: Display = NdjsonDisplay() if settings.output == "json" else \
         (RichDisplay() if sys.stdout.isatty() else PlainDisplay())
     try:
-        run_upgrade(settings, request, timing=timing_of(ctx, time_scale), emit=show.event)
+        with signals_as_interrupt():
+            run_upgrade(settings, request, timing=timing_of(ctx, time_scale), emit=show.event)
     except NgUpgradeError as err:
         show.error(err)
         raise

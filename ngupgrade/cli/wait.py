@@ -16,7 +16,8 @@ from ngupgrade.cli._progress import Progress
 @click.command("wait")
 @click.option("--group", "-g", "group", metavar="ADDRESS|NAME|ID", multiple=True,
               callback=only_one,
-              help="Attach to the group's latest unfinished operation (then check RUNNING).")
+              help="Attach to the group's latest unfinished operation (then check RUNNING); "
+                   "with none running, report how its latest operation ended.")
 @click.option("--operation", "operation", metavar="ID", multiple=True, callback=only_one,
               help="Attach to this operation.")
 @click.option("--timeout", type=Duration(), default="6h", show_default=True,
@@ -40,7 +41,8 @@ def wait(group: str | None, operation: str | None, timeout: float,
 
     \b
     Exit codes: 0 done and RUNNING; 1 nothing runs and the group is STOPPED or DELETING;
-    4 API error; 5 the operation failed; 6 still running at the timeout or stalled (run the
+    4 API error; 5 the operation failed (with --group and nothing running: the group's
+    latest operation failed); 6 still running at the timeout or stalled (run the
     same command again); 130 interrupted.
     """
     ctx = click.get_current_context()
@@ -51,9 +53,14 @@ def wait(group: str | None, operation: str | None, timeout: float,
         target = find_target(gw, node_group_id=group_id, operation_id=operation)
         if target.operation is None:
             verdict = wait_for(gw, target, timing=timing, timeout=timeout)
-            status = verdict.group.status if verdict.group else "?"
-            _report(settings.output, None, verdict.group, f"no unfinished operation on node "
-                    f"group {group_id} (status {status})")
+            g = verdict.group
+            status = g.status if g else "?"
+            line = f"no unfinished operation on node group {group_id} (status {status})"
+            if verdict.operation is not None and g is not None:
+                line += (f"; its latest operation {verdict.operation.id} "
+                         f"({verdict.operation.description or 'no description'}) finished "
+                         f"without error; version {g.version}")
+            _report(settings.output, None, g, line, latest=verdict.operation)
             return
         op_id = target.operation.id
         try:
@@ -70,13 +77,21 @@ def wait(group: str | None, operation: str | None, timeout: float,
                 f"operation {op_id} done without error{group_note}")
 
 
-def _report(output: str, op_id: str | None, group: object, line: str) -> None:
-    from ngupgrade.adapters.cloud.types import LiveNodeGroup
+def _report(output: str, op_id: str | None, group: object, line: str,
+            latest: object = None) -> None:
+    from ngupgrade.adapters.cloud.types import LiveNodeGroup, OperationState
 
     if output == "json":
         g = group if isinstance(group, LiveNodeGroup) else None
-        emit_json({"operation_id": op_id, "done": True,
-                   "group": None if g is None else {"id": g.id, "status": g.status,
-                                                    "version": g.version}})
+        payload: dict[str, object] = {
+            "operation_id": op_id, "done": True,
+            "group": None if g is None else {"id": g.id, "status": g.status,
+                                             "version": g.version}}
+        if op_id is None:
+            # Nothing was waited for: the outcome of the group's latest operation, if any.
+            op = latest if isinstance(latest, OperationState) else None
+            payload["latest_operation"] = None if op is None else {
+                "id": op.id, "description": op.description, "ok": not op.failed}
+        emit_json(payload)
     else:
         click.echo(line)

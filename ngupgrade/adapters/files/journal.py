@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from ngupgrade.core.errors import BadInput
+from ngupgrade.core.errors import BadInput, CheckFailed
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 
@@ -270,3 +270,90 @@ def load(path: str) -> Journal | None:
 
 
 _START_OVER = "delete it to start over; resume then uses the cloud's own record of operations"
+
+
+class JournalLock:
+    """An exclusive lock on one journal, so two runs cannot share it (issue 10 item 2).
+
+    The journal itself is replaced atomically on every write, so the lock is a sidecar file
+    ``<journal>.lock`` held with ``flock(LOCK_EX | LOCK_NB)`` for the whole run; it records who
+    holds it (pid, host, since, command line) for the refusal of the next run. Released (and
+    removed) on exit; a lock left by a killed process is free again, as the kernel drops it.
+
+    Raises (on enter):
+        JournalBusy: another live process holds it; the message names the holder.
+        BadInput: the lock file cannot be created.
+    """
+
+    def __init__(self, path: str, holder: str) -> None:
+        self.path = path
+        self.lock_path = path + ".lock"
+        self.holder = holder
+        self._fd: int | None = None
+
+    def __enter__(self) -> JournalLock:
+        import fcntl
+
+        directory = os.path.dirname(os.path.abspath(self.lock_path))
+        for _ in range(5):
+            try:
+                os.makedirs(directory, mode=0o700, exist_ok=True)
+                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError as err:
+                raise BadInput(f"cannot lock the journal: {err.strerror}",
+                               source=self.lock_path) from err
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                held = _read_holder(fd)
+                os.close(fd)
+                raise JournalBusy(self.path, held) from None
+            # The previous holder may have removed the file between our open and our lock:
+            # then we hold a lock on a file nobody else can see; open the path again.
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.lock_path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                os.ftruncate(fd, 0)
+                os.write(fd, self.holder.encode("utf-8", "replace"))
+                self._fd = fd
+                return self
+            os.close(fd)
+        raise JournalBusy(self.path, "another run (the lock kept changing hands)")
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is None:
+            return
+        with contextlib.suppress(OSError):
+            os.unlink(self.lock_path)  # while still held: nobody can take the old file
+        os.close(self._fd)
+        self._fd = None
+
+
+def _read_holder(fd: int) -> str:
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        text = os.read(fd, 2000).decode("utf-8", "replace").strip()
+    except OSError:
+        text = ""
+    return text or "another run (it did not say who)"
+
+
+def holder_text(command: str) -> str:
+    """``pid 1234 on host ci-7 since 2026-12-01T10:00:00+00:00: ngupgrade upgrade ...``."""
+    import socket
+
+    return (f"pid {os.getpid()} on host {socket.gethostname()} since {_now_iso()}: "
+            f"{command}")
+
+
+class JournalBusy(CheckFailed):
+    """Another run holds the journal's lock (exit 1, like another operation in progress):
+    nothing was changed."""
+
+    def __init__(self, path: str, held_by: str) -> None:
+        super().__init__(f"{path}: another ngupgrade run holds this journal: {held_by}; "
+                         "nothing was changed",
+                         hint="wait for that run to end (or stop it), then run the same "
+                              "command with --resume; two runs never share a journal")

@@ -1,0 +1,134 @@
+"""Issue 10's fault matrix, through the fake cloud and the real SDK: for each case the exit
+code, the verdict's words, the Update calls and operations created, the group's end state.
+
+(Item 1, the blocker that was the same change, and item 6, an unknown outcome, are in
+tests/test_mutation.py, next to the one Update path they test.)
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from ngupgrade.upgrade.events import Event
+from tests._upgrade_helpers import cli, example_cloud, run
+
+WORKERS = "cat1ng0fixed0000abcd"
+Capsys = pytest.CaptureFixture[str]
+
+
+# -- item 2: two runs in one directory share one journal: the second is refused --------------
+
+def test_second_run_on_the_same_journal_is_refused_naming_the_holder(tmp_path: Path) -> None:
+    journal = tmp_path / "j.json"
+    second: list[object] = []
+    with example_cloud() as fake:
+
+        def start_another(event: Event) -> None:
+            if event.kind == "step_started" and not second:
+                second.append(run(fake, journal))  # a second CI job, same runner, same dir
+
+        first = run(fake, journal, hook=start_another)
+        assert first.code == 0, first.error
+        (other,) = second
+        assert other.code == 1                                          # type: ignore[attr-defined]
+        message = other.error.message                                   # type: ignore[attr-defined]
+        assert "another ngupgrade run holds this journal" in message
+        assert f"pid {os.getpid()} on host" in message and "nothing was changed" in message
+        assert "--resume" in (other.error.hint or "")                   # type: ignore[attr-defined]
+        assert len(fake.calls_to("NodeGroupService.Update")) == 1
+        assert list(fake.operations) == ["op-1"]
+        group = fake.group("workers")
+        assert (group.version, group.nodes, group.status) == ("1.30", 3, "RUNNING")
+    assert sorted(os.listdir(tmp_path)) == ["j.json"]                   # the lock is gone
+    again = None
+    with example_cloud() as fake:
+        again = run(fake, journal)                                      # free again after
+    assert again.code == 0, again.error
+
+
+# -- item 9: SIGTERM and SIGHUP end like Ctrl-C -----------------------------------------------
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_sigterm_and_sighup_end_like_ctrl_c(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: Capsys, signum: int) -> None:
+    import ngupgrade.cli.upgrade as cmd
+
+    original = cmd.PlainDisplay.event
+
+    def event(self: cmd.PlainDisplay, ev: Event) -> None:
+        original(self, ev)
+        if ev.kind == "progress":
+            os.kill(os.getpid(), signum)                # CI cancel, systemd stop, lost tty
+
+    monkeypatch.setattr(cmd.PlainDisplay, "event", event)
+    before = signal.getsignal(signum)
+    journal = tmp_path / "j.json"
+    with example_cloud() as fake:
+        code, _out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
+                              "--apply", "--journal", str(journal))
+        assert code == 130
+        assert "operation op-1 keeps running" in err and "--resume" in err
+        assert str(journal) in err
+        assert not fake.operation("op-1").done                         # nothing cancelled
+        assert len(fake.calls_to("NodeGroupService.Update")) == 1
+        assert signal.getsignal(signum) == before                       # handler put back
+        monkeypatch.setattr(cmd.PlainDisplay, "event", original)
+        code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
+                             "--apply", "--resume", "--journal", str(journal))
+        assert code == 0, err
+        assert "operation op-1 attached to" in out
+        assert len(fake.calls_to("NodeGroupService.Update")) == 1
+        assert list(fake.operations) == ["op-1"]
+        assert fake.group("workers").version == "1.30"
+
+
+# -- item 4: `wait --group` after a failed upgrade reports the failure ------------------------
+
+def test_wait_group_reports_the_latest_operations_failure(tmp_path: Path, run_cli) -> None:
+    from ngupgrade.app.timing import Timing
+    from tests._upgrade_helpers import STATE
+
+    faults = [{"kind": "operation_error", "at_step": 3, "code": 9, "message": "drain failed"}]
+    with example_cloud(faults=faults) as fake:
+        failed = run(fake, tmp_path / "j.json")
+        assert failed.code == 5                                  # the exit-6/5 hint says: wait
+        run_cli.timing = Timing(fake.now, fake.sleep)
+        common = ("--endpoint", fake.endpoint, "--insecure", "--state", STATE)
+        res = run_cli(*common, "wait", "--group", "workers")
+        assert res.exit_code == 5                                # was 0, "done": true
+        assert ("operation op-1 failed: FAILED_PRECONDITION (9): drain failed; it is the "
+                "latest operation on node group cat1ng0fixed0000abcd") in res.stderr
+        assert "the group is RUNNING on 1.29" in res.stderr
+        res = run_cli(*common, "-o", "json", "wait", "--group", "workers")
+        assert res.exit_code == 5
+        assert '"done": true' not in res.stdout
+        assert len(fake.calls_to("NodeGroupService.Update")) == 1   # wait never sends one
+        assert list(fake.operations) == ["op-1"]
+        assert fake.group("workers").version == "1.29"
+
+
+def test_wait_group_after_a_good_upgrade_names_its_latest_operation(tmp_path: Path,
+                                                                   run_cli) -> None:
+    import json
+
+    from ngupgrade.app.timing import Timing
+    from tests._upgrade_helpers import STATE
+
+    with example_cloud() as fake:
+        assert run(fake, tmp_path / "j.json").code == 0
+        run_cli.timing = Timing(fake.now, fake.sleep)
+        common = ("--endpoint", fake.endpoint, "--insecure", "--state", STATE)
+        res = run_cli(*common, "wait", "--group", "workers")
+        assert res.exit_code == 0, res.stderr
+        assert ("no unfinished operation on node group cat1ng0fixed0000abcd (status RUNNING); "
+                "its latest operation op-1 (Update node group) finished without error; "
+                "version 1.30") in res.stdout
+        doc = json.loads(run_cli(*common, "-o", "json", "wait", "--group", "workers").stdout)
+        assert doc["latest_operation"] == {"id": "op-1", "description": "Update node group",
+                                           "ok": True}
+        assert doc["group"] == {"id": WORKERS, "status": "RUNNING", "version": "1.30"}
+        assert len(fake.calls_to("NodeGroupService.Update")) == 1
