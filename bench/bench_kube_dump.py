@@ -64,7 +64,10 @@ def _pods_of(name: str, namespace: str, labels: dict[str, str], spec: dict[str, 
 def make_dump(path: Path, nodes: int, pods: int, pdbs: int) -> dict[str, int]:
     """Write the dump; return how many objects of each kind it holds."""
     node_names = [f"cl1abc{g:02d}-node-{i:05d}" for i in range(nodes) for g in [i % GROUPS]]
-    items: list[Any] = [ko.node(n, group_id=f"catgroup{i % GROUPS:012d}")
+    # 8-vCPU nodes (7910m allocatable, Yandex's reservation): 30 pods of 150m and 3 agents of
+    # 50m use 4650m, so the cluster is not overcommitted and evicted pods have room
+    items: list[Any] = [ko.node(n, group_id=f"catgroup{i % GROUPS:012d}", cpu="7910m",
+                                cores=8)
                         for i, n in enumerate(node_names)]
     counts = Counter({"Node": nodes})
     daemon_pods = DAEMONSETS * nodes
