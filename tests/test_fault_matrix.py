@@ -132,3 +132,54 @@ def test_wait_group_after_a_good_upgrade_names_its_latest_operation(tmp_path: Pa
                                            "ok": True}
         assert doc["group"] == {"id": WORKERS, "status": "RUNNING", "version": "1.30"}
         assert len(fake.calls_to("NodeGroupService.Update")) == 1
+
+
+# -- item 8: --resume with other policy flags is refused; without flags it keeps the journal's --
+
+def test_resume_with_another_policy_is_refused_and_without_flags_keeps_the_journals(
+        tmp_path: Path) -> None:
+    journal = tmp_path / "j.json"
+    with example_cloud() as fake:
+        first = run(fake, journal, max_expansion=2, max_unavailable=1, timeout=120)
+        assert first.code == 6
+        other = run(fake, journal, max_expansion=3, max_unavailable=1, resume=True)
+        assert other.code == 2
+        assert other.error is not None
+        assert (f"{journal} records this upgrade with deploy policy 2/1, not 3/1"
+                in other.error.message)
+        again = run(fake, journal, resume=True)                  # no flags: the journal's 2/1
+        assert again.code == 0, again.error
+        plan = again.of("plan")[0].plans[0]                      # type: ignore[attr-defined]
+        assert plan.policy.policy.max_expansion == 2 and plan.policy.policy.max_unavailable == 1
+        masks = [list(c.request.update_mask.paths)
+                 for c in fake.calls_to("NodeGroupService.Update")]
+        assert masks == [["deploy_policy.max_expansion", "deploy_policy.max_unavailable"],
+                         ["version"]]                            # one per intent
+        assert list(fake.operations) == ["op-1", "op-2"]
+        group = fake.group("workers")
+        assert (group.version, group.nodes) == ("1.30", 3)
+
+
+# -- item 10: a journal naming an operation the cloud forgot: exit 3, one way forward --------
+
+def test_journal_with_an_operation_the_cloud_does_not_know_is_bad_input(tmp_path: Path) -> None:
+    import json
+
+    journal = tmp_path / "j.json"
+    with example_cloud() as fake:
+        assert run(fake, journal, timeout=120).code == 6
+        saved = json.loads(journal.read_text())
+        saved["steps"]["version_update"]["operation_id"] = "op-404"
+        journal.write_text(json.dumps(saved))
+        again = run(fake, journal, resume=True)
+        assert again.code == 3                                   # was 4, then 4 again forever
+        assert again.error is not None
+        assert (f"{journal}: records operation op-404 for step version_update, which the "
+                "cloud does not know (NOT_FOUND)") in again.error.message
+        assert "delete the journal" in (again.error.hint or "")
+        journal.unlink()                                         # the one way forward
+        done = run(fake, journal, resume=True)
+        assert done.code == 0, done.error
+        assert len(fake.calls_to("NodeGroupService.Update")) == 1
+        assert list(fake.operations) == ["op-1"]
+        assert fake.group("workers").version == "1.30"

@@ -29,7 +29,13 @@ from dataclasses import replace
 from ngupgrade.adapters.cloud.types import newest
 from ngupgrade.adapters.cloud.waiter import Timing
 from ngupgrade.adapters.files import journal as jr
-from ngupgrade.core.errors import CheckFailed, CloudApiError, OperationFailed, UsageError
+from ngupgrade.core.errors import (
+    BadInput,
+    CheckFailed,
+    CloudApiError,
+    OperationFailed,
+    UsageError,
+)
 from ngupgrade.core.model import FixedScale, NodeGroup
 from ngupgrade.core.policy import in_force, policy_text
 from ngupgrade.core.simulate import plan_group
@@ -141,12 +147,26 @@ class Runbook:
         elif not resumed and not live.new_revision_available and running is None:
             nothing = f"no newer revision of {live.version} is available"
 
+        asked = opts.max_expansion is not None or opts.max_unavailable is not None
+        max_e, max_u = opts.max_expansion, opts.max_unavailable
+        if resumed and existing is not None and not asked and existing.override is not None:
+            # --resume alone continues with the journal's policy, explicitly: the plan and
+            # the quota gate judge what the steps will send (issue 10 item 8).
+            max_e, max_u = existing.override.max_expansion, existing.override.max_unavailable
         plan = plan_group(group, live_size=len(nodes), live_policy=live.policy,
-                          max_expansion=opts.max_expansion, max_unavailable=opts.max_unavailable,
+                          max_expansion=max_e, max_unavailable=max_u,
                           minutes_per_cycle=opts.minutes_per_cycle)
         # The policy the user asked for; whether it needs an Update is the policy step's
         # decision (one rule for the dry run and --apply: the policy in force).
         override = plan.policy.policy if plan.policy.source == "override" else None
+        if resumed and existing is not None and asked and override != existing.override:
+            recorded = ("no deploy policy override" if existing.override is None
+                        else f"deploy policy {policy_text(existing.override)}")
+            raise UsageError(
+                f"{journal_path} records this upgrade with {recorded}, not "
+                f"{policy_text(override)}; a resumed upgrade keeps the policy it started with",
+                hint="resume without --max-expansion/--max-unavailable (the journal's policy "
+                     "is used) or with the same values, or delete the journal to start over")
         if resumed and existing is not None:
             journal = existing
             journal.writer = self.journal_writer
@@ -166,8 +186,6 @@ class Runbook:
                 terraform_policy=group.policy, override=override,
                 restore_policy=opts.restore_policy, path=journal_path,
                 writer=self.journal_writer)
-        if resumed and journal.override is not None:
-            override = journal.override
         prep = Prepared(group=group, live=live, nodes=nodes, cluster=cluster, running=running,
                         plan=plan, override=override, terraform_policy=group.policy,
                         journal=journal, resumed=resumed, nothing_to_do=nothing)
@@ -251,7 +269,19 @@ class Runbook:
             step_name = jr.STEP_VERSION if prep.live.status == "RECONCILING" else "unknown"
         if op_id is None:
             return
-        state = self.api.get_operation(op_id)
+        try:
+            state = self.api.get_operation(op_id)
+        except CloudApiError as err:
+            if err.code != "NOT_FOUND" or j.path is None:
+                raise
+            # Not a transient failure to resume from (that loops between two hints): the
+            # journal names an operation the cloud has forgotten (issue 10 item 10).
+            raise BadInput(
+                f"records operation {op_id} for step {step_name}, which the cloud does not "
+                "know (NOT_FOUND)", source=j.path,
+                hint=f"look at the group (`ngupgrade wait --group {prep.group.id}`), then "
+                     "delete the journal and run the same command with --resume: without a "
+                     "journal the steps converge on the live group") from err
         if step_name in jr.STEPS:
             result.operations[step_name] = op_id  # the verdict names the operation it judged
         self.emit(OperationSeen(group=prep.address, step=step_name, operation_id=op_id,
