@@ -75,7 +75,7 @@ def test_cycle_minutes_skips_the_history(fake, run_cli) -> None:
     assert result.exit_code == 0, result.stderr
     workers, = result.json()["groups"]
     assert (workers["calibration"]["source"], workers["calibration"]["minutes_per_cycle"]) == (
-        "option", 4)
+        "override", 4)  # one vocabulary: a command-line value is an override (issue 11 item 14)
     assert fake.calls_to("NodeGroupService.ListOperations") == []
 
 

@@ -50,7 +50,7 @@ def test_live_short_cores_exit_1_one_list_per_service_and_no_update(live, run_cl
         assert "compute.instanceCores.count needs 36 cores, headroom 35 cores" in res.stderr
         doc = res.json()
         batch = next(g for g in doc["groups"] if g["name"] == "batch")
-        assert batch["extra_nodes"]["current_source"] == "api"
+        assert batch["extra_nodes"]["current_source"] == "live"
         assert batch["extra_nodes"]["current"] == 7
         assert batch["extra_nodes"]["worst_case"] == 2
         assert len(fake.calls_to("QuotaLimitService.List")) == 3

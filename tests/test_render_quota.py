@@ -46,7 +46,8 @@ def test_c01_json_in_bytes_with_the_design_keys():
     assert set(doc) >= {"ok", "clouds", "groups", "suggestions"}
     quotas = {q["quota_id"]: q for q in doc["clouds"][0]["quotas"]}
     assert quotas["compute.instanceMemory.size"] == {
-        "quota_id": "compute.instanceMemory.size", "limit": 128 * GIB, "usage": 32 * GIB,
+        "quota_id": "compute.instanceMemory.size", "unit": "bytes",
+        "limit": 128 * GIB, "usage": 32 * GIB,
         "headroom": 96 * GIB, "demand": 16 * GIB, "status": "ok", "shortfall": None}
     assert quotas["compute.instanceCores.count"]["status"] == "short"
     assert quotas["managed-kubernetes.nodes.count"]["status"] == "unknown"

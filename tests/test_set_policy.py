@@ -142,7 +142,8 @@ def test_json_output_and_terraform_warning_from_the_state(cloud, run_cli, monkey
                       "--output", "json", "set-policy", "--group", "workers",
                       "--max-unavailable", "1")
         doc = json.loads(res.stdout)
-        assert doc["before"] == {"max_expansion": 2, "max_unavailable": 0, "source": "api"}
+        # "live", as plan says it (was "api": issue 11 item 14)
+        assert doc["before"] == {"max_expansion": 2, "max_unavailable": 0, "source": "live"}
         assert doc["update_mask"] == ["deploy_policy.max_unavailable"]
         assert (doc["changed"], doc["applied"]) == (True, False)
         assert doc["group"]["id"] == EXAMPLE_WORKERS

@@ -70,7 +70,10 @@ def test_wait_by_operation(cloud, run_cli):
     fake.gateway().update_node_group(GID, version="1.30")
     res = _wait(run_cli, fake, "--operation", "op-1", "--output", "json")
     assert res.exit_code == 0, res.stderr
-    assert json.loads(res.stdout) == {"operation_id": "op-1", "done": True, "group": {
+    doc = json.loads(res.stdout)
+    assert doc["ngupgrade"]["inputs"]["options"]["operation"] == "op-1"
+    del doc["ngupgrade"]  # the run's header: version, command, inputs (issue 11 item 14)
+    assert doc == {"operation_id": "op-1", "done": True, "group": {
         "id": GID, "status": "RUNNING", "version": "1.30"}}
 
 

@@ -38,7 +38,7 @@ from ngupgrade.core.errors import (
 )
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.policy import check_overrides, policy_text
-from ngupgrade.core.quota import failure_summary
+from ngupgrade.core.quota import failure_hints, failure_summary
 from ngupgrade.core.units import human_seconds
 from ngupgrade.upgrade.events import (
     CallsToMake,
@@ -215,7 +215,7 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
         if request.cluster.given:
             report.drain = _drain_gate(request, gated)
             event(DrainGateDone(ok=report.drain.ok, result=report.drain))
-        _gate_verdict(report)
+        _gate_verdict(report, quotas_offline=request.quotas_file is not None)
     else:
         event(Note(message="preflight skipped: no group still needs its version update"))
 
@@ -276,13 +276,13 @@ def _drain_gate(request: UpgradeRequest, gated: Sequence[Prepared]) -> Any:
         strict=request.strict))
 
 
-def _gate_verdict(report: UpgradeReport) -> None:
+def _gate_verdict(report: UpgradeReport, *, quotas_offline: bool) -> None:
     """Both gates judged before any change: exit 1 naming what failed, nothing sent."""
     parts, hints = [], []
     if report.preflight is not None and not report.preflight.ok:
         parts.append(failure_summary(report.preflight))
-        hints.append("apply a suggested deploy policy (--max-expansion / --max-unavailable), "
-                     "or ask for a quota increase first")
+        hints += failure_hints(report.preflight, offline=quotas_offline,
+                               policy_flags=" (--max-expansion / --max-unavailable)")
     if report.drain is not None and not report.drain.ok:
         parts.append(report.drain.failure_summary())
         hints.append("fix what blocks the drain (a PDB, room for the evicted pods, a bare pod) "

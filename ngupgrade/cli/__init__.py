@@ -131,9 +131,10 @@ The state comes from --state (or NGUPGRADE_STATE): a file path, '-' for stdin,
 changes in a cloud without --apply.
 
 \b
-Cloud access (preflight without --quotas, plan with --endpoint, set-policy, wait and
-upgrade): YC_TOKEN (OAuth), YC_IAM_TOKEN, or YC_SERVICE_ACCOUNT_KEY_FILE (JSON key);
-inside Yandex Cloud, the VM's service account. API: --endpoint (default: the public one).
+Cloud access (preflight without --quotas, plan and advise with --endpoint, set-policy,
+wait and upgrade), the first that is set: YC_IAM_TOKEN, YC_TOKEN (OAuth),
+YC_SERVICE_ACCOUNT_KEY_FILE (JSON key); else, inside Yandex Cloud, the VM's service
+account (docs/cloud.md). API: --endpoint (default: the public one).
 
 \b
 Exit codes: 0 ok; 1 a check failed (quota short, policy invalid); 2 usage error;
@@ -223,8 +224,8 @@ def _run(words: list[str], run: Invocation) -> int:
         hint = "rerun with NGUPGRADE_DEBUG=1 for the traceback, and report it"
         _say(f"hint: {hint}")
         return failure.report("internal", EXIT_BUG, message, hint)
-    if run.report is not None:
-        sys.stdout.write(json_text(run.report))
+    if isinstance(run.report, dict):
+        sys.stdout.write(json_text({**run.report, "ngupgrade": run.header()}))
     return 0
 
 
@@ -243,11 +244,12 @@ class _Failure:
         if self.run.command in _NDJSON_STREAMS:
             # The stream's last event; its top-level keys predate "error" and stay.
             line = {"event": "error", "exit_code": exit_code, "message": message,
-                    "hint": hint, "operation_id": error["operation_id"], "error": error}
+                    "hint": hint, "operation_id": error["operation_id"], "error": error,
+                    "ngupgrade": self.run.header()}
             sys.stdout.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
             return exit_code
         report = self.run.report if isinstance(self.run.report, dict) else {}
-        sys.stdout.write(json_text({**report, "error": error}))
+        sys.stdout.write(json_text({**report, "error": error, "ngupgrade": self.run.header()}))
         return exit_code
 
 

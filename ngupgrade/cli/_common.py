@@ -38,6 +38,17 @@ class Invocation:
     timing: Timing | None = None
     """Time for the cloud use cases when the caller brings its own (tests: the fake cloud's
     virtual clock); None: real time."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """The command's own options as it read them (for the report's ``ngupgrade.inputs``)."""
+
+    def header(self) -> dict[str, Any]:
+        """The ``ngupgrade`` key of this run's JSON reports (``cli/render/header.py``)."""
+        from ngupgrade import __version__
+        from ngupgrade.cli.render.header import report_header
+
+        s = self.settings
+        return report_header(__version__, self.command, state=s.state, plan=s.plan,
+                             endpoint=s.endpoint, options=self.params)
 
 
 def invocation_of(ctx: click.Context) -> Invocation | None:
@@ -60,6 +71,8 @@ def settings_of(ctx: click.Context) -> Settings:
     root = ctx.find_root()
     if isinstance(root.obj, Invocation):  # main() passes one in, to read it after an error
         settings = root.obj.settings
+        if ctx is not root:  # the command's own context: its options, for the report header
+            root.obj.params = dict(ctx.params)
     else:
         found = root.meta.get("ngupgrade.settings")
         settings = found if isinstance(found, Settings) else Settings()

@@ -65,7 +65,14 @@ def ndjson(event: ev.Event) -> dict[str, Any]:
 class NdjsonDisplay(Display):
     """One JSON object per line on stdout: ``{"event", "group", "at", ...}`` (stable keys)."""
 
+    def __init__(self, header: dict[str, Any] | None = None) -> None:
+        self._header = header
+        """The run's ``ngupgrade`` key (version, command, inputs), on the first line only."""
+
     def _write(self, payload: dict[str, Any]) -> None:
+        if self._header is not None:
+            payload = {**payload, "ngupgrade": self._header}
+            self._header = None
         sys.stdout.write(json.dumps(payload, ensure_ascii=False, default=str) + "\n")
         sys.stdout.flush()
 

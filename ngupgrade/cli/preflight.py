@@ -28,7 +28,7 @@ from ngupgrade.core.change import REPLACE_DELETES_ALL_NODES, TAINTS_RECREATE_GRO
 from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.policy import check_overrides
-from ngupgrade.core.quota import Preflight
+from ngupgrade.core.quota import Preflight, failure_hints
 
 if TYPE_CHECKING:
     from ngupgrade.app.drain_check import DrainCheckResult
@@ -101,9 +101,9 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
     \b
     Exit codes:
       0  every quota holds (unknown quotas are warnings)
-      1  a quota is short, or unknown (or a PDB blocks the drain) with --strict;
-         or the plan replaces a node group (--plan); or a group's resources
-         cannot be placed on quota ids; or an invalid deploy policy
+      1  a check failed: a quota is short; with --strict, a quota is unknown or a
+         PDB blocks the drain; with --plan, the plan replaces a node group; a
+         group's resources cannot be placed on quota ids; an invalid deploy policy
       2  usage error (e.g. a quota file with several clouds and no --cloud-id)
       3  bad state, plan or quota file
       4  cloud API error
@@ -181,11 +181,12 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
         drain = drain_check_groups(drained, DrainCheckRequest(
             selectors=groups, cluster=cluster, max_expansion=max_expansion,
             max_unavailable=max_unavailable, accept=accepted_codes(accept), strict=strict))
-    _report(result, gate, drain, output=settings.output, selectel=selectel)
+    _report(result, gate, drain, output=settings.output, selectel=selectel,
+            offline=quotas_file is not None)
 
 
 def _report(result: Preflight, gate: PlanGate | None, drain: DrainCheckResult | None, *,
-            output: str, selectel: bool) -> None:
+            output: str, selectel: bool, offline: bool) -> None:
     """Print the quota verdict (with ``--plan`` the change table, with ``--cluster`` the
     drain check) as a table, JSON or JUnit; exit 1 when any part fails."""
     from ngupgrade.cli.render.quota import failure_summary, preflight_json, preflight_table
@@ -244,11 +245,7 @@ def _report(result: Preflight, gate: PlanGate | None, drain: DrainCheckResult | 
                      "provider updates in place (docs/plan-gate.md)")
     elif blocking:
         hints.append("see docs/plan-gate.md for each blocking finding")
-    if not result.ok:
-        # a suggestion that does not fit (a growth or bigger nodes no policy lowers) is no way out
-        way = ("apply a suggested deploy policy, or ask for a quota increase"
-               if any(s.fits for s in result.suggestions) else "ask for a quota increase")
-        hints.append(f"a short quota: {way} ({where}) before the upgrade")
+    hints += failure_hints(result, offline=offline, where=where)
     if drain is not None and not drain.ok:
         hints.append("a drain finding: fix what blocks it, or a slower policy (`ngupgrade "
                      "advise`); --accept CODE after reading it")

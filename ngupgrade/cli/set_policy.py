@@ -57,8 +57,9 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
 
     \b
     Exit codes: 0 done (or already set); 1 invalid policy, or the values did not take;
-    2 usage; 4 API error (also: another operation still in the way); 5 the operation failed;
-    6 still running at --timeout (attach with `ngupgrade wait`); 130 interrupted.
+    2 usage; 3 bad state, key or CA file; 4 API error (also: another operation still in
+    the way); 5 the operation failed; 6 still running at --timeout (attach with
+    `ngupgrade wait`); 130 interrupted.
     """
     if max_expansion is None and max_unavailable is None:
         raise UsageError("give --max-expansion and/or --max-unavailable")
@@ -74,7 +75,7 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
             "group": {"id": target.id, "name": change.live.name, "address": target.address},
             "before": {"max_expansion": before.max_expansion,
                        "max_unavailable": before.max_unavailable,
-                       "source": "api" if change.before else "default"},
+                       "source": "live" if change.before else "default"},
             "after": {"max_expansion": change.after.max_expansion,
                       "max_unavailable": change.after.max_unavailable},
             "update_mask": list(change.paths), "changed": change.changed, "applied": False,

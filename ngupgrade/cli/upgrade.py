@@ -20,6 +20,7 @@ from ngupgrade.cli._common import (
     POLICY_VALUE,
     TIME_SCALE,
     common_options,
+    invocation_of,
     settings_of,
     timing_of,
 )
@@ -151,7 +152,9 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
                              cluster=cluster_source(cluster_files, kubeconfig, kube_context),
                              accept=accepted_codes(accept),
                              command="ngupgrade " + " ".join(sys.argv[1:]))
-    show: Display = NdjsonDisplay() if settings.output == "json" else \
+    invocation = invocation_of(ctx)
+    header = invocation.header() if invocation is not None else None
+    show: Display = NdjsonDisplay(header) if settings.output == "json" else \
         (RichDisplay() if sys.stdout.isatty() else PlainDisplay())
     try:
         with signals_as_interrupt():

@@ -41,9 +41,10 @@ def wait(group: str | None, operation: str | None, timeout: float,
 
     \b
     Exit codes: 0 done and RUNNING; 1 nothing runs and the group is STOPPED or DELETING;
-    4 API error; 5 the operation failed (with --group and nothing running: the group's
-    latest operation failed); 6 still running at the timeout or stalled (run the
-    same command again); 130 interrupted.
+    2 usage error (neither --group nor --operation, a group that does not exist); 3 bad
+    state, key or CA file; 4 API error; 5 the operation failed (with --group and nothing
+    running: the group's latest operation failed); 6 still running at the timeout or
+    stalled (run the same command again); 130 interrupted.
     """
     ctx = click.get_current_context()
     settings, timing = settings_of(ctx), timing_of(ctx)

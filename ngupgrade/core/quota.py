@@ -628,3 +628,32 @@ def failure_summary(result: Preflight) -> str:
         parts += [f"PodDisruptionBudget {p.ref} allows 0 disruptions"
                   for p in result.drain_blockers]
     return "quota preflight failed: " + "; ".join(parts)
+
+
+def failure_hints(result: Preflight, *, offline: bool, where: str = "Quota Manager",
+                  policy_flags: str = "") -> list[str]:
+    """What to do about each kind of failure of ``result``, one hint per kind.
+
+    A short quota: a suggested deploy policy that fits, or a quota increase (``where``);
+    an unknown quota under ``--strict``: missing data, so export its limit (``offline``: into
+    the quota file) or drop ``--strict``, never "ask for an increase"; a PodDisruptionBudget
+    that allows no disruption: relax it. ``policy_flags`` names the flags that apply a policy
+    (``" (--max-expansion / --max-unavailable)"`` in ``upgrade``).
+    """
+    hints = []
+    if result.short:
+        # a suggestion that does not fit (a growth or bigger nodes no policy lowers) is no way out
+        way = (f"apply a suggested deploy policy{policy_flags}, or ask for a quota increase"
+               if any(s.fits for s in result.suggestions) else "ask for a quota increase")
+        hints.append(f"a short quota: {way} ({where}) before the upgrade")
+    if result.strict and result.unknown:
+        source = ("export their limits into the quota file (docs/quota-preflight.md, "
+                  "\"Exporting the limits\")" if offline else
+                  "the API gave no limit for them: check that the account may read them "
+                  "(quota-manager.viewer)")
+        hints.append(f"an unknown quota under --strict: {source}, or drop --strict to let "
+                     "unknown quotas pass as warnings")
+    if result.strict and result.drain_blockers:
+        hints.append("a PodDisruptionBudget allows no disruption under --strict: scale its "
+                     "workload or relax the budget before the upgrade, or drop --strict")
+    return hints

@@ -8,9 +8,10 @@ JSON (issue 14; keys may be added, never renamed)::
      "groups": [{"address", "id", "name", "nodes", "nodes_source",
                  "recommended": POLICY | null, "front": [POLICY], "rejected": [POLICY +
                  {"reasons": [{"code", "message"}]}],
-                 "calibration": {"minutes_per_cycle", "source": "history"|"default"|"option",
+                 "calibration": {"minutes_per_cycle", "source": "history"|"default"|"override",
                                  "operations", "samples", "note"},
-                 "availability": {"min_available", "source", "max_unavailable",
+                 "availability": {"min_available", "source": "override"|"one-node-down"|
+                                  "whole-group", "max_unavailable",
                                   "autoscaler_min"},
                  "quota": {"checked", "cloud_id", "max_expansion", "unknown"},
                  "workloads_checked", "platform", "scheduled": POLICY + {"stage"} | null,
@@ -60,6 +61,9 @@ CALIBRATION_TEXT = {
     "option": "--cycle-minutes",
     "default": "the documented default",
 }
+
+_OVERRIDE = {"option": "override"}
+"""A value given on the command line is an "override" in every report (plan, groups, preflight)."""
 
 
 def _num(value: float) -> int | float:
@@ -116,9 +120,11 @@ def group_json(advice: GroupAdvice) -> dict[str, Any]:
         "front": [policy_json(advice, c) for c in s.front],
         "rejected": [_rejected_json(advice, r) for r in s.rejected],
         "calibration": {"minutes_per_cycle": _num(cal.minutes_per_cycle),
-                        "source": cal.source, "operations": cal.operations,
+                        "source": _OVERRIDE.get(cal.source, cal.source),
+                        "operations": cal.operations,
                         "samples": [_num(x) for x in cal.samples], "note": cal.note},
-        "availability": {"min_available": rule.floor, "source": rule.floor_source,
+        "availability": {"min_available": rule.floor,
+                         "source": _OVERRIDE.get(rule.floor_source, rule.floor_source),
                          "max_unavailable": s.max_unavailable,
                          "autoscaler_min": rule.autoscaler_min},
         "quota": {"checked": advice.quota is not None,

@@ -44,7 +44,9 @@ def group_json(group: NodeGroup) -> dict[str, Any]:
         "cluster_id": group.cluster_id,
         "folder_id": group.folder_id,
         "version": group.version,
-        "status": group.status,
+        # the API's enum name (RUNNING) as every other report says it; providers store it
+        # lowercased in the state
+        "status": group.status.upper() if group.status else None,
         "tainted": group.tainted,
         "scale": scale_json(group.scale),
         "policy": policy_json(group),

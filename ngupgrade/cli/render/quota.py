@@ -5,12 +5,13 @@ Pure: takes a :class:`ngupgrade.core.quota.Preflight`, returns text or plain dic
 JSON (DESIGN.md section 5; stable keys, new keys may be added, none renamed)::
 
     {"ok": bool,
-     "clouds": [{"cloud_id", "quotas": [{"quota_id", "limit", "usage", "headroom", "demand",
-                                         "status": "ok"|"short"|"unknown", "shortfall"}]}],
+     "clouds": [{"cloud_id", "quotas": [{"quota_id", "unit", "limit", "usage", "headroom",
+                                         "demand", "status": "ok"|"short"|"unknown",
+                                         "shortfall"}]}],
      "groups": [{"address", "id", "name", "cluster_id", "cloud_id",
                  "extra_nodes": {"worst_case", "at_current_size", "managed_kubernetes",
                                  "managed_kubernetes_at_current_size", "nodes", "current",
-                                 "current_source": "fixed"|"api"|"assumed_min"},
+                                 "current_source": "fixed"|"live"|"assumed_min"},
                  "policy": {"max_expansion", "max_unavailable",
                             "source": "state"|"live"|"default"},
                  "per_node": {...}, "demand": {...}, "demand_at_current_size": {...}}],
@@ -39,6 +40,10 @@ from ngupgrade.core.quota import (
     failure_summary,  # noqa: F401  (re-exported for the CLI)
 )
 from ngupgrade.core.units import human_quota as human
+from ngupgrade.core.units import quota_unit
+
+_LIVE = {"api": "live"}
+"""Core's name of a value read from the cloud API -> the reports' name for it."""
 
 
 def _num(value: float | None) -> int | float | None:
@@ -56,10 +61,18 @@ def _count(n: int, noun: str) -> str:
 # JSON
 
 
+def json_unit(quota_id: str) -> str:
+    """The unit of a quota row's JSON numbers: ``bytes`` for ``*.size`` (the API's unit, not
+    the table's GiB), ``MB``/``GB`` for Selectel's RAM and volumes, else what is counted
+    (``cores``, ``VMs``, ``nodes``, ``disks``, ``GPUs``, ``IPs``), or ``count``."""
+    unit = quota_unit(quota_id)
+    return {"GiB": "bytes", "": "count"}.get(unit, unit)
+
+
 def _quota_json(q: QuotaVerdict) -> dict[str, Any]:
-    return {"quota_id": q.quota_id, "limit": _num(q.limit), "usage": _num(q.usage),
-            "headroom": _num(q.headroom), "demand": q.demand, "status": q.status,
-            "shortfall": _num(q.shortfall)}
+    return {"quota_id": q.quota_id, "unit": json_unit(q.quota_id), "limit": _num(q.limit),
+            "usage": _num(q.usage), "headroom": _num(q.headroom), "demand": q.demand,
+            "status": q.status, "shortfall": _num(q.shortfall)}
 
 
 def _suggestion_json(s: Suggestion) -> dict[str, Any]:
@@ -82,7 +95,9 @@ def preflight_json(result: Preflight) -> dict[str, Any]:
                 "worst_case": ex.worst_case, "at_current_size": ex.at_current_size,
                 "managed_kubernetes": ex.managed_kubernetes,
                 "managed_kubernetes_at_current_size": ex.managed_kubernetes_at_current_size,
-                "nodes": ex.nodes, "current": ex.current, "current_source": ex.current_source,
+                "nodes": ex.nodes, "current": ex.current,
+                # one vocabulary with plan's nodes_source: read from the API is "live"
+                "current_source": _LIVE.get(ex.current_source, ex.current_source),
             },
             "policy": {"max_expansion": ex.policy.max_expansion,
                        "max_unavailable": ex.policy.max_unavailable,

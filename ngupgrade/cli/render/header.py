@@ -1,0 +1,38 @@
+"""The ``ngupgrade`` key of every JSON report: which tool version made it, from what.
+
+Pure. Stable keys (added, never renamed)::
+
+    "ngupgrade": {"version": "0.1.0", "command": "preflight",
+                  "inputs": {"state": "terraform.tfstate" | null, "plan": SOURCE | null,
+                             "endpoint": "HOST:PORT" | null,
+                             "options": {"groups": ["workers"], "quotas_file": "q.yaml", ...}}}
+
+``state`` is the state source as given (``./terraform.tfstate`` when none was, unless a
+Terraform plan was read instead); ``endpoint`` null means no endpoint was set (offline, or
+the public API); ``options`` are the command's own options as it read them, defaults
+included, options left unset omitted. A report without these cannot be reproduced: the same
+numbers come from the same state, quota file and flags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+DEFAULT_STATE = "./terraform.tfstate"
+
+
+def report_header(version: str, command: str | None, *, state: str | None, plan: str | None,
+                  endpoint: str | None, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The value of the ``ngupgrade`` key (shape in the module docstring)."""
+    return {
+        "version": version,
+        "command": command,
+        "inputs": {
+            "state": state or (None if plan else DEFAULT_STATE),
+            "plan": plan,
+            "endpoint": endpoint,
+            "options": {k: list(v) if isinstance(v, tuple) else v
+                        for k, v in options.items() if v is not None and v != ()},
+        },
+    }
