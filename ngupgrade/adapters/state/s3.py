@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ngupgrade.core.errors import BadInput, UsageError
 
 if TYPE_CHECKING:
-    from ngupgrade.adapters.state.sources import StateRequest
+    from ngupgrade.adapters.state.request import StateRequest
 
 
 def object_key(key: str, workspace: str, workspace_key_prefix: str = "env:") -> str:

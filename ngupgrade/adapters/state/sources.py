@@ -12,23 +12,12 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 
+from ngupgrade.adapters.state.request import StateRequest
 from ngupgrade.core.errors import BadInput, UsageError
 
 DEFAULT_STATE_FILE = "terraform.tfstate"
-
-
-@dataclass(frozen=True)
-class StateRequest:
-    """How to find a state: the ``--state`` text plus the options its kind uses."""
-
-    spec: str | None
-    terraform_bin: str = "terraform"
-    workspace: str = "default"
-    workspace_key_prefix: str = "env:"
-    s3_endpoint: str = "https://storage.yandexcloud.net"
-    s3_region: str = "ru-central1"
+__all__ = ["DEFAULT_STATE_FILE", "StateRequest", "read_state_bytes"]
 
 
 def read_state_bytes(request: StateRequest) -> tuple[bytes, str]:
