@@ -183,3 +183,34 @@ def test_journal_with_an_operation_the_cloud_does_not_know_is_bad_input(tmp_path
         assert len(fake.calls_to("NodeGroupService.Update")) == 1
         assert list(fake.operations) == ["op-1"]
         assert fake.group("workers").version == "1.30"
+
+
+# -- item 3: the active-operations limit (C23) ------------------------------------------------
+
+LIMIT = "The limit on maximum number of active operations has exceeded"
+
+
+@pytest.mark.parametrize(("times", "code", "updates", "operations", "version"), [
+    (2, 0, 3, ["op-1"], "1.30"),          # C23 (d): two refusals, then accepted
+    (100, 4, 13, [], "1.29"),             # C23 (e): persistent: not submitted
+])
+def test_active_operations_limit_is_a_bounded_retryable_refusal(
+        tmp_path: Path, times: int, code: int, updates: int, operations: list[str],
+        version: str) -> None:
+    import json
+
+    faults = [{"kind": "rpc_error", "method": "NodeGroupService.Update",
+               "code": "RESOURCE_EXHAUSTED", "message": LIMIT, "times": times}]
+    journal = tmp_path / "j.json"
+    with example_cloud(faults=faults) as fake:
+        out = run(fake, journal)
+        assert out.code == code, out.error
+        assert len(fake.calls_to("NodeGroupService.Update")) == updates
+        assert list(fake.operations) == operations
+        assert fake.group("workers").version == version
+        if code:
+            assert out.error is not None
+            assert "not submitted" in out.error.message and LIMIT in out.error.message
+            assert getattr(out.error, "operation_id", None) is None
+            # a definite refusal: the step never began, the next run starts it afresh
+            assert json.loads(journal.read_text())["steps"] == {}

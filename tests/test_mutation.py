@@ -221,3 +221,42 @@ def test_two_upgrades_of_one_group_at_once_make_one_version_operation(tmp_path: 
         assert (group.version, group.nodes, group.status) == ("1.30", 3, "RUNNING")
         verdict = out.of("verdict")[-1].data
         assert verdict["ok"] and verdict["operation_id"] == "op-1"
+
+
+LIMIT = "The limit on maximum number of active operations has exceeded"
+
+
+def test_c23_active_operations_limit_is_retried_every_5_s_then_one_operation(fake):
+    """C23 (d): the first two Updates answer the limit, the third is accepted: three calls,
+    one operation, 10 s of waiting."""
+    fake.add_fault({"kind": "rpc_error", "method": "NodeGroupService.Update",
+                    "code": "RESOURCE_EXHAUSTED", "message": LIMIT, "times": 2})
+    slept: list[float] = []
+    gw = fake.gateway()
+    sent = _mutation(fake, gw, sleep=slept.append).send(GID, VERSION,
+                                                        current=gw.get_node_group(GID))
+    assert (sent.operation_id, sent.update_calls, sent.attached) == ("op-1", 3, False)
+    assert [c.code for c in fake.calls_to("NodeGroupService.Update")] == [
+        "RESOURCE_EXHAUSTED", "RESOURCE_EXHAUSTED", "OK"]
+    assert list(fake.operations) == ["op-1"]
+    assert slept == [5.0, 5.0]
+
+
+def test_c23_persistent_limit_ends_not_submitted_with_no_operation(fake):
+    """C23 (e): past the bound (60 s: 13 calls, 12 waits of 5 s) a distinct "not submitted"
+    outcome quoting the limit, and no operation id."""
+    fake.add_fault({"kind": "rpc_error", "method": "NodeGroupService.Update",
+                    "code": "RESOURCE_EXHAUSTED", "message": LIMIT, "times": 100})
+    slept: list[float] = []
+    gw = fake.gateway()
+    with pytest.raises(CloudApiError) as exc:
+        _mutation(fake, gw, sleep=slept.append).send(GID, VERSION,
+                                                     current=gw.get_node_group(GID))
+    assert not isinstance(exc.value, OutcomeUnknown)
+    assert LIMIT in exc.value.message
+    assert "not submitted: refused 13 times in 60 s" in exc.value.message
+    assert "no operation was started" in exc.value.message
+    assert getattr(exc.value, "operation_id", None) is None
+    assert slept == [5.0] * 12
+    assert len(fake.calls_to("NodeGroupService.Update")) == 13
+    assert fake.operations == {}

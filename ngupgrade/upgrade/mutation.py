@@ -61,6 +61,17 @@ class MutationApi(Protocol):
                           current: LiveNodeGroup | None = None) -> OperationRef: ...
 
 
+LIMIT_RETRY_SECONDS = 5.0
+"""After "the limit on maximum number of active operations has exceeded", try again every 5 s
+(field report C23: the Ansible module's interval), within ``ConflictPolicy.limit_seconds``."""
+
+
+def is_operations_limit(err: CloudApiError) -> bool:
+    """The cloud refused because too many operations are active (field report C23; its gRPC
+    code is not documented, so the message decides, whatever the code)."""
+    return "limit on maximum number of active operations" in err.message.lower()
+
+
 @dataclass(frozen=True)
 class ConflictPolicy:
     """What to do when Update is refused because another operation runs (field report C13).
@@ -72,6 +83,8 @@ class ConflictPolicy:
 
     attempts: int = 2
     wait_seconds: float = 1800.0
+    limit_seconds: float = 60.0
+    """How long to keep retrying a refusal by the active-operations limit (C23)."""
 
 
 DEFAULT_CONFLICT = ConflictPolicy()
@@ -152,7 +165,10 @@ class Mutation:
         known = [op.id for op in self.api.list_operations(group_id)]
         blocker: OperationState | None = None
         attempts = max(1, self.conflict.attempts)
-        for attempt in range(1, attempts + 1):
+        attempt = calls = refused_for_limit = 0
+        while attempt < attempts:
+            attempt += 1
+            calls += 1
             if before_send is not None:
                 before_send(known)
             try:
@@ -160,8 +176,26 @@ class Mutation:
                     group_id, policy=change.policy, version=change.version,
                     latest_revision=change.latest_revision, current=current)
             except CloudApiError as err:
+                if is_operations_limit(err):
+                    # A definite refusal under load (field report C23): retry within a
+                    # bound, but only while no operation of ours shows up (issue 10 item 3).
+                    if refused_for_limit * LIMIT_RETRY_SECONDS >= self.conflict.limit_seconds:
+                        raise _wrap(
+                            err, f"{err.message}; not submitted: refused {calls} times in "
+                                 f"{refused_for_limit * LIMIT_RETRY_SECONDS:g} s by the cloud's "
+                                 "limit on active operations; no operation was started",
+                            "wait for some of the cloud's operations to finish, then run the "
+                            "same command again") from err
+                    self.timing.sleep(LIMIT_RETRY_SECONDS)
+                    refused_for_limit += 1
+                    fresh = newest(op for op in self.api.list_operations(group_id)
+                                   if op.id not in known and op.node_group_id in (None, group_id))
+                    if fresh is not None:
+                        return Sent(fresh.id, attached=True, update_calls=calls)
+                    attempt -= 1  # not a conflict attempt
+                    continue
                 if err.code in AMBIGUOUS_CODES:
-                    return self._recover(group_id, known, err, attempt)
+                    return self._recover(group_id, known, err, calls)
                 if err.code != "FAILED_PRECONDITION":
                     raise
                 found = self._find_blocker(group_id, current)
@@ -189,11 +223,11 @@ class Mutation:
                     log.warning("%s: node group %s already has %s after operation %s; "
                                 "nothing sent", err.message, group_id, change.text(),
                                 blocker.id)
-                    return Sent(blocker.id, attached=True, update_calls=attempt,
+                    return Sent(blocker.id, attached=True, update_calls=calls,
                                 reached_by=blocker.id)
                 known = [op.id for op in self.api.list_operations(group_id)]
                 continue
-            return Sent(ref.id, update_calls=attempt)
+            return Sent(ref.id, update_calls=calls)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _recover(self, group_id: str, known: list[str], err: CloudApiError,
