@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from ngupgrade.app.drain_check import ClusterSource
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.timing import Timing
 from ngupgrade.app.upgrade import UpgradeRequest, run_upgrade
@@ -76,8 +77,11 @@ def run(
     api: Any = None,
     quotas_file: str | None = None,
     cloud_id: str | None = None,
+    kubeconfig: str | None = None,
+    accept: frozenset[str] = frozenset(),
 ) -> Outcome:
-    """Run the use case on the fake's virtual clock; errors become their exit codes."""
+    """Run the use case on the fake's virtual clock; errors become their exit codes.
+    ``kubeconfig``: kube access (the drain gate and the pods of draining nodes)."""
     options = UpgradeOptions(version=version, latest_revision=latest_revision,
                              max_expansion=max_expansion, max_unavailable=max_unavailable,
                              restore_policy=restore, timeout=timeout, stall_after=stall_after,
@@ -87,7 +91,10 @@ def run(
                              options=options, apply=apply,
                              journal=None if several else str(journal),
                              journal_dir=str(journal.parent),
-                             quotas_file=quotas_file, cloud_id=cloud_id)
+                             quotas_file=quotas_file, cloud_id=cloud_id,
+                             cluster=ClusterSource(live=kubeconfig is not None,
+                                                   kubeconfig=kubeconfig),
+                             accept=accept)
     out = Outcome(0)
 
     def emit(event: Event) -> None:

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from ngupgrade.core.drain.eviction import BudgetSpec, budget_spec, eviction_gate, scaled
+from ngupgrade.core.drain.eviction import (
+    BudgetSpec,
+    budget_spec,
+    eviction_gate,
+    live_refusal,
+    scaled,
+)
 from ngupgrade.core.k8s import LabelSelector, Pod, PodDisruptionBudget
 
 
@@ -94,3 +100,54 @@ def test_two_pdbs_over_one_pod_never_evict() -> None:
     two = (_pdb(max_unavailable=1), PodDisruptionBudget("ns", "c", LabelSelector()))
     assert eviction_gate(READY, two, 3, SPEC_ONE) == "overlap"
     assert eviction_gate(READY, (), 0, None) == "free"
+
+
+# -- live_refusal: the same gate on the disruption controller's status (issue 13) ------------
+
+def _live(**kw: object) -> PodDisruptionBudget:
+    return PodDisruptionBudget("ns", "api", LabelSelector({"app": "a"}), **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("spec", "status", "reason"), [
+    # seed 001 case 2: 1 replica, minAvailable 1: 1 healthy - 1 desired = 0
+    ({"min_available": 1}, (1, 1, 1, 0), "minAvailable 1 equals the 1 expected pod(s)"),
+    # seed 001 case 1: maxUnavailable 0 over 4: 4 - 4 = 0
+    ({"max_unavailable": 0}, (4, 4, 4, 0), "maxUnavailable is 0"),
+    # seed 001 case 3: 3 replicas, maxUnavailable 1, one down: 2 healthy, 2 desired
+    ({"max_unavailable": 1}, (3, 2, 2, 0),
+     "2 healthy pod(s), 2 required: some replicas are already unavailable"),
+])
+def test_live_refusal_names_the_pdb_and_seed_001s_cause(
+        spec: dict[str, object], status: tuple[int, int, int, int], reason: str) -> None:
+    expected, healthy, desired, allowed = status
+    pdb = _live(**spec, expected_pods=expected, current_healthy=healthy,
+                desired_healthy=desired, disruptions_allowed=allowed)
+    refused = live_refusal(Pod("ns", "a-0", labels={"app": "a"}, node_name="n1"), (pdb,))
+    assert refused is not None
+    assert refused == (pdb, f"0 disruptions allowed: {reason}")
+
+
+def test_live_refusal_lets_go_what_the_api_lets_go() -> None:
+    pod = Pod("ns", "a-0", labels={"app": "a"}, node_name="n1")
+    k_ex3 = _live(max_unavailable=1, expected_pods=6, current_healthy=6, desired_healthy=5,
+                  disruptions_allowed=1)  # seed 004 K-EX3: 6 - 5 = 1 allowed
+    assert live_refusal(pod, (k_ex3,)) is None
+    assert live_refusal(pod, ()) is None
+    pending = Pod("ns", "a-1", labels={"app": "a"}, phase="Pending")
+    blocked = _live(min_available=1, expected_pods=1, current_healthy=1, desired_healthy=1,
+                    disruptions_allowed=0)
+    assert live_refusal(pending, (blocked,)) is None  # Pending pods skip the PDB check
+
+
+def test_live_refusal_overlap_and_a_status_behind_its_spec() -> None:
+    pod = Pod("ns", "a-0", labels={"app": "a"}, node_name="n1")
+    ok = _live(max_unavailable=1, expected_pods=6, current_healthy=6, desired_healthy=5,
+               disruptions_allowed=1)
+    other = PodDisruptionBudget("ns", "api-2", LabelSelector({"app": "a"}), max_unavailable=1)
+    refused = live_refusal(pod, (ok, other))
+    assert refused is not None and refused[1] == ("selected by 2 PDBs (api, api-2): the "
+                                                 "eviction API refuses it")
+    stale = _live(max_unavailable=1, generation=2, observed_generation=1, expected_pods=6,
+                  current_healthy=6, desired_healthy=5, disruptions_allowed=1)
+    refused = live_refusal(pod, (stale,))
+    assert refused is not None and "observedGeneration < generation" in refused[1]

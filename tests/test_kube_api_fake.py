@@ -82,3 +82,41 @@ def test_custom_resources_keep_their_kind() -> None:
         _status, body = get(fake, "/apis/cluster.ytsaurus.tech/v1/ytsaurus", token=None)
     assert body["kind"] == "YtsaurusList"
     assert body["items"][0]["kind"] == "Ytsaurus"
+
+
+def test_field_and_label_selectors_filter_before_paging() -> None:
+    """``spec.nodeName=N`` (kubectl drain's list), ``spec.nodeName=`` (unscheduled),
+    ``status.phase``, ``!=``, label equality and existence; an unindexed field is 400."""
+    spec = ko.pod_spec([ko.container("c")])
+    pods = [ko.pod("on-n1", "a", {**spec, "nodeName": "n1"}, labels={"app": "x"}),
+            ko.pod("on-n2", "a", {**spec, "nodeName": "n2"}, labels={"app": "y"}),
+            ko.pod("waiting", "a", spec, phase="Pending", labels={"app": "x"}),
+            ko.pod("done", "b", {**spec, "nodeName": "n1"}, phase="Succeeded")]
+    with FakeKubeApi(pods) as fake:
+        def names(query: str) -> list[str]:
+            status, body = get(fake, f"/api/v1/pods?{query}", token=None)
+            assert status == 200, body
+            return [i["metadata"]["name"] for i in body["items"]]
+
+        assert names("fieldSelector=spec.nodeName%3Dn1") == ["on-n1", "done"]
+        assert names("fieldSelector=spec.nodeName%3Dn1,status.phase!%3DSucceeded") == ["on-n1"]
+        assert names("fieldSelector=spec.nodeName%3D,status.phase%3DPending") == ["waiting"]
+        assert names("labelSelector=app%3Dx") == ["on-n1", "waiting"]
+        assert names("labelSelector=!app") == ["done"]
+        assert names("fieldSelector=spec.nodeName%3Dn1&limit=1") == ["on-n1"]
+        status, body = get(fake, "/api/v1/pods?fieldSelector=spec.hostname%3Dx", token=None)
+        assert (status, body["message"]) == (400, "field label not supported: spec.hostname")
+
+
+def test_objects_change_in_place() -> None:
+    with FakeKubeApi([ko.node("n1")]) as fake:
+        (node,) = fake.objects("Node")
+        node["spec"] = {"unschedulable": True}
+        fake.put("Node", node)
+        fake.put("Node", {"metadata": {"name": "n0"}})
+        assert [n["metadata"]["name"] for n in get(fake, "/api/v1/nodes", token=None)[1]
+                ["items"]] == ["n0", "n1"]
+        assert get(fake, "/api/v1/nodes?fieldSelector=spec.unschedulable%3Dtrue",
+                   token=None)[1]["items"][0]["metadata"]["name"] == "n1"
+        fake.delete("Node", "", "n0")
+        assert [n["metadata"]["name"] for n in fake.objects("Node")] == ["n1"]

@@ -169,10 +169,20 @@ def run_upgrade(
     runbook = Runbook(api, request.options, timing=timing, emit=sink,
                       journal_writer=journal_writer)
     report = UpgradeReport(applied=request.apply)
+    kube = None
     try:
+        if request.apply and request.cluster.live:
+            # With kube access the wait sees the pods of draining nodes (issue 13): one
+            # read-only session for the run, closed at its end.
+            from ngupgrade.upgrade.pods import open_pod_watch
+
+            kube = runbook.ctx.kube = open_pod_watch(request.cluster.kubeconfig,
+                                                     request.cluster.context)
         _prepare_and_run(settings, request, selected, api, runbook, report)
     finally:
         report.seconds = timing.clock() - runbook.t0
+        if kube is not None:
+            kube.close()
         if owned:
             close = getattr(api, "close", None)
             if close is not None:

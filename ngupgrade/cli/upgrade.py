@@ -120,7 +120,9 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
     policy. A stall or the --timeout exits 6 and never cancels the cloud operation;
     --resume continues from the journal. With cluster objects (--cluster FILE, or
     --kubeconfig/--context) the drain check is part of the gate: a blocking finding
-    (docs/drain.md) stops the run before any change unless --accept CODE.
+    (docs/drain.md) stops the run before any change unless --accept CODE. With
+    --kubeconfig/--context the wait also names the pods left on each draining node, the PDB
+    refusing each, evicted pods Pending with the scheduler's reason, and the forced stop.
 
     \b
     Examples:

@@ -139,6 +139,9 @@ class Pod:
     ``podAntiAffinity.required``, ``topologySpreadConstraints.DoNotSchedule``,
     ``podAffinity.required``); the drain model says which of them it does not model.
     ``mirror`` is a static pod's mirror (annotation ``kubernetes.io/config.mirror``).
+    ``unschedulable`` is the scheduler's word on a pod it could not place: the message of its
+    ``PodScheduled`` condition when that is ``False`` (e.g. ``0/5 nodes are available: 5
+    Insufficient cpu.``), else its reason; "" when the pod was placed or never judged.
     """
 
     namespace: str
@@ -161,6 +164,7 @@ class Pod:
     constraints: tuple[str, ...] = ()
     mirror: bool = False
     uid: str = ""
+    unschedulable: str = ""
 
     @property
     def ref(self) -> str:

@@ -86,7 +86,8 @@ class FakeKubeApi:
         self.token = token
         self.ytsaurus_crd = ytsaurus_crd
         self.requests: list[Request] = []
-        self._items: dict[str, list[tuple[tuple[str, str], bytes]]] = {}
+        self._items: dict[str, dict[tuple[str, str], _Item]] = {}
+        self._order: dict[str, list[tuple[str, str]]] = {}  # sorted keys, dropped on change
         self._faults: dict[str, _Fault] = {}
         self._server: ThreadingHTTPServer | None = None
         self._lock = threading.Lock()
@@ -117,9 +118,36 @@ class FakeKubeApi:
             served.pop("apiVersion", None)
         meta = obj.get("metadata") or {}
         key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
-        bucket = self._items.setdefault(kind, [])
-        bucket.append((key, json.dumps(served, separators=(",", ":")).encode()))
-        bucket.sort(key=lambda pair: pair[0])
+        self._order.pop(kind, None)
+        self._items.setdefault(kind, {})[key] = _Item(
+            served, json.dumps(served, separators=(",", ":")).encode())
+
+    # ---- the cluster changing (the fake cloud's upgrade, testing/kube_follow.py) -------
+
+    def put(self, kind: str, obj: Mapping[str, Any]) -> None:
+        """Create or replace one object of ``kind`` (keyed by namespace and name)."""
+        with self._lock:
+            self._add_one({**obj, "kind": kind})
+
+    def delete(self, kind: str, namespace: str, name: str) -> None:
+        """Remove one object (no error when it is not there)."""
+        with self._lock:
+            self._items.get(kind, {}).pop((namespace, name), None)
+            self._order.pop(kind, None)
+
+    def objects(self, kind: str) -> list[dict[str, Any]]:
+        """The objects of ``kind`` as served (typed kinds without ``kind``), in key order;
+        copies: change them and :meth:`put` them back."""
+        with self._lock:
+            bucket = self._items.get(kind, {})
+            return [json.loads(bucket[key].raw) for key in self._keys(kind)]
+
+    def _keys(self, kind: str) -> list[tuple[str, str]]:
+        """Keys of ``kind`` in etcd's order (namespace, name); call with the lock held."""
+        order = self._order.get(kind)
+        if order is None:
+            order = self._order[kind] = sorted(self._items.get(kind, {}))
+        return order
 
     def fail(self, path: str, status: int, message: str | None = None,
              times: int | None = 1) -> None:
@@ -224,7 +252,12 @@ class FakeKubeApi:
         return bool(self._items.get(kind))
 
     def _page(self, kind: str, query: Mapping[str, str]) -> tuple[int, bytes]:
-        items = self._items.get(kind, [])
+        bucket = self._items.get(kind, {})
+        try:
+            keep = _selector(query.get("fieldSelector", ""), query.get("labelSelector", ""))
+        except ValueError as err:
+            return _status(400, str(err))
+        items = [(key, bucket[key].raw) for key in self._keys(kind) if keep(bucket[key].obj)]
         try:
             limit = int(query.get("limit") or 0)
             start = _offset(query["continue"]) if query.get("continue") else 0
@@ -240,6 +273,57 @@ class FakeKubeApi:
         body = (head[:-1] + ',"items":[').encode() + b",".join(
             raw for _key, raw in items[start:end]) + b"]}"
         return 200, body
+
+
+@dataclass(frozen=True)
+class _Item:
+    obj: Mapping[str, Any]
+    raw: bytes
+
+
+FIELDS = ("metadata.name", "metadata.namespace", "spec.nodeName", "status.phase",
+          "spec.unschedulable")
+"""Field selectors served (the API server's own set for pods and nodes is about this)."""
+
+
+def _field(obj: Mapping[str, Any], path: str) -> str:
+    value: Any = obj
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def _selector(fields: str, labels: str) -> Any:
+    """A predicate for ``fieldSelector`` and ``labelSelector`` (``k=v``, ``k==v``, ``k!=v``,
+    comma-separated, all must hold; labels also ``k`` and ``!k``). Raises ValueError with the
+    API server's message for a field it does not index."""
+    checks: list[Any] = []
+    for term in filter(None, (t.strip() for t in fields.split(","))):
+        name, op, want = _split(term)
+        if name not in FIELDS:
+            raise ValueError(f'field label not supported: {name}')
+        checks.append(lambda o, n=name, e=(op == "!="), w=want: (_field(o, n) == w) != e)
+    for term in filter(None, (t.strip() for t in labels.split(","))):
+        if "=" not in term:
+            absent = term.startswith("!")
+            key = term.lstrip("!")
+            checks.append(lambda o, k=key, a=absent:
+                          (k in ((o.get("metadata") or {}).get("labels") or {})) != a)
+            continue
+        name, op, want = _split(term)
+        checks.append(lambda o, n=name, e=(op == "!="), w=want:
+                      (((o.get("metadata") or {}).get("labels") or {}).get(n) == w) != e)
+    return lambda obj: all(check(obj) for check in checks)
+
+
+def _split(term: str) -> tuple[str, str, str]:
+    for op in ("!=", "==", "="):
+        if op in term:
+            name, want = term.split(op, 1)
+            return name.strip(), op, want.strip()
+    raise ValueError(f"invalid selector: {term!r}")
 
 
 _PATHS = {path: kind for kind, (path, *_rest) in RESOURCES.items()}

@@ -44,8 +44,13 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
     watchdog = StallWatchdog(ctx.options.stall_after, started)
     tracker = RolloutTracker.start(j.start_node_ids, total, prep.plan.effective.max_unavailable,
                                    platform_of(prep.group).drain.drain_timeout_seconds)
+    pods = None
+    if ctx.kube is not None:
+        from ngupgrade.upgrade.pods import KubePodWatch
+
+        pods = KubePodWatch(ctx.kube)
     watch = RolloutWatch(tracker, ctx.emit, addr, surge=prep.plan.effective.max_expansion,
-                         tight_quota=prep.tight_quota, pods=getattr(ctx, "pods", None))
+                         tight_quota=prep.tight_quota, pods=pods)
     last: dict[str, Any] = {}
     position = [0]
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from ngupgrade.adapters.cloud.types import newest
 from ngupgrade.adapters.cloud.waiter import Timing
@@ -65,19 +66,21 @@ class Runbook:
     """Prepares and runs groups against an :class:`UpgradeApi`, on one Timing, to one sink.
 
     ``journal_writer(path, text)`` replaces the atomic file write of the journal (tests).
+    ``kube``: a read-only pod lister (``upgrade --kubeconfig``), or None.
     """
 
     def __init__(self, api: UpgradeApi, options: UpgradeOptions, *, timing: Timing,
                  emit: Emit | None = None,
                  journal_writer: Callable[[str, str], None] | None = None,
-                 conflict: ConflictPolicy = DEFAULT_CONFLICT) -> None:
+                 conflict: ConflictPolicy = DEFAULT_CONFLICT, kube: Any = None) -> None:
         self.api = api
         self.options = options
         self.timing = timing
         self._emit = emit or (lambda event: None)
         self.journal_writer = journal_writer
         self.t0 = timing.clock()
-        self.ctx = Context(api, options, timing, self.emit, Mutation(api, timing, conflict))
+        self.ctx = Context(api, options, timing, self.emit, Mutation(api, timing, conflict),
+                           kube)
 
     def emit(self, event: Event) -> None:
         """Send one event, stamped with ``at`` = seconds since the runbook began."""

@@ -18,7 +18,7 @@ The steps, in order (issue 6, steps 5 to 8; each journaled):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from ngupgrade.adapters.cloud.proto import mask_paths
 from ngupgrade.adapters.cloud.types import LiveNodeGroup, newest
@@ -52,7 +52,9 @@ from ngupgrade.upgrade.values import (
 class Context:
     """What a step needs while it runs: the cloud, the options, time and the event sink.
 
-    ``emit(event)`` sends one event (the runbook stamps its ``at``).
+    ``emit(event)`` sends one event (the runbook stamps its ``at``). ``kube``: a read-only
+    lister on the cluster (``upgrade --kubeconfig``; ``ngupgrade.upgrade.pods.PodLister``) or
+    None: the wait then sees the pods of draining nodes.
     """
 
     api: UpgradeApi
@@ -60,6 +62,7 @@ class Context:
     timing: Timing
     emit: Emit
     mutation: Mutation
+    kube: Any = None
 
     def timeout(self, prep: Prepared) -> float:
         """``--timeout``, else twice the plan's longest estimate, at least an hour (C12)."""

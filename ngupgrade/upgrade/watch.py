@@ -84,6 +84,7 @@ class RolloutWatch:
     clock0: float = 0.0
     facts: PodFacts = field(default_factory=PodFacts)
     _pods_left: dict[str, int] = field(default_factory=dict)
+    _pods_before_stop: dict[str, list[str]] = field(default_factory=dict)
 
     def anchor(self, created_at: float, now: float) -> None:
         """Tie the caller's clock to the wall clock: the operation was created at ``now``."""
@@ -104,9 +105,11 @@ class RolloutWatch:
             self.facts = self.pods.look(draining)
             for node in draining:
                 left = sorted(h.pod for h in self.facts.held if h.node == node)
+                drain = next(d for d in self.tracker.cordoned(now) if d.node == node)
+                if not drain.stopped:  # the pods a forced stop takes down
+                    self._pods_before_stop[node] = left
                 if self._pods_left.get(node) != len(left):
                     self._pods_left[node] = len(left)
-                    drain = next(d for d in self.tracker.cordoned(now) if d.node == node)
                     self.emit(NodeDrainEvent(group=self.group, node=node, phase="pods_left",
                                              seconds=round(now - drain.started, 1), pods=left,
                                              blocked_by=sorted({h.pdb for h in self.facts.held
@@ -147,14 +150,21 @@ class RolloutWatch:
             tight_quota=self.tight_quota))
 
     def summary(self, now: float) -> DrainSummary | None:
-        """The closing ``drain_summary``: per node its drain time and whether it was forced;
-        per workload the disruptions seen (kube access); None when no drain was seen."""
+        """The closing ``drain_summary``: per node its drain time and whether it was forced
+        (with kube access, a forced node's ``pods_stopped``: the pods still on it at the last
+        look before it stopped); per workload the disruptions seen (kube access); None when
+        no drain was seen."""
         t = self.tracker
         drains = t.finished_drains() + t.cordoned(now)
         if not drains:
             return None
-        nodes = [{"node": d.node, "seconds": round(d.seconds(now), 1), "forced": d.forced,
-                  "finished": d.ended is not None} for d in drains]
+        nodes: list[dict[str, Any]] = [
+            {"node": d.node, "seconds": round(d.seconds(now), 1), "forced": d.forced,
+             "finished": d.ended is not None} for d in drains]
+        if self.pods is not None:
+            for entry in nodes:
+                if entry["forced"]:
+                    entry["pods_stopped"] = self._pods_before_stop.get(entry["node"], [])
         workloads = ([{"workload": w, "disruptions": n}
                       for w, n in sorted(self.pods.disruptions().items())]
                      if self.pods is not None else None)

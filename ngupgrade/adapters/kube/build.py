@@ -205,7 +205,7 @@ def node(obj: s.Node) -> k8s.Node:
 
 def _pod_value(meta: s.ObjectMeta, spec: s.PodSpec, *, namespace: str, name: str,
                phase: k8s.PodPhase, ready: bool, owner_ref: k8s.OwnerRef | None,
-               tolerations: tuple[k8s.Toleration, ...]) -> k8s.Pod:
+               tolerations: tuple[k8s.Toleration, ...], unschedulable: str = "") -> k8s.Pod:
     aff = spec.affinity
     node_aff = aff.node_affinity if aff is not None else None
     return k8s.Pod(
@@ -234,6 +234,7 @@ def _pod_value(meta: s.ObjectMeta, spec: s.PodSpec, *, namespace: str, name: str
         constraints=_constraints(spec),
         mirror=MIRROR_ANNOTATION in (meta.annotations or ()),
         uid=meta.uid,
+        unschedulable=unschedulable,
     )
 
 
@@ -246,7 +247,17 @@ def pod(obj: s.Pod) -> k8s.Pod:
     return _pod_value(
         meta, spec, namespace=_namespace(meta), name=_name(meta), phase=phase,
         ready=_ready(status.conditions if status else None, phase == "Running"),
-        owner_ref=owner(meta), tolerations=_tolerations(spec.tolerations))
+        owner_ref=owner(meta), tolerations=_tolerations(spec.tolerations),
+        unschedulable=_unschedulable(status.conditions if status else None))
+
+
+def _unschedulable(conditions: list[s.Condition] | None) -> str:
+    """The ``PodScheduled=False`` condition's message (else its reason, else
+    ``Unschedulable``): what the scheduler says about a Pending pod it could not place."""
+    for c in conditions or ():
+        if c.type == "PodScheduled" and c.status == "False":
+            return c.message or c.reason or "Unschedulable"
+    return ""
 
 
 def _template_pod(obj: s.DaemonSet, namespace: str, name: str) -> k8s.Pod:

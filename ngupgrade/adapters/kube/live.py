@@ -28,6 +28,10 @@ from ngupgrade.core.errors import KubeApiError
 
 DEFAULT_PAGE_SIZE = 500
 """Objects per list call: kubectl's own chunk size (``--chunk-size``, default 500)."""
+PDB_PAGE_SIZE = 5000
+"""PodDisruptionBudgets per list call while an upgrade is watched: a PDB is about 1 KB, so a
+cluster at Kubernetes' published limits (3,000 PDBs in bench/bench_kube_dump.py) is one page
+of ~3 MB, and the calls per poll do not grow with the cluster (bench/bench_watch_calls.py)."""
 DEFAULT_TIMEOUT = 60.0
 """Seconds per list call (connect and read)."""
 
@@ -90,6 +94,64 @@ def read_live(kubeconfig: str | None = None, context: str | None = None, *,
         api.close()
 
 
+class LiveLister:
+    """A read-only session on the cluster for repeated looks while an upgrade runs (issue 13):
+    the client is built once (an exec plugin runs per token, not per poll), and each look is
+    one paginated list call per kind asked for, filtered on the server.
+
+    ``pods(field_selector)`` lists pods across all namespaces, e.g. ``spec.nodeName=NODE``
+    (the call ``kubectl drain`` makes per node) or ``spec.nodeName=,status.phase=Pending``
+    (pods no node took); ``pdbs()`` lists every PodDisruptionBudget. ``calls`` counts the
+    HTTP requests made (pages included). Use as a context manager or call :meth:`close`.
+
+    Raises (from the constructor and each list):
+        KubeApiError: as :func:`read_live` (exit 4).
+        BadInput: an object the parser cannot read (names the URL and JSON path).
+    """
+
+    def __init__(self, kubeconfig: str | None = None, context: str | None = None, *,
+                 page_size: int = DEFAULT_PAGE_SIZE, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self._api = _api_client(kubeconfig or default_kubeconfig(), context)
+        self._server = str(self._api.configuration.host).rstrip("/")
+        self.page_size = page_size
+        self.timeout = timeout
+        self.calls = 0
+
+    def pods(self, field_selector: str = "") -> tuple[Any, ...]:
+        """``core.k8s.Pod`` values of the pods the selector keeps, in (namespace, name) order."""
+        snapshot = self._list("/api/v1/pods", "CoreV1Api", "list_pod_for_all_namespaces",
+                              field_selector)
+        return snapshot.pods
+
+    def pdbs(self) -> tuple[Any, ...]:
+        """``core.k8s.PodDisruptionBudget`` values, with the disruption controller's status,
+        in pages of :data:`PDB_PAGE_SIZE`."""
+        return self._list("/apis/policy/v1/poddisruptionbudgets", "PolicyV1Api",
+                          "list_pod_disruption_budget_for_all_namespaces", "",
+                          max(self.page_size, PDB_PAGE_SIZE)).pdbs
+
+    def _list(self, path: str, cls: str, method: str, field_selector: str,
+              page_size: int | None = None) -> Any:
+        collector = Collector()
+        api = getattr(_client_module(), cls)(self._api)
+        extra = {"field_selector": field_selector} if field_selector else {}
+        url = f"{self._server}{path}" + (f"?fieldSelector={field_selector}"
+                                         if field_selector else "")
+        self.calls += _list_all(collector, api, method, (), url, page_size or self.page_size,
+                                self.timeout, extra)
+        return collector.result().snapshot
+
+    def close(self) -> None:
+        """Release the client's connections."""
+        self._api.close()
+
+    def __enter__(self) -> LiveLister:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def _client_module() -> Any:
     from kubernetes import client
 
@@ -127,13 +189,14 @@ def _context_names(path: str) -> list[str] | None:
 
 
 def _list_all(collector: Collector, api: Any, method: str, args: tuple[Any, ...], url: str,
-              page_size: int, timeout: float) -> None:
+              page_size: int, timeout: float, extra: dict[str, Any] | None = None) -> int:
+    """Every page of one list call into ``collector``; the number of requests made."""
     token: str | None = None
     page = 0
     while True:
         page += 1
         kwargs: dict[str, Any] = {"limit": page_size, "_preload_content": False,
-                                  "_request_timeout": timeout}
+                                  "_request_timeout": timeout, **(extra or {})}
         if token:
             kwargs["_continue"] = token
         with _translated(url):
@@ -145,7 +208,7 @@ def _list_all(collector: Collector, api: Any, method: str, args: tuple[Any, ...]
         source = url if page == 1 else f"{url} (page {page})"
         token = collector.add_document(data, source)
         if not token:
-            return
+            return page
 
 
 def _list_ytsaurus(collector: Collector, api: Any, server: str, page_size: int,

@@ -69,6 +69,8 @@ class LabelSelector(_S):
 class Condition(_S):
     type: str = ""
     status: str = ""
+    reason: str | None = None
+    message: str | None = None
 
 
 # ---- Node ----------------------------------------------------------------------------------

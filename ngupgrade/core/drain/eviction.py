@@ -137,3 +137,38 @@ def eviction_gate(pod: Pod, pdbs: tuple[PodDisruptionBudget, ...], healthy: int,
     if pdb.observed_generation is None or pdb.observed_generation < pdb.generation:
         return "not-synced"
     return "budget"
+
+
+def live_refusal(pod: Pod, pdbs: tuple[PodDisruptionBudget, ...]
+                 ) -> tuple[PodDisruptionBudget, str] | None:
+    """Would the eviction API refuse ``pod`` now, going by the PDBs' live status? The PDB
+    that refuses it and why, or None when it may go.
+
+    ``pdbs`` are the PDBs whose selectors select the pod. Their status is what the disruption
+    controller last wrote (``currentHealthy``, ``desiredHealthy``, ``expectedPods``,
+    ``disruptionsAllowed``), so this is :func:`eviction_gate`'s decision on the cluster's own
+    numbers, not on a model of them (used while an upgrade runs: issue 13). A PDB never
+    observed (no status) refuses as the API does (its ``observedGeneration`` 0 is behind).
+    """
+    from ngupgrade.core.drain.blockers import why_blocked
+
+    if not pdbs:
+        return None
+    first = pdbs[0]
+    spec = (BudgetSpec(first.expected_pods, first.desired_healthy)
+            if first.expected_pods is not None and first.desired_healthy is not None else None)
+    healthy = first.current_healthy or 0
+    gate = eviction_gate(pod, pdbs, healthy, spec if spec is not None else BudgetSpec(0, 0))
+    if gate == "free":
+        return None
+    if gate == "overlap":
+        names = ", ".join(p.name for p in pdbs)
+        return first, f"selected by {len(pdbs)} PDBs ({names}): the eviction API refuses it"
+    if gate == "not-synced":
+        return first, "its status is behind its spec (observedGeneration < generation)"
+    allowed = (first.disruptions_allowed if first.disruptions_allowed is not None
+               else BudgetSpec(first.expected_pods or 0, first.desired_healthy or 0)
+               .allowed(healthy))
+    if allowed > 0:
+        return None
+    return first, f"0 disruptions allowed: {why_blocked(first)}"
