@@ -2,41 +2,52 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import click
 
 from ngupgrade.app.load import load_groups
 from ngupgrade.cli._common import TIME_SCALE, common_options, settings_of
 from ngupgrade.cli._flags import note_unused
+from ngupgrade.core.errors import BadInput
 
 
 @click.command("fake-cloud")
 @click.option("--scenario", metavar="FILE",
-              help="YAML scenario: clouds, quotas, live sizes, versions, faults "
-                   "(docs/cloud.md).")
+              help="YAML scenario: clouds, quotas, live sizes, versions, faults, "
+                   "workloads (docs/cloud.md).")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port on 127.0.0.1; 0 picks a free one.")
 @click.option("--speed", type=TIME_SCALE, default=1.0,
               show_default=True, help="Virtual seconds per real second (60: a minute a second).")
+@click.option("--kubeconfig", "kubeconfig", metavar="PATH",
+              help="Where to write the kubeconfig of the fake Kubernetes API (default: a "
+                   "temporary file, removed on exit).")
 @common_options
-def fake_cloud(scenario: str | None, port: int, speed: float) -> None:
+def fake_cloud(scenario: str | None, port: int, speed: float, kubeconfig: str | None) -> None:
     """Serve a fake Yandex Cloud on 127.0.0.1 until interrupted (Ctrl-C).
 
     \b
     The first line printed is `endpoint: 127.0.0.1:PORT`. Point the tool at it with
       ngupgrade --endpoint 127.0.0.1:PORT --insecure ...
+    The second is `kubeconfig: PATH`: beside the cloud runs a fake Kubernetes API whose
+    nodes are the groups' nodes (labelled yandex.cloud/node-group-id), plus the scenario's
+    `workloads:` (docs/cloud.md); read it with --kubeconfig PATH (or KUBECONFIG=PATH).
 
     \b
     Examples:
       ngupgrade fake-cloud --state terraform.tfstate &
       ngupgrade fake-cloud --state terraform.tfstate --scenario faults.yaml --speed 60
       ngupgrade plan --endpoint 127.0.0.1:PORT --insecure -g workers
+      ngupgrade fake-cloud --state terraform.tfstate --kubeconfig /tmp/fake.kubeconfig
 
     \b
     Exit codes: 0 stopped with Ctrl-C (the normal end); 2 usage error; 3 bad state or
-    scenario file.
+    scenario file, or a kubeconfig path that cannot be written.
     """
     settings = settings_of(click.get_current_context())
     note_unused(settings, connects=False,
@@ -49,7 +60,15 @@ def fake_cloud(scenario: str | None, port: int, speed: float) -> None:
     groups = load_groups(settings)
     sc = Scenario.load(scenario) if scenario else Scenario()
     fake = FakeCloud(groups, sc, clock=RealClock(speed)).start(port)
+    scratch = None if kubeconfig else tempfile.mkdtemp(prefix="ngupgrade-fake-cloud-")
+    try:
+        written = fake.write_kubeconfig(kubeconfig or Path(str(scratch)) / "kubeconfig")
+    except OSError as err:
+        fake.stop()
+        raise BadInput(f"cannot write the kubeconfig: {err.strerror}",
+                       source=kubeconfig) from err
     click.echo(f"endpoint: {fake.endpoint}")
+    click.echo(f"kubeconfig: {written}")
     sys.stdout.flush()
     click.echo(f"serving {len(fake.groups)} node group(s) at speed x{speed:g}; use "
                f"--endpoint {fake.endpoint} --insecure; Ctrl-C stops", err=True)
@@ -58,4 +77,6 @@ def fake_cloud(scenario: str | None, port: int, speed: float) -> None:
             time.sleep(3600)
     except KeyboardInterrupt:
         fake.stop()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
         click.echo("fake cloud stopped", err=True)

@@ -13,6 +13,12 @@ node-by-node procedure (:mod:`ngupgrade.testing.procedure`, from seed 000, not f
 planner), one step per ``step_seconds``; the group reads RECONCILING until the operation is
 done; quota usage moves with the node count, and a create that would pass a quota's limit
 fails the operation with RESOURCE_EXHAUSTED. Every call is recorded in :attr:`FakeCloud.calls`.
+
+Beside it, while it runs, :attr:`FakeCloud.kube` serves a fake Kubernetes API
+(:mod:`ngupgrade.testing.kube_api`) holding a Kubernetes node for every node of the fake's
+groups, labelled with its group id, and the scenario's ``workloads``
+(:mod:`ngupgrade.testing.kube_cluster`); :meth:`FakeCloud.write_kubeconfig` points the
+``kubernetes`` client at it.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from concurrent import futures
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -27,6 +34,8 @@ import grpc
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.model import NodeGroup, QuotaLimit
 from ngupgrade.testing.clocks import Clock, RealClock, VirtualClock
+from ngupgrade.testing.kube_api import FakeKubeApi
+from ngupgrade.testing.kube_cluster import cluster_objects
 from ngupgrade.testing.objects import FakeGroup, FakeOperation
 from ngupgrade.testing.scenario import Fault, Scenario
 from ngupgrade.testing.servicers import Call, Services
@@ -51,6 +60,8 @@ class FakeCloud:
     ``clock`` defaults to a :class:`VirtualClock` at 0. The world's live tables are here too:
     ``groups``, ``operations``, ``clusters``, ``quotas`` (cloud -> quota id ->
     ``[limit, usage]``, editable), ``faults``, and ``calls`` (every :class:`Call`).
+    ``kube`` is the fake Kubernetes API while the fake runs (None before :meth:`start`);
+    ``kubeconfig`` the last file :meth:`write_kubeconfig` wrote.
     """
 
     def __init__(
@@ -64,6 +75,8 @@ class FakeCloud:
         self.calls: list[Call] = []
         self._server: grpc.Server | None = None
         self.port = 0
+        self.kube: FakeKubeApi | None = None
+        self.kubeconfig: Path | None = None
 
     @classmethod
     def from_state(cls, state: str, scenario: str | Scenario | Mapping[str, Any] | None = None,
@@ -140,6 +153,9 @@ class FakeCloud:
                              hint="use --port 0 to pick a free port") from cause
         server.start()
         self._server = server
+        with self.world.lock:
+            objects = cluster_objects(self.world.groups.values(), self.world.scenario.workloads)
+        self.kube = FakeKubeApi(objects).start()
         return self
 
     def stop(self) -> None:
@@ -147,6 +163,9 @@ class FakeCloud:
         if self._server is not None:
             self._server.stop(grace=0.2).wait()
             self._server = None
+        if self.kube is not None:
+            self.kube.stop()
+            self.kube = None
 
     def __enter__(self) -> FakeCloud:
         return self.start() if self._server is None else self
@@ -158,6 +177,14 @@ class FakeCloud:
     def endpoint(self) -> str:
         """``127.0.0.1:PORT`` of the running server."""
         return f"127.0.0.1:{self.port}"
+
+    def write_kubeconfig(self, path: str | Path, context: str = "fake-cloud") -> Path:
+        """Write a kubeconfig whose ``context`` (also the current one) reaches :attr:`kube`;
+        remembered as :attr:`kubeconfig`. Raises UsageError before :meth:`start`."""
+        if self.kube is None:
+            raise UsageError("start the fake cloud before writing its kubeconfig")
+        self.kubeconfig = self.kube.write_kubeconfig(path, context)
+        return self.kubeconfig
 
     # -- helpers for tests ------------------------------------------------------------------
 

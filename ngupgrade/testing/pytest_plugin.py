@@ -8,6 +8,11 @@ Use in a runbook test::
         ...
         assert len(fake_cloud.calls_to("NodeGroupService.Update")) == 1
 
+Beside the cloud it serves a fake Kubernetes API (nodes of the groups, labelled
+``yandex.cloud/node-group-id``, plus the scenario's ``workloads``); ``fake_cloud.kubeconfig``
+is a kubeconfig file for it (token-less, current context ``fake-cloud``), e.g. for
+``ngupgrade.adapters.kube.live.read_live(str(fake_cloud.kubeconfig))``.
+
 The marker takes keywords only: ``state`` (a Terraform state: a path, ``-``, ``tf:DIR`` or
 ``s3://...``), ``groups`` (NodeGroup values), ``scenario`` (a path, a mapping or a Scenario)
 and ``speed`` (None: a :class:`~ngupgrade.testing.VirtualClock` that moves only through
@@ -79,8 +84,9 @@ def resolve(value: Any, base: Path) -> Any:
 
 
 @pytest.fixture
-def fake_cloud(request: pytest.FixtureRequest) -> Iterator[FakeCloud]:
-    """A started :class:`FakeCloud` on 127.0.0.1 (port 0), stopped after the test."""
+def fake_cloud(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FakeCloud]:
+    """A started :class:`FakeCloud` on 127.0.0.1 (port 0), stopped after the test, with its
+    fake Kubernetes API's kubeconfig at ``fake_cloud.kubeconfig`` (in ``tmp_path``)."""
     # imported here: grpc and the SDK protos load only in tests that use the fixture
     from ngupgrade.core.errors import NgUpgradeError
     from ngupgrade.testing.builders import node_group
@@ -109,4 +115,5 @@ def fake_cloud(request: pytest.FixtureRequest) -> Iterator[FakeCloud]:
     if problem is not None:
         pytest.fail(problem, pytrace=False)
     with fake:
+        fake.write_kubeconfig(tmp_path / "fake-cloud.kubeconfig")
         yield fake

@@ -1,9 +1,11 @@
 """The fake cloud's scenario file (YAML or JSON): what the cloud holds beyond the Terraform state.
 
 A mapping with the optional keys ``step_seconds``, ``policy_seconds``, ``versions``,
-``clouds`` (folders, quotas), ``clusters``, ``node_groups`` (live overrides of the state) and
-``faults``; the format with a worked example is in docs/cloud.md ("Scenario file format"), and
-the file behind ``make demo`` ships as ``ngupgrade/testing/examples/scenario.yaml``.
+``clouds`` (folders, quotas), ``clusters``, ``node_groups`` (live overrides of the state),
+``faults`` and ``workloads`` (Kubernetes objects the fake Kubernetes API serves beside the
+generated nodes, :mod:`ngupgrade.testing.kube_cluster`); the format with a worked example is
+in docs/cloud.md ("Scenario file format"), and the file behind ``make demo`` ships as
+``ngupgrade/testing/examples/scenario.yaml``.
 
 Every value is checked against what the fake can do (:mod:`ngupgrade.testing.checks`): types,
 ranges, method and status names, the keys each fault kind reads; names of node groups and
@@ -67,7 +69,7 @@ METHODS: tuple[str, ...] = (
 
 
 SCENARIO_KEYS: tuple[str, ...] = ("step_seconds", "policy_seconds", "versions", "clouds",
-                                  "clusters", "node_groups", "faults")
+                                  "clusters", "node_groups", "faults", "workloads")
 CLUSTER_KEYS: tuple[str, ...] = ("folder_id", "master_version", "status")
 
 
@@ -198,6 +200,8 @@ class Scenario:
     clusters: dict[str, dict[str, str]] = field(default_factory=dict)
     node_groups: dict[str, GroupOverride] = field(default_factory=dict)
     faults: list[Fault] = field(default_factory=list)
+    workloads: list[dict[str, Any]] = field(default_factory=list)
+    """Kubernetes objects as kubectl prints them (pods, PDBs, controllers, nodes...)."""
     source: str = field(default="scenario", compare=False)
     """The file it came from (error messages)."""
 
@@ -231,6 +235,8 @@ class Scenario:
             for i, f in enumerate(checks.items(top.get("faults"), "faults")):
                 sc.faults.append(Fault.parse(f, where=f"faults[{i}]"))
             _unique_blockers(sc.faults)
+            if top.get("workloads") is not None:
+                sc.workloads = _workloads(top["workloads"])
         except BadInput as err:
             raise BadInput(err.message, source=source, hint=err.hint) from err
         return sc
@@ -344,3 +350,38 @@ def _unique_blockers(faults: list[Fault]) -> None:
                                hint="give each operation_in_progress its own operation_id")
             seen.add(f.operation_id)
 
+
+
+def _workloads(raw: Any) -> list[dict[str, Any]]:
+    """A list of Kubernetes objects, or a kubectl ``List`` (its ``items``), checked by the
+    drain check's own reader (``ngupgrade.adapters.kube``) so a bad quantity or type fails
+    here, at ``workloads[i].<path>``, not in the middle of a test. YAML timestamps (unquoted
+    ``creationTimestamp: 2025-01-20T09:00:00Z``) become the API's strings."""
+    import datetime
+    import json
+
+    from ngupgrade.adapters.kube import read_dump_bytes
+
+    listed = raw.get("items") if isinstance(raw, Mapping) and "items" in raw else raw
+    objects = checks.items(listed, "workloads")
+    for i, obj in enumerate(objects):
+        body = checks.keys(obj, (), f"workloads[{i}]", any_key=True)
+        checks.text(body.get("kind"), f"workloads[{i}].kind")
+
+    def stamp(value: Any) -> str:
+        if isinstance(value, datetime.datetime):
+            return value.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        if isinstance(value, datetime.date):
+            return value.isoformat()
+        raise BadInput(f"a value JSON cannot hold: {value!r}", path="workloads")
+
+    data = json.dumps({"kind": "List", "apiVersion": "v1", "items": objects}, default=stamp)
+    try:
+        read_dump_bytes(data.encode(), "workloads")
+    except BadInput as err:  # its message starts "workloads: $.items[i]...: "
+        where = ": ".join(p for p in (err.source, err.path) if p)
+        message = err.message.removeprefix(f"{where}: ")
+        path = (err.path or "").removeprefix("$.items").removeprefix("$")
+        raise BadInput(message, path="workloads" + path, hint=err.hint) from err
+    normal: list[dict[str, Any]] = json.loads(data)["items"]
+    return normal
