@@ -252,7 +252,8 @@ def test_binary_scenario_file_is_bad_input(run_cli, tmp_path) -> None:
     assert result.stderr.splitlines()[0] == f"error: {err.value}"
 
 
-_KNOWN = "step_seconds, policy_seconds, versions, clouds, clusters, node_groups, faults"
+_KNOWN = ("step_seconds, policy_seconds, versions, clouds, clusters, node_groups, faults, "
+          "workloads")
 
 
 @pytest.mark.parametrize(("raw", "message", "hint"), [
