@@ -281,3 +281,41 @@ def test_advise_with_cluster_rejects_what_the_drain_check_blocks(tmp_path: Path,
     assert group["recommended"] is None
     codes = {r["code"] for rej in group["rejected"] for r in rej["reasons"]}
     assert "pdb-blocks-eviction" in codes
+
+
+# -- --plan: a replace or delete takes every pod of the group down at once --------------------
+
+PLAN_REPLACE = str(EXAMPLE_STATE.parent / "plan-replace.json")
+
+
+def test_a_planned_replace_is_a_blocking_drain_finding(tmp_path: Path, run_cli: Run) -> None:
+    # plan-replace.json replaces workers (delete, then create): its 3 labelled nodes go at
+    # once with the 3 web pods; the DaemonSet pod on w1 goes with its node and is not counted
+    daemon = pod("agent-w1", "w1", owner=("DaemonSet", "agent"))
+    path = dump(tmp_path, [*calm_cluster(), daemon])
+    result = run_cli("drain-check", "--plan", PLAN_REPLACE, "--cluster", path, "-o", "json")
+    assert result.exit_code == 1, result.stdout
+    doc = json.loads(result.stdout)
+    assert doc["ok"] is False
+    (group,) = doc["groups"]
+    assert group["address"] == "yandex_kubernetes_node_group.workers"
+    assert group["nodes"] == ["w1", "w2", "w3"]
+    assert group["waves"] == []
+    (finding,) = group["findings"]
+    assert (finding["code"], finding["severity"], finding["count"]) == (
+        "group-removed", "blocking", 3)
+    assert "replaces the node group" in finding["message"]
+    text = run_cli("drain-check", "--plan", PLAN_REPLACE, "--cluster", path)
+    assert text.exit_code == 1
+    assert "group-removed" in text.stderr
+
+
+def test_preflight_with_a_planned_replace_fails_the_drain_part(tmp_path: Path, run_cli: Run
+                                                                ) -> None:
+    path = dump(tmp_path, calm_cluster())
+    result = run_cli("preflight", "--plan", PLAN_REPLACE, "--quotas", QUOTAS, "--cluster", path,
+                     "-o", "json")
+    assert result.exit_code == 1
+    drain = json.loads(result.stdout)["drain"]
+    assert drain["ok"] is False
+    assert [f["code"] for g in drain["groups"] for f in g["findings"]] == ["group-removed"]

@@ -9,6 +9,7 @@ drain simulation (:mod:`ngupgrade.core.drain`) under the group's platform rules.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
@@ -17,7 +18,8 @@ from ngupgrade.app.load import load_groups
 from ngupgrade.app.plan import PlanRequest, plan_node_groups
 from ngupgrade.app.settings import Settings
 from ngupgrade.core.drain.check import DrainReport, GroupDrainReport, check_group
-from ngupgrade.core.drain.findings import Finding
+from ngupgrade.core.change import GroupChange
+from ngupgrade.core.drain.findings import GROUP_REMOVED, Finding
 from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.k8s import ClusterSnapshot
@@ -28,6 +30,10 @@ from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, GroupPlan
 
 if TYPE_CHECKING:
     from ngupgrade.adapters.kube.decode import KubeRead
+    from ngupgrade.app.tfplan import PlanGate
+
+REMOVES_NODES = ("replace", "delete")
+"""Plan change kinds that delete a group's nodes at once instead of draining them."""
 
 
 @dataclass(frozen=True)
@@ -162,12 +168,29 @@ def drain_check(settings: Settings, request: DrainCheckRequest) -> DrainCheckRes
     check_overrides(request.max_expansion, request.max_unavailable)
     if not request.cluster.given:
         read_cluster(request.cluster)  # raises the usage error before any read
-    return drain_check_groups(_groups(settings, request.selectors), request)
+    if settings.plan is None:
+        return drain_check_groups(load_groups(settings, request.selectors), request)
+    from ngupgrade.app.tfplan import load_plan
+
+    rolls, removed = plan_drains(load_plan(settings, request.selectors))
+    return drain_check_groups(rolls, request, removed=removed)
 
 
-def drain_check_groups(groups: Sequence[NodeGroup], request: DrainCheckRequest
-                       ) -> DrainCheckResult:
-    """Drain-check groups already loaded (``preflight --cluster`` reads the state once).
+def plan_drains(gate: PlanGate) -> tuple[list[NodeGroup], list[GroupChange]]:
+    """What a Terraform plan drains: the groups whose nodes it rolls (their planned values,
+    under the policy in force during the roll, :mod:`ngupgrade.core.change`), and the changes
+    that delete a group's nodes all at once (``replace``, ``delete``: no drain policy applies,
+    C24)."""
+    rolls = [replace(c.group, policy=c.policy or c.group.policy) for c in gate.rolls()]
+    removed = [c for c in gate.changes if c.kind in REMOVES_NODES]
+    return rolls, removed
+
+
+def drain_check_groups(groups: Sequence[NodeGroup], request: DrainCheckRequest, *,
+                       removed: Sequence[GroupChange] = ()) -> DrainCheckResult:
+    """Drain-check groups already loaded (``preflight --cluster`` reads the state once);
+    ``removed``: a plan's changes that delete a group's nodes at once (one blocking
+    ``group-removed`` finding each, see :func:`removed_group_report`).
 
     Raises:
         UsageError, BadInput, KubeApiError: as :func:`read_cluster`.
@@ -176,26 +199,44 @@ def drain_check_groups(groups: Sequence[NodeGroup], request: DrainCheckRequest
     sizes = nodes_per_group(read.snapshot)
     plans = plan_node_groups(groups, _plan_request(request), live_sizes=sizes)
     report = check_plans(zip(groups, plans, strict=True), read.snapshot, request.nodes_at_once)
-    notes = read.notes + _missing_nodes(groups, sizes)
+    if removed:
+        report = DrainReport(report.groups + tuple(
+            removed_group_report(c, read.snapshot) for c in removed))
+    notes = read.notes + _missing_nodes([*groups, *(c.before or c.group for c in removed)],
+                                        sizes)
     return DrainCheckResult(report, notes, request.accept, request.strict)
+
+
+def removed_group_report(change: GroupChange, snapshot: ClusterSnapshot) -> GroupDrainReport:
+    """The drain report of a group that a plan replaces or deletes: its nodes go all at once,
+    without a drain under the deploy policy (plan gate C24, docs/plan-gate.md), so every pod
+    of a workload on them goes down together: one blocking ``group-removed`` finding naming
+    how many nodes and pods (DaemonSet, mirror and finished pods are not counted: they go
+    with their node whatever the upgrade)."""
+    group = change.before or change.group
+    nodes = tuple(sorted(n.name for n in snapshot.nodes if n.node_group_id == group.id))
+    on_group = set(nodes)
+    pods = [p for p in snapshot.pods if p.node_name in on_group and not p.mirror
+            and p.phase in ("Running", "Pending")
+            and (p.owner is None or p.owner.kind != "DaemonSet")]
+    verb = "replaces" if change.kind == "replace" else "deletes"
+    size = f"its {len(nodes)} node(s)" if nodes else "all its nodes"
+    finding = Finding(
+        GROUP_REMOVED, "blocking",
+        f"Terraform {verb} the node group (actions {json.dumps(list(change.actions))}): {size} are "
+        f"deleted at once, not drained under the deploy policy, so all {len(pods)} pod(s) on "
+        "them go down together (plan gate C24)",
+        node=None, count=len(pods), subject=group.id)
+    return GroupDrainReport(
+        address=str(group.address), group_id=group.id, policy=group.policy, nodes=nodes,
+        waves=(), findings=(finding,), orders=0, exhaustive=True,
+        rules=platform_of(group).drain)
 
 
 def _plan_request(request: DrainCheckRequest) -> PlanRequest:
     return PlanRequest(selectors=request.selectors, max_expansion=request.max_expansion,
                        max_unavailable=request.max_unavailable, nodes=request.nodes,
                        minutes_per_cycle=request.minutes_per_cycle)
-
-
-def _groups(settings: Settings, selectors: Sequence[str]) -> list[NodeGroup]:
-    """The state's groups, or with ``--plan`` the groups whose nodes the apply rolls (their
-    planned values)."""
-    if settings.plan is None:
-        return load_groups(settings, selectors)
-    from ngupgrade.app.tfplan import load_plan
-
-    gate = load_plan(settings, selectors)
-    # a roll runs under the policy in force during it (core/change.py decides which)
-    return [replace(c.group, policy=c.policy or c.group.policy) for c in gate.rolls()]
 
 
 def _missing_nodes(groups: Sequence[NodeGroup], sizes: Mapping[str, int]) -> tuple[str, ...]:

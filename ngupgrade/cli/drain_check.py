@@ -53,7 +53,9 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
     their minimum, and the platform's reaction (Yandex stops a node after 7 minutes of
     draining, pods or not; Selectel stops the upgrade). The platform picks which nodes drain
     together, so several orders are tried: each finding says whether it happens in every
-    order, and the verdict takes the worst. Nothing in the cluster or the cloud is changed.
+    order, and the verdict takes the worst. With --plan, a group the plan replaces or
+    deletes loses all its nodes at once: a blocking group-removed finding. Nothing in the
+    cluster or the cloud is changed.
 
     \b
     Examples:

@@ -174,13 +174,13 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
         result = with_drain_blockers(result, read_pdb_file(pdbs_file))
     drain = None
     if cluster.given:
-        from ngupgrade.app.drain_check import DrainCheckRequest, drain_check_groups
+        from ngupgrade.app.drain_check import DrainCheckRequest, drain_check_groups, plan_drains
 
-        drained = found if gate is None else [
-            replace(c.group, policy=c.policy or c.group.policy) for c in gate.rolls()]
+        drained, removed = (found, []) if gate is None else plan_drains(gate)
         drain = drain_check_groups(drained, DrainCheckRequest(
             selectors=groups, cluster=cluster, max_expansion=max_expansion,
-            max_unavailable=max_unavailable, accept=accepted_codes(accept), strict=strict))
+            max_unavailable=max_unavailable, accept=accepted_codes(accept), strict=strict),
+            removed=removed)
     _report(result, gate, drain, output=settings.output, selectel=selectel,
             offline=quotas_file is not None)
 

@@ -119,12 +119,16 @@ def _finding_lines(f: Finding) -> list[str]:
 
 def group_drain_text(report: GroupDrainReport) -> str:
     """The table of one group: verdict, waves of the worst order, findings."""
-    orders = (f"{report.orders} order(s) of its {len(report.nodes)} node(s) evaluated"
-              + (" (all of them)" if report.exhaustive else " (a sample: the worst found)"))
     lines = [f"{report.address}  policy {policy_text(report.policy)}  {_verdict(report)}",
-             f"  rules: {rules_text(report.rules)}",
-             f"  {orders}; waves of the worst order:"]
-    lines += _wave_rows(report.waves) if report.waves else ["  (no node of the group drains)"]
+             f"  rules: {rules_text(report.rules)}"]
+    if report.orders == 0:  # nothing drains: a group the plan deletes, or no labelled node
+        lines.append("  no wave drains a node of the group")
+    else:
+        orders = (f"{report.orders} order(s) of its {len(report.nodes)} node(s) evaluated"
+                  + (" (all of them)" if report.exhaustive else " (a sample: the worst found)"))
+        lines.append(f"  {orders}; waves of the worst order:")
+        lines += _wave_rows(report.waves) if report.waves else [
+            "  (no node of the group drains)"]
     if report.findings:
         lines.append("  findings:")
         for finding in report.findings:
