@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Literal
 from ngupgrade.app.load import load_groups
 from ngupgrade.app.plan import PlanRequest, plan_node_groups
 from ngupgrade.app.settings import Settings
-from ngupgrade.core.drain.check import DrainReport, GroupDrainReport, check_group
 from ngupgrade.core.change import GroupChange
+from ngupgrade.core.drain.check import DrainReport, GroupDrainReport, check_group
 from ngupgrade.core.drain.findings import GROUP_REMOVED, Finding
 from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.platform import platform_of
-from ngupgrade.core.policy import check_overrides
+from ngupgrade.core.policy import check_overrides, resolve
 from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, GroupPlan
 
 if TYPE_CHECKING:
@@ -228,7 +228,8 @@ def removed_group_report(change: GroupChange, snapshot: ClusterSnapshot) -> Grou
         "them go down together (plan gate C24)",
         node=None, count=len(pods), subject=group.id)
     return GroupDrainReport(
-        address=str(group.address), group_id=group.id, policy=group.policy, nodes=nodes,
+        address=str(group.address), group_id=group.id,
+        policy=resolve(group.policy, platform=platform_of(group)).policy, nodes=nodes,
         waves=(), findings=(finding,), orders=0, exhaustive=True,
         rules=platform_of(group).drain)
 
