@@ -319,3 +319,46 @@ def test_preflight_with_a_planned_replace_fails_the_drain_part(tmp_path: Path, r
     drain = json.loads(result.stdout)["drain"]
     assert drain["ok"] is False
     assert [f["code"] for g in drain["groups"] for f in g["findings"]] == ["group-removed"]
+
+
+# -- a constraint the check does not model is never a silent pass ----------------------------
+
+def spread_cluster() -> list[dict[str, Any]]:
+    """calm_cluster where web-1 also requires anti-affinity to other web pods per hostname:
+    the check does not model it (docs/drain.md, Rule 3: never a pass)."""
+    items = calm_cluster()
+    web1 = next(i for i in items if i["metadata"]["name"] == "web-1")
+    term = {"labelSelector": {"matchLabels": {"app": "web"}},
+            "topologyKey": "kubernetes.io/hostname"}
+    web1["spec"]["affinity"] = {
+        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    return items
+
+
+def test_an_unmodelled_constraint_fails_unless_accepted(tmp_path: Path, run_cli: Run) -> None:
+    base = ["drain-check", "--state", STATE, "-g", "workers", "--cluster",
+            dump(tmp_path, spread_cluster())]
+    result = run_cli(*base, "-o", "json")
+    assert result.exit_code == 1, result.stdout
+    doc = json.loads(result.stdout)
+    assert (doc["ok"], doc["verdict"]) == (False, "not-modelled")
+    assert doc["groups"][0]["verdict"] == "not-modelled"
+    text = run_cli(*base)
+    assert text.exit_code == 1
+    assert "drain check: NOT MODELLED" in text.stdout
+    assert "--accept constraint-not-modelled" in text.stderr
+    accepted = run_cli(*base, "--accept", "constraint-not-modelled", "-o", "json")
+    assert accepted.exit_code == 0, accepted.stdout
+    doc = accepted.json()
+    assert (doc["ok"], doc["verdict"]) == (True, "ok")  # type: ignore[index]
+
+
+def test_advise_says_an_unmodelled_constraint_instead_of_a_clear_recommendation(
+        tmp_path: Path, run_cli: Run) -> None:
+    base = ["advise", "--state", STATE, "-g", "workers", "--quotas", QUOTAS,
+            "--cluster", dump(tmp_path, spread_cluster())]
+    (group,) = run_cli(*base, "-o", "json").json()["groups"]  # type: ignore[index]
+    (warning,) = [w for w in group["warnings"] if w["code"] == "constraint-not-modelled"]
+    assert "1 pod(s)" in warning["message"] and "app/web-1" in warning["message"]
+    text = run_cli(*base).stdout
+    assert "workloads: checked against the cluster objects, NOT FULLY MODELLED" in text

@@ -26,6 +26,7 @@ from ngupgrade.core.advise.group import Advice, advise_groups
 from ngupgrade.core.advise.judge import MinAvailable, QuotaJudge, WorkloadJudge
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.advise.workloads import DrainJudge
+from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED
 from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.errors import CloudApiError, UsageError
 from ngupgrade.core.k8s import ClusterSnapshot
@@ -33,6 +34,7 @@ from ngupgrade.core.model import NodeGroup, QuotaLimit
 from ngupgrade.core.platform import YANDEX, platform_of
 from ngupgrade.core.policy import policy_text
 from ngupgrade.core.quota import Preflight
+from ngupgrade.core.simulate import PlanWarning
 
 
 @dataclass(frozen=True)
@@ -114,17 +116,43 @@ def advise(settings: Settings, request: AdviseRequest, *,
                 (), override=request.minutes_per_cycle,
                 note="" if request.live else "offline: no operation history read")
     workloads: WorkloadFactory | None = None
+    judges: dict[str, DrainJudge] = {}
     if cluster is not None:
         index = ClusterIndex.build(cluster)
         # a group's size is its labelled nodes, as for drain-check (the cloud's count wins)
         sizes = {**nodes_per_group(cluster), **sizes}
 
         def workloads(group: NodeGroup, nodes: int) -> WorkloadJudge:
-            return DrainJudge(group, index, nodes=nodes)
+            judges[str(group.address)] = DrainJudge(group, index, nodes=nodes)
+            return judges[str(group.address)]
 
-    return advise_groups(groups, live_sizes=sizes, nodes_override=request.nodes,
-                         min_available=request.min_available, calibrations=calibrations,
-                         quotas=quotas, workloads=workloads, max_parallel=request.max_parallel)
+    advice = advise_groups(groups, live_sizes=sizes, nodes_override=request.nodes,
+                           min_available=request.min_available, calibrations=calibrations,
+                           quotas=quotas, workloads=workloads,
+                           max_parallel=request.max_parallel)
+    return with_unmodelled(advice, judges)
+
+
+def with_unmodelled(advice: Advice, judges: Mapping[str, DrainJudge]) -> Advice:
+    """Each group whose drain met a constraint the check does not model (required pod
+    anti-affinity, pod affinity, topology spread DoNotSchedule) gets a
+    ``constraint-not-modelled`` warning: its recommendation is not cleared for those pods
+    (docs/drain.md: never a pass), which the report says instead of a plain recommendation."""
+    groups = []
+    for group in advice.groups:
+        judge = judges.get(group.address)
+        if judge is not None and judge.unmodelled:
+            pods = sorted(judge.unmodelled)
+            named = ", ".join(pods[:3]) + (f" and {len(pods) - 3} more" if len(pods) > 3
+                                           else "")
+            warning = PlanWarning(
+                CONSTRAINT_NOT_MODELLED,
+                f"not fully modelled: {len(pods)} pod(s) have a constraint the drain check "
+                f"does not model ({named}; e.g. {judge.unmodelled[pods[0]]}); the "
+                "recommendation is not cleared for them: check where they can go by hand")
+            group = replace(group, warnings=(*group.warnings, warning))
+        groups.append(group)
+    return replace(advice, groups=tuple(groups))
 
 
 class History(Protocol):

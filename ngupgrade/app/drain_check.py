@@ -19,7 +19,12 @@ from ngupgrade.app.plan import PlanRequest, plan_node_groups
 from ngupgrade.app.settings import Settings
 from ngupgrade.core.change import GroupChange
 from ngupgrade.core.drain.check import DrainReport, GroupDrainReport, check_group
-from ngupgrade.core.drain.findings import GROUP_REMOVED, Finding
+from ngupgrade.core.drain.findings import (
+    CONSTRAINT_NOT_MODELLED,
+    GROUP_REMOVED,
+    Finding,
+    fails,
+)
 from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.k8s import ClusterSnapshot
@@ -111,7 +116,8 @@ class DrainCheckResult:
     """The drain report plus what decides the exit code.
 
     ``failing``: (group address, finding) pairs that fail the check: blocking findings whose
-    code is not accepted, and with ``strict`` the warnings too.
+    code is not accepted, ``constraint-not-modelled`` ones unless accepted (docs/drain.md:
+    "never a pass"), and with ``strict`` the warnings too.
     """
 
     report: DrainReport
@@ -122,14 +128,25 @@ class DrainCheckResult:
     @property
     def failing(self) -> tuple[tuple[str, Finding], ...]:
         """What fails the check, in report order."""
-        severities = ("blocking", "warning") if self.strict else ("blocking",)
         return tuple((g.address, f) for g in self.report.groups for f in g.findings
-                     if f.severity in severities and f.code not in self.accepted)
+                     if fails(f, accepted=self.accepted, strict=self.strict))
 
     @property
     def ok(self) -> bool:
         """True when nothing fails the check."""
         return not self.failing
+
+    @property
+    def verdict(self) -> str:
+        """The overall verdict after ``--accept``/``--strict``: ``blocked`` (a blocking
+        finding fails), ``not-modelled`` (only unmodelled constraints fail), ``failed-strict``
+        (only warnings fail, under ``--strict``) or ``ok``."""
+        failing = [f for _, f in self.failing]
+        if any(f.severity == "blocking" for f in failing):
+            return "blocked"
+        if any(f.code == CONSTRAINT_NOT_MODELLED for f in failing):
+            return "not-modelled"
+        return "failed-strict" if failing else "ok"
 
     def failure_summary(self) -> str:
         """One line naming the first failing findings (the error message of a failed check)."""

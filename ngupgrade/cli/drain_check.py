@@ -69,8 +69,10 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
     \b
     Exit codes:
       0  nothing blocks (warnings allowed)
-      1  a finding means downtime or data loss (warnings too with --strict), or
-         an invalid deploy policy
+      1  a finding means downtime or data loss (warnings too with --strict), a
+         pod has a constraint the check does not model (not modelled: --accept
+         constraint-not-modelled after checking it by hand), or an invalid
+         deploy policy
       2  usage error (no cluster objects, an unknown --accept code)
       3  bad state, plan or cluster dump (names the file and JSON path)
       4  Kubernetes API error (check --kubeconfig and --context)
@@ -88,6 +90,11 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
 
     result = run(settings, request)
     show(result, settings.output)
+    if result.verdict == "not-modelled":
+        raise CheckFailed(failure_summary(result),
+                          hint="check by hand where those pods can go (their anti-affinity, "
+                               "pod affinity or topology spread), then --accept "
+                               "constraint-not-modelled")
     if not result.ok:
         raise CheckFailed(failure_summary(result),
                           hint="fix what blocks (a PDB, room for the evicted pods, a bare pod) "
@@ -111,12 +118,14 @@ def show(result: DrainCheckResult, output: str) -> None:
 
 
 def drain_document(result: DrainCheckResult) -> dict[str, Any]:
-    """The JSON document: the report's stable keys, ``ok`` after ``--accept``/``--strict``,
-    the accepted codes and the reader's notes."""
+    """The JSON document: the report's stable keys, ``ok`` and ``verdict`` (``ok``,
+    ``blocked``, ``not-modelled``, ``failed-strict``) after ``--accept``/``--strict``, the
+    accepted codes and the reader's notes."""
     from ngupgrade.cli.render.drain import drain_json
 
     document = drain_json(result.report)
     document["ok"] = result.ok
+    document["verdict"] = result.verdict
     document["accepted"] = sorted(result.accepted)
     document["notes"] = list(result.notes)
     return document

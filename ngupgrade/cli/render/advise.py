@@ -207,7 +207,10 @@ def group_text(advice: GroupAdvice) -> list[str]:
         why_u = f" (below the autoscaler min {rule.autoscaler_min})"
     lines.append(f"  availability: at least {_nodes(rule.floor)} Ready ({rule.floor_source}"
                  f"{auto}): max_unavailable up to {s.max_unavailable}{why_u}")
-    lines.append("  workloads: " + ("checked against the cluster objects"
+    unmodelled = any(w.code == "constraint-not-modelled" for w in advice.warnings)
+    lines.append("  workloads: " + ("checked against the cluster objects, NOT FULLY MODELLED "
+                                    "(see the constraint-not-modelled warning)" if unmodelled
+                                    else "checked against the cluster objects"
                                     if advice.workloads_checked
                                     else "not checked (no cluster objects)"))
     if advice.nodes == 0:

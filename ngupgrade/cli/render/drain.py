@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from ngupgrade.core.drain.check import DrainReport, GroupDrainReport
-from ngupgrade.core.drain.findings import DrainRules, Finding
+from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED, DrainRules, Finding, fails
 from ngupgrade.core.drain.walk import WaveSummary
 from ngupgrade.core.policy import policy_text
 
@@ -136,14 +136,6 @@ def group_drain_text(report: GroupDrainReport) -> str:
     return "\n".join(lines)
 
 
-def fails(finding: Finding, *, accepted: frozenset[str] = frozenset(),
-          strict: bool = False) -> bool:
-    """Whether a finding fails the check: blocking (or, ``strict``, a warning) and its code
-    not ``accepted`` by the user (``--accept CODE``)."""
-    severities = ("blocking", "warning") if strict else ("blocking",)
-    return finding.severity in severities and finding.code not in accepted
-
-
 def drain_text(report: DrainReport, *, accepted: frozenset[str] = frozenset(),
                strict: bool = False) -> str:
     """Every group's table, then the overall verdict (accepted codes do not fail it)."""
@@ -151,10 +143,13 @@ def drain_text(report: DrainReport, *, accepted: frozenset[str] = frozenset(),
     every = [f for g in report.groups for f in g.findings]
     failing = [f for f in every if fails(f, accepted=accepted, strict=strict)]
     waived = [f for f in every if f.code in accepted and f.severity != "info"]
-    if failing:
+    if any(f.severity == "blocking" for f in failing):
         verdict = "BLOCKED: a wave means downtime or data loss"
-        if strict and not any(f.severity == "blocking" for f in failing):
-            verdict = "FAILED (--strict): warnings"
+    elif any(f.code == CONSTRAINT_NOT_MODELLED for f in failing):
+        verdict = ("NOT MODELLED: a pod has a constraint the check does not model, so where "
+                   "it lands is not known (--accept constraint-not-modelled after checking it)")
+    elif failing:
+        verdict = "FAILED (--strict): warnings"
     else:
         verdict = "OK: nothing blocks"
         if waived:

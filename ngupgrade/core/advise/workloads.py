@@ -13,7 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ngupgrade.core.advise.judge import Reason
-from ngupgrade.core.drain.findings import SELECTEL_DRAIN_RULES, YANDEX_DRAIN_RULES, DrainRules
+from ngupgrade.core.drain.findings import (
+    CONSTRAINT_NOT_MODELLED,
+    SELECTEL_DRAIN_RULES,
+    YANDEX_DRAIN_RULES,
+    DrainRules,
+)
 from ngupgrade.core.drain.group import DrainModel
 from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.k8s import ClusterSnapshot
@@ -32,7 +37,9 @@ class DrainJudge:
     """Judges the workloads of ``group`` planned at ``nodes`` nodes (the advisor's ``N``)
     under each policy, in ``cluster`` (pass one :class:`ClusterIndex` for every group of a
     cluster). ``rules`` None: the group's platform's (:func:`drain_rules_of`). ``checked``
-    counts the drain simulations run.
+    counts the drain simulations run; ``unmodelled`` keeps, per subject, the message of each
+    ``constraint-not-modelled`` finding seen (the check cannot clear those pods: the advice
+    says so instead of recommending as if clear).
     """
 
     group: NodeGroup
@@ -40,6 +47,7 @@ class DrainJudge:
     nodes: int
     rules: DrainRules | None = None
     checked: int = 0
+    unmodelled: dict[str, str] = field(default_factory=dict)
     _model: DrainModel | None = field(default=None, repr=False)
 
     def __call__(self, policy: DeployPolicy) -> list[Reason]:
@@ -51,6 +59,9 @@ class DrainJudge:
                           max_unavailable=policy.max_unavailable)
         report = self._model.check(plan, self.rules or drain_rules_of(self.group))
         self.checked += 1
+        for finding in report.findings:
+            if finding.code == CONSTRAINT_NOT_MODELLED:
+                self.unmodelled.setdefault(finding.subject, finding.message)
         seen: set[tuple[str, str]] = set()
         out: list[Reason] = []
         for finding in report.blocking:

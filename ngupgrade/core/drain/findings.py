@@ -92,6 +92,19 @@ class Finding:
         return (self.code, self.subject)
 
 
+def fails(finding: Finding, *, accepted: frozenset[str] = frozenset(),
+          strict: bool = False) -> bool:
+    """Whether a finding fails the check (exit 1) unless its code is ``accepted``
+    (``--accept CODE``): a blocking finding; a ``constraint-not-modelled`` one, whatever its
+    severity, since the check cannot say where that pod lands (never a pass); with
+    ``strict`` any warning too."""
+    if finding.code in accepted:
+        return False
+    if finding.severity == "blocking" or finding.code == CONSTRAINT_NOT_MODELLED:
+        return True
+    return strict and finding.severity == "warning"
+
+
 @dataclass(frozen=True)
 class DrainRules:
     """How a platform drains the nodes of a wave, and what it does when a drain hangs.
