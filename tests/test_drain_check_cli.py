@@ -178,7 +178,7 @@ def test_two_dumps_and_stdin_are_one_cluster(tmp_path: Path, run_cli: Run) -> No
 
 
 @pytest.mark.parametrize(("args", "words"), [
-    ((), "no cluster objects"),
+    ((), "daemonsets,pvc,pv -A -o json"),
     (("--accept", "pdb-block-eviction"), "did you mean pdb-blocks-eviction"),
 ])
 def test_usage_errors_exit_2(tmp_path: Path, run_cli: Run, args: tuple[str, ...], words: str

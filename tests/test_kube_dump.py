@@ -254,6 +254,28 @@ def test_pvc_and_pv() -> None:
         (k8s.Requirement("failure-domain.beta.kubernetes.io/zone", "In", ("ru-central1-a",)),),)
 
 
+def test_claims_the_objects_lack_are_noted() -> None:
+    # db-0 uses claim data (present, bound to pv-gone: absent) and claim logs (absent);
+    # web uses an emptyDir only: 2 volumes cannot be judged local or not, web's is fine
+    def with_volumes(name: str, volumes: list[dict[str, Any]]) -> dict[str, Any]:
+        return ko.pod(name, "ns", {"nodeName": "n1", "volumes": volumes,
+                                   "containers": [{"name": "c", "image": "x"}]})
+
+    db = with_volumes("db-0", [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}},
+                               {"name": "l", "persistentVolumeClaim": {"claimName": "logs"}}])
+    web = with_volumes("web", [{"name": "t", "emptyDir": {}}])
+    doc = ko.as_list([db, web, ko.pvc("data", "ns", "pv-gone")])
+    result = read_dump_bytes(json.dumps(doc).encode(), "c.json")
+    assert result.notes == (
+        "2 PersistentVolumeClaim volume(s) of pods lack their PersistentVolumeClaim or "
+        "PersistentVolume in the cluster objects (ns/db-0 (volume pv-gone), ns/db-0 (claim "
+        "logs)): whether they are local volumes that pin the pod to its node cannot be "
+        "judged; add pvc,pv to `kubectl get`",)
+    whole = ko.as_list([db, ko.pvc("data", "ns", "pv-1"), ko.pvc("logs", "ns", "pv-1"),
+                        ko.pv("pv-1", claim=("ns", "data"))])
+    assert read_dump_bytes(json.dumps(whole).encode(), "c.json").notes == ()
+
+
 # ---- Ytsaurus ------------------------------------------------------------------------------
 
 def test_ytsaurus_components_and_operator_labels() -> None:

@@ -77,7 +77,7 @@ def read_cluster(source: ClusterSource) -> KubeRead:
 
         return read_live(source.kubeconfig, source.context)
     raise UsageError("no cluster objects: pass --cluster FILE (kubectl get nodes,pods,pdb,"
-                     "deployments,replicasets,statefulsets,daemonsets -A -o json) or "
+                     "deployments,replicasets,statefulsets,daemonsets,pvc,pv -A -o json) or "
                      "--kubeconfig PATH / --context NAME")
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,7 +154,30 @@ class Collector:
             workloads=_sorted(self._workloads), pvcs=_sorted(self._pvcs), pvs=_sorted(self._pvs),
             ytsaurus=_sorted(self._yts),
         )
+        notes += self._missing_volumes(snapshot.pods)
         return KubeRead(snapshot, tuple(notes))
+
+    def _missing_volumes(self, pods: Sequence[k8s.Pod]) -> list[str]:
+        """A note when pods use claims (or bound volumes) the objects lack: a local
+        PersistentVolume pins its pod to the node (docs/drain.md, Rule 4), and without the
+        PVC and PV that cannot be judged, so ``local-volume-pinned`` may be missed."""
+        missing: list[str] = []
+        for pod in pods:
+            for volume in pod.volumes:
+                if volume.claim_name is None:
+                    continue
+                claim = self._pvcs.get((pod.namespace, volume.claim_name))
+                if claim is None:
+                    missing.append(f"{pod.ref} (claim {volume.claim_name})")
+                elif claim.volume_name and claim.volume_name not in self._pvs:
+                    missing.append(f"{pod.ref} (volume {claim.volume_name})")
+        if not missing:
+            return []
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        return [f"{len(missing)} PersistentVolumeClaim volume(s) of pods lack their "
+                f"PersistentVolumeClaim or PersistentVolume in the cluster objects "
+                f"({', '.join(missing[:3])}{more}): whether they are local volumes that pin "
+                "the pod to its node cannot be judged; add pvc,pv to `kubectl get`"]
 
     # ---- per kind (dispatch table below) --------------------------------------------------
 
