@@ -122,7 +122,7 @@ EXIT_CODES = {
     "groups": {0, 2, 3}, "plan": {0, 1, 2, 3}, "preflight": {0, 1, 2, 3, 4},
     "advise": {0, 1, 2, 3, 4}, "set-policy": {0, 1, 2, 3, 4, 5, 6, 130},
     "upgrade": {0, 1, 2, 3, 4, 5, 6, 130}, "wait": {0, 1, 2, 3, 4, 5, 6, 130},
-    "fake-cloud": {0, 2, 3},
+    "fake-cloud": {0, 2, 3}, "drain-check": {0, 1, 2, 3, 4},
 }
 """What each command can exit with: 2 for any bad flag, 3 for any file it reads (state, key
 or CA file), 4.. for the cloud commands."""

@@ -106,6 +106,8 @@ def test_a_policy_above_100_is_still_an_invalid_policy(run_cli) -> None:
     (["plan", "--cycle-minutes", "1e300"], "--cycle-minutes"),
     (["plan", "--cycle-minutes", "1441"], "--cycle-minutes"),
     (["advise", "--cycle-minutes", "1e300"], "--cycle-minutes"),
+    (["drain-check", "--cycle-minutes", "1e300"], "--cycle-minutes"),
+    (["drain-check", "--max-unavailable", "-1"], "--max-unavailable"),
     (["advise", "--nodes", "-1"], "--nodes"),
     (["advise", "--max-parallel", "0"], "--max-parallel"),
     (["upgrade", "-g", "workers", "--version", "1.30", "--cycle-minutes", "1e300"],

@@ -4,8 +4,8 @@ A lone UTF-16 surrogate (``"\\ud800"`` in JSON, or in YAML's double quotes) anyw
 a string, and a byte that is not UTF-8, must be bad input (exit 3) naming the file, through the
 command that reads it; before, a quota file with one in a resource id exited 70 (a bug) when
 the report printed it. Readers: the state (file and stdin), the quota file (JSON, YAML), the
-PDB list, the upgrade journal, the service-account key, the fake cloud's scenario and the
-Terraform plan (`--plan`).
+PDB list, the upgrade journal, the service-account key, the fake cloud's scenario, the
+Terraform plan (`--plan`), Selectel's project quota file and the cluster dump (`--cluster`).
 """
 
 from __future__ import annotations
@@ -253,3 +253,32 @@ def test_terraform_plan(run_cli, tmp_path: Path, data: bytes) -> None:
     plan = tmp_path / "plan.json"
     plan.write_bytes(data)
     _assert_bad_input(run_cli("plan", "--plan", str(plan), "-o", "json"), plan, data)
+
+
+SELECTEL = EXAMPLES / "selectel"
+PROJECT_QUOTAS = yaml.safe_load((SELECTEL / "quotas.yaml").read_text())
+
+
+@FUZZ
+@given(data=st.one_of(with_lone_surrogate(PROJECT_QUOTAS).map(_json),
+                      with_lone_surrogate(PROJECT_QUOTAS).map(_yaml)))
+def test_selectel_project_quota_file(run_cli, tmp_path: Path, data: bytes) -> None:
+    quotas = tmp_path / "quotas.yaml"
+    quotas.write_bytes(data)
+    _assert_bad_input(run_cli("preflight", "--state", str(SELECTEL / "terraform.tfstate"),
+                              "--quotas", str(quotas)), quotas, data)
+
+
+@FUZZ
+@given(data=st.data())
+def test_cluster_dump(run_cli, tmp_path: Path, data: st.DataObject) -> None:
+    from tests.test_drain_check_cli import calm_cluster
+
+    base = {"apiVersion": "v1", "kind": "List", "items": calm_cluster()}
+    text = data.draw(with_lone_surrogate(base).map(_json))
+    cluster = tmp_path / "cluster.json"
+    cluster.write_bytes(text)
+    result = run_cli("drain-check", "--state", str(EXAMPLE_STATE), "-g", "workers",
+                     "--cluster", str(cluster))
+    assert result.exit_code == 3, (result.exit_code, result.stderr)
+    assert result.stderr.startswith(f"error: {cluster}"), result.stderr

@@ -9,13 +9,14 @@ import click
 from ngupgrade.app.drain_check import DrainCheckRequest, DrainCheckResult
 from ngupgrade.cli._cluster import accept_option, accepted_codes, cluster_options, cluster_source
 from ngupgrade.cli._common import (
-    FiniteFloatRange,
+    CYCLE_MINUTES,
     common_options,
     emit_json,
     group_option,
     plan_option,
     settings_of,
 )
+from ngupgrade.cli._flags import note_unused
 from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import MAX_GROUP_NODES
 from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
@@ -30,7 +31,7 @@ from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
               help="Check with this max_unavailable instead of the state's.")
 @click.option("--nodes", type=click.IntRange(min=0, max=MAX_GROUP_NODES), metavar="N",
               help="Size of a group that has no node in the cluster objects.")
-@click.option("--cycle-minutes", "cycle_minutes", type=FiniteFloatRange(min=0, min_open=True),
+@click.option("--cycle-minutes", "cycle_minutes", type=CYCLE_MINUTES,
               default=DEFAULT_MINUTES_PER_CYCLE, show_default=True, metavar="M",
               help="Minutes one upgrade cycle takes.")
 @click.option("--nodes-at-once", type=click.Choice(["wave", "one"]),
@@ -79,6 +80,8 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
     The rules and their sources: docs/drain.md.
     """
     settings = settings_of(click.get_current_context())
+    note_unused(settings, connects=False,
+                offline="`drain-check` reads the cluster objects, not the cloud API")
     request = DrainCheckRequest(
         selectors=groups, cluster=cluster_source(cluster_files, kubeconfig, kube_context),
         max_expansion=max_expansion, max_unavailable=max_unavailable, nodes=nodes,

@@ -32,6 +32,7 @@ from ngupgrade.adapters.files.quota_file import QuotaFile, _decode, _kind
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import QuotaLimit
 from ngupgrade.core.project_quota import RESOURCES, quota_id
+from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 
 TOP_KEYS = ("project_id", "quotas")
 ENTRY_KEYS = ("region", "zone", "value", "used")
@@ -53,6 +54,9 @@ def read_project_quota_file(path: str) -> QuotaFile:
         raise BadInput("nested too deeply to be a quota file", source=path) from err
     except ValueError as err:  # an integer of over 4300 digits (int_max_str_digits)
         raise BadInput("holds a number too large to be a quota value", source=path) from err
+    where = lone_surrogate_path(data)
+    if where is not None:
+        raise BadInput(LONE_SURROGATE_MESSAGE, source=path, path=where)
     return parse_project_quotas(data, path)
 
 
