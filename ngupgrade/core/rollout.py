@@ -159,7 +159,9 @@ class RolloutTracker:
         return drain if drain is not None and drain.ended is None else None
 
     def _past_timeout(self, drain: NodeDrain, now: float) -> bool:
-        return self.drain_timeout is not None and drain.seconds(now) > self.drain_timeout
+        # at the timeout itself the platform stops the node (a drain seen for exactly 420 s
+        # ended by the stop, the node gone in the same poll)
+        return self.drain_timeout is not None and drain.seconds(now) >= self.drain_timeout
 
     def _end_drain(self, drain: NodeDrain, now: float) -> RolloutChange:
         forced = drain.forced or self._past_timeout(drain, now)

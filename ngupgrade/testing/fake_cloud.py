@@ -32,6 +32,7 @@ from typing import Any
 import grpc
 
 from ngupgrade.core.errors import UsageError
+from ngupgrade.core.k8s import NODE_GROUP_LABEL
 from ngupgrade.core.model import NodeGroup, QuotaLimit
 from ngupgrade.testing.clocks import Clock, RealClock, VirtualClock
 from ngupgrade.testing.kube_api import FakeKubeApi
@@ -156,6 +157,14 @@ class FakeCloud:
         with self.world.lock:
             objects = cluster_objects(self.world.groups.values(), self.world.scenario.workloads)
         self.kube = FakeKubeApi(objects).start()
+        from ngupgrade.testing.kube_follow import KubeFollower
+
+        with self.world.lock:  # from now on the cluster follows the upgrade (issue 13)
+            # groups whose nodes the scenario gives are served as given, not followed
+            given = {((o.get("metadata") or {}).get("labels") or {}).get(NODE_GROUP_LABEL)
+                     for o in self.world.scenario.workloads if o.get("kind") == "Node"}
+            self.world.kube = KubeFollower(self.kube, skip=given - {None})
+            self.world.kube.follow(self.world.groups.values(), self.world.clock.now())
         return self
 
     def stop(self) -> None:
@@ -166,6 +175,7 @@ class FakeCloud:
         if self.kube is not None:
             self.kube.stop()
             self.kube = None
+            self.world.kube = None
 
     def __enter__(self) -> FakeCloud:
         return self.start() if self._server is None else self

@@ -138,6 +138,8 @@ class FakeOperation:
     surge: int = 0
     unavailable: int = 0
     applied: int = 0
+    delay: float = 0.0
+    """Seconds the steps moved later while drains held them (the fake's kube API follows)."""
     done: bool = False
     error: tuple[int, str] | None = None
     finished: float = 0.0

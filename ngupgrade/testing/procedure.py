@@ -77,7 +77,7 @@ def apply_step(group: FakeGroup, action: str, count: int, target: str) -> Applie
             m.drained = True
     elif action == "update_in_place":
         for m in [m for m in group.members if m.drained][:count]:
-            m.version, m.drained = target, False
+            m.version, m.drained, m.stopped = target, False, False
     elif action == "delete":
         gone = {id(m) for m in [m for m in group.members if m.drained][:count]}
         group.members = [m for m in group.members if id(m) not in gone]

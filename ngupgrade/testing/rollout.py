@@ -9,6 +9,8 @@ of its last step (an empty group: after one step). ``step_seconds`` 0 does every
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from typing import Protocol
 
 from ngupgrade.testing.faults import FaultBook, status_number
 from ngupgrade.testing.objects import FakeGroup, FakeOperation
@@ -18,24 +20,47 @@ from ngupgrade.testing.quotas import QuotaBook
 RESOURCE_EXHAUSTED = 8  # google.rpc.Code
 
 End = tuple[float, "tuple[int, str] | None"]
+
+
+class Kube(Protocol):
+    """The fake Kubernetes API's follower (:class:`ngupgrade.testing.kube_follow.KubeFollower`)."""
+
+    def follow(self, groups: Iterable[FakeGroup], now: float) -> None: ...
+
+    def drained_at(self, g: FakeGroup) -> float | None: ...
 """When a version update ended, and its error (google.rpc code, message) if it failed."""
 
 
 def run_due_steps(g: FakeGroup, op: FakeOperation, now: float, step_seconds: float,
-                  faults: FaultBook, quotas: QuotaBook) -> End | None:
+                  faults: FaultBook, quotas: QuotaBook, kube: Kube | None = None) -> End | None:
     """Apply the steps of ``op`` due by ``now``; returns how it ended, or None while it runs
     (or stalls). A failed step is not applied; a create short of quota creates nothing and
-    fails the operation with RESOURCE_EXHAUSTED (seed 000 L71)."""
-    due = int((now - op.created) // step_seconds) if step_seconds > 0 else math.inf
+    fails the operation with RESOURCE_EXHAUSTED (seed 000 L71).
+
+    With ``kube`` (the fake Kubernetes API following the upgrade,
+    :mod:`ngupgrade.testing.kube_follow`) the cluster follows each step at its time, and the
+    step after a drain waits until the drained nodes are empty or stopped at the drain
+    timeout: the later steps move by as much (``op.delay``).
+    """
     while True:
+        base = op.created + op.delay
+        due = int((now - base) // step_seconds) if step_seconds > 0 else math.inf
         step = next_step(g, op)
         if step is None:  # complete; an empty group still takes one step
-            return (op.created + max(1, op.applied) * step_seconds, None) if due >= 1 else None
+            return (base + max(1, op.applied) * step_seconds, None) if due >= 1 else None
         number = op.applied + 1
         if number > due or faults.at_step("stall", g, number - 1) is not None \
                 or faults.at_step("detach_stuck", g, number - 1) is not None:
             return None
-        at = op.created + number * step_seconds
+        at = base + number * step_seconds
+        if kube is not None and step[0] in ("update_in_place", "delete"):
+            kube.follow([g], now)
+            done = kube.drained_at(g)
+            if done is None:
+                return None  # the drain goes on: looked at again at the next tick
+            if done > at:
+                op.delay += done - at
+                continue
         if faults.at_step("autoscaler_delete", g, number) is not None \
                 and _autoscaler_delete(g, op, quotas):
             step = next_step(g, op)
@@ -57,6 +82,8 @@ def run_due_steps(g: FakeGroup, op: FakeOperation, now: float, step_seconds: flo
         op.history.append(f"{action} {count} -> {applied.group_size} nodes")
         op.applied += 1
         _node_faults(g, op, number, before, faults)
+        if kube is not None:
+            kube.follow([g], at)
         if op.applied > step_bound(op.start_nodes + op.removed):  # pragma: no cover - a fake bug
             raise RuntimeError(f"fake cloud: upgrade of {g.id} did not converge")
 

@@ -32,7 +32,7 @@ from ngupgrade.testing.group_override import PastOperation
 from ngupgrade.testing.objects import FakeGroup, FakeOperation, Refusal
 from ngupgrade.testing.procedure import clamped
 from ngupgrade.testing.quotas import QuotaBook
-from ngupgrade.testing.rollout import run_due_steps
+from ngupgrade.testing.rollout import Kube, run_due_steps
 from ngupgrade.testing.scenario import Fault, Scenario
 
 DEFAULT_FOLDER = "b1gfakefolder00000001"
@@ -64,6 +64,8 @@ class World:
         self.book = FaultBook(self.scenario.faults)
         self.ledger = QuotaBook(self.scenario.quotas, self.scenario.folders)
         self._ids = itertools.count(1)
+        self.kube: Kube | None = None
+        """The fake Kubernetes API's follower while the fake cloud serves one."""
         for g in groups:
             self.add_group(g)
         self.scenario.check_names([(g.id, g.name, g.address) for g in self.groups.values()],
@@ -267,10 +269,13 @@ class World:
                     self._finish(op, now)
             elif op.kind == "version":
                 self._advance_version(op, now)
+        if self.kube is not None:
+            self.kube.follow(self.groups.values(), now)
 
     def _advance_version(self, op: FakeOperation, now: float) -> None:
         g = self.groups[op.group_id or ""]
-        end = run_due_steps(g, op, now, self.scenario.step_seconds, self.book, self.ledger)
+        end = run_due_steps(g, op, now, self.scenario.step_seconds, self.book, self.ledger,
+                            self.kube)
         if end is None:
             return
         at, op.error = end
