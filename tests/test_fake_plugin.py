@@ -102,6 +102,16 @@ def test_the_user_test_in_the_docs_runs_as_written(pytester):
     _run(pytester).assert_outcomes(passed=3)
 
 
+def test_the_docs_pdb_blocked_drain_test_passes(pytester: pytest.Pytester) -> None:
+    """docs/cloud.md's user test of the fake's Kubernetes API following an upgrade: a PDB
+    that blocks, the node stopped 7 minutes after its cordon (issue 13)."""
+    text = (ROOT / "docs" / "cloud.md").read_text()
+    section = text.split("### The fake Kubernetes API beside it", 1)[1].split("\n### ", 1)[0]
+    block = section.split("```python\n", 1)[1].split("```", 1)[0]
+    pytester.makepyfile(test_user_drain=block)
+    _run(pytester).assert_outcomes(passed=1)
+
+
 def test_the_sdk_reaches_the_fake_only_with_an_insecure_stub(fake_cloud):
     """docs/cloud.md: SDK(endpoint=...) speaks TLS and fails; sdk.client(..., insecure=True)
     works."""

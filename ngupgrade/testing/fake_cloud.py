@@ -165,6 +165,7 @@ class FakeCloud:
                      for o in self.world.scenario.workloads if o.get("kind") == "Node"}
             self.world.kube = KubeFollower(self.kube, skip=given - {None})
             self.world.kube.follow(self.world.groups.values(), self.world.clock.now())
+        self.kube.before_read = self._tick
         return self
 
     def stop(self) -> None:
@@ -197,6 +198,10 @@ class FakeCloud:
         return self.kubeconfig
 
     # -- helpers for tests ------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        with self.world.lock:
+            self.world.tick()
 
     def sleep(self, seconds: float) -> None:
         """Move the fake's clock (inject this as the waiter's ``sleep``)."""

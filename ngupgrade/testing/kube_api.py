@@ -24,7 +24,7 @@ import base64
 import json
 import sys
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -90,6 +90,8 @@ class FakeKubeApi:
         self._order: dict[str, list[tuple[str, str]]] = {}  # sorted keys, dropped on change
         self._faults: dict[str, _Fault] = {}
         self._server: ThreadingHTTPServer | None = None
+        self.before_read: Callable[[], None] | None = None
+        """Called before each request is answered (the fake cloud ticks its world)."""
         self._lock = threading.Lock()
         self.add(objects)
 
@@ -228,6 +230,8 @@ class FakeKubeApi:
 
     def _answer(self, method: str, path: str, query: Mapping[str, str],
                 authorization: str | None) -> tuple[int, bytes]:
+        if self.before_read is not None:  # the fake cloud brings the cluster up to its now
+            self.before_read()
         with self._lock:
             self.requests.append(Request(method, path, dict(query), authorization))
             if method != "GET":

@@ -9,8 +9,8 @@ tainted with its ``node_taints``, with the allocatable Yandex reserves for its t
 The scenario's ``workloads`` (kubectl objects) come after; a group for which the workloads
 hold nodes already (by that label) gets no generated ones.
 
-The objects are made once, when the fake starts: the served cluster does not follow an upgrade
-the fake cloud runs (nodes created or drained by it are not added or cordoned here).
+The objects are made when the fake starts; from then on the served cluster follows the
+upgrades the fake cloud runs (:mod:`ngupgrade.testing.kube_follow`).
 """
 
 from __future__ import annotations

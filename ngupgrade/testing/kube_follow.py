@@ -329,7 +329,8 @@ def _selects(pdb: PodDisruptionBudget, pod: Pod) -> bool:
 def _replicas_of(snap: ClusterSnapshot) -> Any:
     """``replicas_of`` for :func:`budget_spec`: a pod's scalable controller and its replicas
     (a ReplicaSet's Deployment when it has one)."""
-    workloads = {(w.kind, w.namespace, w.name): w for w in snap.workloads}
+    workloads: dict[tuple[str, str, str], Any] = {
+        (w.kind, w.namespace, w.name): w for w in snap.workloads}
 
     def replicas_of(pod: Pod) -> tuple[str, int] | None:
         if pod.owner is None:
