@@ -10,7 +10,12 @@ import itertools
 
 import pytest
 
-from ngupgrade.adapters.cloud.waiter import PollPolicy, wait_operation, wait_reconciled
+from ngupgrade.adapters.cloud.waiter import (
+    GroupNotRunning,
+    PollPolicy,
+    wait_operation,
+    wait_reconciled,
+)
 from ngupgrade.core.errors import (
     EXIT_OPERATION_FAILED,
     EXIT_TIMEOUT,
@@ -133,8 +138,12 @@ def test_broken_group_status_after_done_is_an_error(status):
     with FakeCloud([node_group(GID)], {"node_groups": {GID: {"status": status}}}) as fake:
         gw = fake.gateway()
         ref = gw.update_node_group(GID, policy=DeployPolicy(2, 0))
-        with pytest.raises(OperationFailed, match=f"node group {GID} is {status}"):
+        with pytest.raises(GroupNotRunning, match=f"node group {GID} is {status}") as exc:
             wait_reconciled(gw, GID, ref.id, timeout=600, clock=fake.now, sleep=fake.sleep)
+        # the operation succeeded: exit 1 naming the status, never "operation failed" (exit 5)
+        assert exc.value.exit_code == 1 and exc.value.operation_id == ref.id
+        assert f"operation {ref.id} finished without error" in exc.value.message
+        assert "failed" not in exc.value.message
 
 
 def test_poll_policy_is_validated():

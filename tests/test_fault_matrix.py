@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from ngupgrade.core.model import DeployPolicy
 from ngupgrade.upgrade.events import Event
-from tests._upgrade_helpers import cli, example_cloud, run
+from tests._upgrade_helpers import POLICY_MASK, cli, example_cloud, run, updates
 
 WORKERS = "cat1ng0fixed0000abcd"
 Capsys = pytest.CaptureFixture[str]
@@ -214,3 +215,54 @@ def test_active_operations_limit_is_a_bounded_retryable_refusal(
             assert getattr(out.error, "operation_id", None) is None
             # a definite refusal: the step never began, the next run starts it afresh
             assert json.loads(journal.read_text())["steps"] == {}
+
+
+# -- item 12: a policy step is done only once the group reads RUNNING again ------------------
+
+def test_restore_step_is_done_only_when_the_group_reads_running_again(tmp_path: Path) -> None:
+    """The group reads RECONCILING 45 s after each operation is done: the restore step waits
+    for RUNNING before it says "done" (it used to finish at the operation's end)."""
+    faults = [{"kind": "reconciling_after_done", "seconds": 45, "group": "workers"}]
+    seen: dict[str, str] = {}
+    with example_cloud(faults=faults) as fake:
+
+        def status_at_finish(event: Event) -> None:
+            if event.kind == "step_finished":
+                g = fake.group("workers")
+                seen[event.data["step"]] = fake.world.group_status(g)
+
+        out = run(fake, tmp_path / "j.json", max_expansion=2, max_unavailable=1, restore=True,
+                  hook=status_at_finish)
+        assert out.code == 0, out.error
+        assert seen == {"policy_update": "RUNNING", "version_update": "RECONCILING",
+                        "verify": "RUNNING", "restore_policy": "RUNNING"}
+        restore_op = fake.operation("op-3")
+        assert fake.now() >= restore_op.finished + 45     # waited out the reconcile
+        assert updates(fake) == [POLICY_MASK, ["version"], POLICY_MASK]
+        assert list(fake.operations) == ["op-1", "op-2", "op-3"]
+        group = fake.group("workers")
+        assert (group.version, group.policy, group.nodes) == ("1.30", DeployPolicy(1, 0), 3)
+
+
+# -- item 12: the operation succeeded but the group is STOPPED: say so, exit 1 ---------------
+
+def test_group_stopped_after_a_good_operation_is_named_not_an_operation_failure(
+        tmp_path: Path) -> None:
+    with example_cloud() as fake:
+
+        def stop(event: Event) -> None:
+            if event.kind == "progress":
+                fake.group("workers").status = "STOPPED"    # someone stops it meanwhile
+
+        out = run(fake, tmp_path / "j.json", hook=stop)
+        assert out.code == 1                                # was 5 "operation failed"
+        assert out.error is not None
+        assert ("operation op-1 finished without error, but node group "
+                f"{WORKERS} is STOPPED") in out.error.message
+        assert "failed" not in out.error.message
+        assert "RUNNING again" in (out.error.hint or "")
+        assert fake.operation("op-1").error is None
+        assert len(fake.calls_to("NodeGroupService.Update")) == 1
+        assert list(fake.operations) == ["op-1"]
+        group = fake.group("workers")
+        assert (group.version, group.status, group.nodes) == ("1.30", "STOPPED", 3)

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from ngupgrade.adapters.cloud.proto import mask_paths
 from ngupgrade.adapters.cloud.types import LiveNodeGroup, newest
-from ngupgrade.adapters.cloud.waiter import Timing, wait_operation, wait_reconciled
+from ngupgrade.adapters.cloud.waiter import Timing, wait_reconciled
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.core.errors import CheckFailed, CloudApiError
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
@@ -70,11 +70,19 @@ class Context:
             return self.options.timeout
         return max(MIN_TIMEOUT_SECONDS, 2 * prep.plan.duration.max_minutes * 60)
 
-    def wait_plain(self, prep: Prepared, op_id: str) -> None:
-        """Wait for a policy operation (no progress to show)."""
+    def wait_plain(self, prep: Prepared, op_id: str) -> LiveNodeGroup:
+        """Wait for a policy operation (no progress to show), then for the group to read
+        RUNNING again: the group as then read. A step is never "done" while the group still
+        reconciles (issue 10 item 12).
+
+        Raises:
+            OperationFailed: the operation failed.
+            GroupNotRunning: it succeeded but the group is STOPPED, STOPPING or DELETING.
+            OperationTimeout: still running, or still not RUNNING after the settle polls.
+        """
         t = self.timing
-        wait_operation(self.api, op_id, timeout=self.timeout(prep), policy=t.poll,
-                       clock=t.clock, sleep=t.sleep)
+        return wait_reconciled(self.api, prep.group.id, op_id, timeout=self.timeout(prep),
+                               policy=t.poll, clock=t.clock, sleep=t.sleep)
 
     def started_by(self, prep: Prepared, known: list[str]) -> str | None:
         """The operation a step's Update started, when its id never reached the journal."""
@@ -209,8 +217,7 @@ class PolicyStep:
                  before=jr.policy_json(live.policy)))
         op_id = ctx.send(prep, self.name, Change(policy=self.want), current=live)
         result.operations[self.name] = op_id
-        ctx.wait_plain(prep, op_id)
-        have = in_force(ctx.api.get_node_group(prep.group.id).policy)
+        have = in_force(ctx.wait_plain(prep, op_id).policy)
         if have != self.want:
             what = "restored" if self.name == jr.STEP_RESTORE else "applied"
             after = ("the version was not touched" if self.name == jr.STEP_POLICY

@@ -27,7 +27,13 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ngupgrade.adapters.cloud.types import BROKEN_STATUSES, LiveNode, LiveNodeGroup, OperationState
-from ngupgrade.core.errors import OperationFailed, OperationTimeout, Stalled, UsageError
+from ngupgrade.core.errors import (
+    CheckFailed,
+    OperationFailed,
+    OperationTimeout,
+    Stalled,
+    UsageError,
+)
 from ngupgrade.core.stall import StallWatchdog
 from ngupgrade.core.units import human_seconds
 
@@ -82,6 +88,15 @@ def resume_hint(operation_id: str) -> str:
     """How to attach again to an operation that still runs."""
     return (f"nothing was cancelled; the operation still runs in the cloud. Attach again with "
             f"`ngupgrade wait --operation {operation_id}`")
+
+
+class GroupNotRunning(CheckFailed):
+    """The operation succeeded but the group is STOPPING, STOPPED or DELETING (exit 1):
+    the group's state, not an operation failure. ``operation_id`` names the operation."""
+
+    def __init__(self, message: str, *, operation_id: str, hint: str) -> None:
+        super().__init__(message, hint=hint)
+        self.operation_id = operation_id
 
 
 class Watchdog:
@@ -195,8 +210,9 @@ def wait_reconciled(
     Returns the group as read when it is RUNNING.
 
     Raises:
-        OperationFailed: the operation failed (C10), or the group is STOPPING, STOPPED or
-            DELETING after it (reported with code 9 FAILED_PRECONDITION).
+        OperationFailed: the operation failed (C10).
+        GroupNotRunning: the operation succeeded but the group is STOPPING, STOPPED or
+            DELETING after it (exit 1: not an operation failure; issue 10 item 12).
         OperationTimeout: the operation still runs at the deadline, or the group is still not
             RUNNING after ``policy.settle_polls`` extra reads.
     """
@@ -208,9 +224,14 @@ def wait_reconciled(
         if group.status == "RUNNING":
             return group
         if group.status in BROKEN_STATUSES:
-            raise OperationFailed(
-                operation_id, 9, "FAILED_PRECONDITION",
-                f"the operation finished but node group {node_group_id} is {group.status}")
+            raise GroupNotRunning(
+                f"operation {operation_id} finished without error, but node group "
+                f"{node_group_id} is {group.status}: it does not come back to RUNNING by "
+                "itself", operation_id=operation_id,
+                hint="something else stopped the group or is deleting it (a stopped cluster "
+                     "stops its node groups: see the cluster's and the group's operations in "
+                     "the console); once it is RUNNING again, check it with `ngupgrade wait "
+                     f"--group {node_group_id}`")
         if extra == policy.settle_polls:
             break
         remaining = start + timeout - clock()
