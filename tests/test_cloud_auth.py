@@ -108,3 +108,11 @@ def test_service_account_key_must_be_an_unencrypted_pkcs8_rsa_key(tmp_path) -> N
         assert "SECRET" not in message and body not in message, name
         assert (message.endswith("an RSA key") if name == "EC"
                 else message.endswith("an unencrypted PKCS#8 PEM private key")), name
+
+
+def test_a_printable_ascii_token_is_taken_as_it_is() -> None:
+    from ngupgrade.adapters.cloud.auth import resolve_credentials
+
+    creds = resolve_credentials({"YC_IAM_TOKEN": "t1.9euelZq-_~+/=", "YC_TOKEN": "ignored"})
+    assert (creds.kind, creds.source, creds.bearer()) == ("iam_token", "YC_IAM_TOKEN",
+                                                          "t1.9euelZq-_~+/=")

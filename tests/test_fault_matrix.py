@@ -266,3 +266,38 @@ def test_group_stopped_after_a_good_operation_is_named_not_an_operation_failure(
         assert list(fake.operations) == ["op-1"]
         group = fake.group("workers")
         assert (group.version, group.status, group.nodes) == ("1.30", "STOPPED", 3)
+
+
+# -- item 12: a token a gRPC header cannot carry names its variable (exit 2) -----------------
+
+@pytest.mark.parametrize(("variable", "value", "what"), [
+    ("YC_IAM_TOKEN", "t1.SECRET\n", "a line break"),
+    ("YC_IAM_TOKEN", "t1.SECRET\r\nx", "a line break"),
+    ("YC_TOKEN", "y0_SECRETé", "a non-ASCII character"),
+    ("YC_IAM_TOKEN", "t1.SECRET\x07", "a control character"),
+])
+def test_token_a_header_cannot_carry_is_a_usage_error_naming_the_variable(
+        run_cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, variable: str, value: str,
+        what: str) -> None:
+    """It used to end as "Invalid metadata [INTERNAL]" (exit 4), naming nothing. A gRPC
+    metadata value is printable ASCII (0x20..0x7E); the token is never printed."""
+    from ngupgrade.app.timing import Timing
+    from tests._upgrade_helpers import STATE
+
+    for var in ("YC_TOKEN", "YC_IAM_TOKEN", "YC_SERVICE_ACCOUNT_KEY_FILE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv(variable, value)
+    with example_cloud() as fake:
+        run_cli.timing = Timing(fake.now, fake.sleep)
+        res = run_cli("--endpoint", fake.endpoint, "--insecure", "--state", STATE, "upgrade",
+                      "-g", "workers", "--version", "1.30", "--apply", "--journal",
+                      str(tmp_path / "j.json"))
+        assert res.exit_code == 2, res.stderr
+        assert res.stderr.splitlines()[0] == (
+            f"error: {variable} holds {what}; a token is printable ASCII only (the value is "
+            "not shown)")
+        assert "SECRET" not in res.stderr and "SECRET" not in res.stdout
+        assert fake.calls == []                            # refused before any call
+        assert fake.operations == {}
+        group = fake.group("workers")
+        assert (group.version, group.nodes) == ("1.29", 3)

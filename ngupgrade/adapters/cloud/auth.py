@@ -55,18 +55,45 @@ def resolve_credentials(environ: Mapping[str, str]) -> Credentials:
     """Pick credentials from the environment in the order of the Yandex tools.
 
     Raises:
+        UsageError: ``YC_IAM_TOKEN`` or ``YC_TOKEN`` holds a character a gRPC header cannot
+            carry (a line break, a non-ASCII letter); the message names the variable, never
+            the token.
         BadInput: ``YC_SERVICE_ACCOUNT_KEY_FILE`` names a file that cannot be read or is not an
             authorized key: a field missing, or a ``private_key`` that is not an unencrypted RSA
             PEM key (the message names the file and the field, never the key).
     """
     if environ.get("YC_IAM_TOKEN"):
-        return Credentials("iam_token", "YC_IAM_TOKEN", environ["YC_IAM_TOKEN"])
+        return Credentials("iam_token", "YC_IAM_TOKEN",
+                           _header_safe(environ["YC_IAM_TOKEN"], "YC_IAM_TOKEN"))
     if environ.get("YC_TOKEN"):
-        return Credentials("oauth_token", "YC_TOKEN", environ["YC_TOKEN"])
+        return Credentials("oauth_token", "YC_TOKEN", _header_safe(environ["YC_TOKEN"], "YC_TOKEN"))
     path = environ.get("YC_SERVICE_ACCOUNT_KEY_FILE")
     if path:
         return Credentials("service_account_key", path, _read_key_file(path))
     return Credentials("metadata", "metadata service (169.254.169.254)")
+
+
+_HEADER_SAFE = re.compile(r"[\x20-\x7e]+")
+"""What a gRPC metadata value may hold: printable ASCII (RFC 7540 8.1.2 via gRPC's HTTP/2
+spec). Anything else, sent as ``authorization: Bearer ...``, ends as "Invalid metadata
+[INTERNAL]" from the C core, naming nothing (issue 10 item 12)."""
+
+
+_SOURCE = {"YC_IAM_TOKEN": "yc iam create-token", "YC_TOKEN": "yc config get token"}
+
+
+def _header_safe(token: str, variable: str) -> str:
+    """``token`` when it can travel in a header; else a UsageError naming ``variable``."""
+    if _HEADER_SAFE.fullmatch(token):
+        return token
+    what = ("a line break" if any(c in token for c in "\r\n")
+            else "a non-ASCII character" if any(ord(c) > 0x7E for c in token)
+            else "a control character")
+    raise UsageError(
+        f"{variable} holds {what}; a token is printable ASCII only (the value is not shown)",
+        hint=f"set it again without it, e.g. export {variable}=\"$({_SOURCE[variable]})\" "
+             "(command substitution drops the trailing newline); a token pasted from a "
+             "document may carry a non-ASCII look-alike")
 
 
 def _read_key_file(path: str) -> dict[str, str]:
