@@ -301,3 +301,39 @@ def test_token_a_header_cannot_carry_is_a_usage_error_naming_the_variable(
         assert fake.operations == {}
         group = fake.group("workers")
         assert (group.version, group.nodes) == ("1.29", 3)
+
+
+# -- item 12: a UTF-16 or BOM state is named as such, with how to convert it ------------------
+
+@pytest.mark.parametrize(("encode", "what", "convert"), [
+    (lambda t: t.encode("utf-16"), "UTF-16 LE with a byte order mark (BOM)",
+     "iconv -f UTF-16 -t UTF-8"),
+    (lambda t: t.encode("utf-16-le"), "UTF-16 LE (NUL bytes between the characters)",
+     "iconv -f UTF-16LE -t UTF-8"),
+    (lambda t: t.encode("utf-16-be"), "UTF-16 BE (NUL bytes between the characters)",
+     "iconv -f UTF-16BE -t UTF-8"),
+    (lambda t: t.encode("utf-8-sig"), "UTF-8 with a byte order mark (BOM, bytes EF BB BF)",
+     "sed '1s/^\\xEF\\xBB\\xBF//'"),
+], ids=["utf16-bom", "utf16le", "utf16be", "utf8-bom"])
+def test_utf16_or_bom_state_is_named_not_called_truncated(run_cli, tmp_path: Path, encode,
+                                                          what: str, convert: str) -> None:
+    """PowerShell's `terraform state pull > state.json` writes UTF-16; the hint used to ask
+    "a truncated download?"."""
+    from ngupgrade.app.timing import Timing
+    from tests._upgrade_helpers import STATE
+
+    state = tmp_path / "state.json"
+    state.write_bytes(encode(Path(STATE).read_text(encoding="utf-8")))
+    with example_cloud() as fake:
+        run_cli.timing = Timing(fake.now, fake.sleep)
+        res = run_cli("--endpoint", fake.endpoint, "--insecure", "--state", str(state),
+                      "upgrade", "-g", "workers", "--version", "1.30", "--apply",
+                      "--journal", str(tmp_path / "j.json"))
+        assert res.exit_code == 3, res.stderr
+        assert res.stderr.splitlines()[0] == (
+            f"error: {state}: $: the state is {what}; Terraform writes UTF-8 JSON without a "
+            "BOM")
+        assert f"{convert} {state} > state.json" in res.stderr
+        assert "truncated" not in res.stderr
+        assert fake.calls == [] and fake.operations == {}
+        assert fake.group("workers").version == "1.29"

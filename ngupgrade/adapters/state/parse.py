@@ -141,17 +141,53 @@ def parse_state(data: bytes, source: str, platform: PlatformName | None = None) 
             takes each group's from its resource type.
 
     Raises:
-        BadInput: not JSON, truncated, an unsupported version (v3 and older, v5+), wrong
+        BadInput: UTF-16 or a byte order mark (named, with how to convert), not JSON,
+            truncated, an unsupported version (v3 and older, v5+), wrong
             types, or a node group without ``id`` or ``scale_policy``. The message names
             ``source`` and the JSON path.
     """
     if not data.strip():
         raise BadInput("empty input, no Terraform state", source=source,
                        hint="check that the workspace has a state (`terraform state pull`)")
+    _refuse_other_encodings(data, source)
     parsed = _parse(data, source)
     if platform is None:
         return parsed
     return replace(parsed, groups=tuple(replace(g, platform=platform) for g in parsed.groups))
+
+
+_ICONV = "iconv -f {enc} -t UTF-8 {src} > state.json"
+_NO_BOM = ("PowerShell's `>` writes UTF-16 and `Out-File -Encoding utf8` a BOM; PowerShell 7 "
+           "writes it as Terraform does with `terraform state pull | Set-Content -Encoding "
+           "utf8NoBOM state.json`")
+
+
+def _refuse_other_encodings(data: bytes, source: str) -> None:
+    """Terraform writes states as UTF-8 without a byte order mark; a state saved through
+    PowerShell is UTF-16 (``>``) or starts with a BOM. Name that instead of letting the
+    JSON decoder call it "truncated" (issue 10 item 12).
+
+    Raises:
+        BadInput: the encoding, and how to convert the file (``iconv``, or writing it again).
+    """
+    src = source if source not in ("-", "") else "FILE"
+    head = data[:4]
+    found: tuple[str, str] | None = None
+    if head.startswith(b"\xef\xbb\xbf"):
+        found = ("UTF-8 with a byte order mark (BOM, bytes EF BB BF)",
+                 f"sed '1s/^\\xEF\\xBB\\xBF//' {src} > state.json")
+    elif head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        order = "LE" if head.startswith(b"\xff\xfe") else "BE"
+        found = (f"UTF-16 {order} with a byte order mark (BOM)",
+                 _ICONV.format(enc="UTF-16", src=src))
+    elif len(head) >= 2 and b"\x00" in head[:2]:
+        order = "LE" if head[1:2] == b"\x00" else "BE"
+        found = (f"UTF-16 {order} (NUL bytes between the characters)",
+                 _ICONV.format(enc=f"UTF-16{order}", src=src))
+    if found is not None:
+        raise BadInput(f"the state is {found[0]}; Terraform writes UTF-8 JSON without a BOM",
+                       source=source, path="$",
+                       hint=f"convert it: `{found[1]}`; {_NO_BOM}")
 
 
 def _parse(data: bytes, source: str) -> ParsedState:
