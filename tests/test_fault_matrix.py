@@ -337,3 +337,62 @@ def test_utf16_or_bom_state_is_named_not_called_truncated(run_cli, tmp_path: Pat
         assert "truncated" not in res.stderr
         assert fake.calls == [] and fake.operations == {}
         assert fake.group("workers").version == "1.29"
+
+
+# -- item 5: no journal, already on the target, a temporary policy left: decided from the cloud --
+
+def _stopped_before_restore(fake, journal: Path) -> None:
+    """An upgrade with a temporary 2/1 (Terraform declares 1/0) and --restore-policy stops
+    during the version update (exit 6); the operation then finishes and the journal is lost
+    (deleted, or it stayed on another runner)."""
+    first = run(fake, journal, max_expansion=2, max_unavailable=1, restore=True, timeout=120)
+    assert first.code == 6, first.error
+    fake.sleep(3600)
+    assert fake.operation("op-2").done and fake.group("workers").version == "1.30"
+    journal.unlink()
+
+
+def test_restore_policy_resume_without_journal_puts_terraforms_policy_back(
+        tmp_path: Path) -> None:
+    journal = tmp_path / "j.json"
+    with example_cloud() as fake:
+        _stopped_before_restore(fake, journal)
+        out = run(fake, journal, restore=True, resume=True)
+        assert out.code == 0, out.error                    # was: "nothing to do", 2/1 left
+        notes = [e.data["message"] for e in out.of("note")]
+        assert not any(n.startswith("nothing to do") for n in notes)
+        assert ("already on 1.30, but the group runs deploy policy 2/1 while Terraform "
+                "declares 1/0 for yandex_kubernetes_node_group.workers: --restore-policy puts "
+                "1/0 back") in notes
+        verdict = out.of("verdict")[-1].data
+        assert verdict["ok"] and verdict["version"] == "1.30" and verdict["status"] == "RUNNING"
+        finished = [e.data["step"] for e in out.of("step_finished")]
+        assert finished == ["verify", "restore_policy"]
+        assert updates(fake) == [POLICY_MASK, ["version"], POLICY_MASK]   # one per intent
+        assert list(fake.operations) == ["op-1", "op-2", "op-3"]
+        group = fake.group("workers")
+        assert (group.version, group.policy, group.nodes, group.status) == (
+            "1.30", DeployPolicy(1, 0), 3, "RUNNING")
+        again = run(fake, journal, restore=True, resume=True)   # now truly nothing to do
+        assert again.code == 0, again.error
+        assert "nothing to do: already on 1.30" in [e.data["message"] for e in again.of("note")]
+        assert len(updates(fake)) == 3
+
+
+def test_resume_without_journal_and_without_restore_names_the_policy_left(
+        tmp_path: Path) -> None:
+    journal = tmp_path / "j.json"
+    with example_cloud() as fake:
+        _stopped_before_restore(fake, journal)
+        out = run(fake, journal, resume=True)
+        assert out.code == 0, out.error
+        (warning,) = [e.data for e in out.of("warning")]
+        assert warning["code"] == "policy-differs-from-terraform"
+        assert ("yandex_kubernetes_node_group.workers is on 1.30 but runs deploy policy 2/1, "
+                "while Terraform declares 1/0") in warning["message"]
+        assert ("`ngupgrade set-policy -g yandex_kubernetes_node_group.workers "
+                "--max-expansion 1 --max-unavailable 0 --apply`") in warning["message"]
+        assert updates(fake) == [POLICY_MASK, ["version"]]    # nothing sent: named only
+        assert list(fake.operations) == ["op-1", "op-2"]
+        group = fake.group("workers")
+        assert (group.version, group.policy) == ("1.30", DeployPolicy(2, 1))

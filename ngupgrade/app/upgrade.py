@@ -213,6 +213,7 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
     for prep in report.prepared:
         if prep.nothing_to_do:
             event(Note(group=prep.address, message=f"nothing to do: {prep.nothing_to_do}"))
+        _drift_notice(prep, event)
 
     gated = [p for p in report.prepared if p.needs_surge]
     if gated:
@@ -235,7 +236,8 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
               for addr, calls in report.calls.items()}
     event(CallsToMake(calls=listed) if request.apply else DryRun(calls=listed))
     for prep in report.prepared:
-        _terraform_warning(prep, event, request.options.restore_policy)
+        if not prep.restore_only:
+            _terraform_warning(prep, event, request.options.restore_policy)
     if not request.apply:
         return
 
@@ -300,6 +302,34 @@ def _gate_verdict(report: UpgradeReport, *, quotas_offline: bool) -> None:
                      "finding, --accept CODE proceeds past it")
     if parts:
         raise CheckFailed("; ".join(parts) + "; nothing was changed", hint="; ".join(hints))
+
+
+def _drift_notice(prep: Prepared, event: Emit) -> None:
+    """Issue 10 item 5: a group already on the target that still runs a policy other than
+    Terraform's (an upgrade stopped before its restore; its journal gone or elsewhere) is
+    never "nothing to do" in silence: with --restore-policy it is put back (a note says why),
+    without it a warning names it and the command that puts it back."""
+    from ngupgrade.upgrade.runbook import policy_drift
+
+    have = policy_drift(prep.live, prep.group)
+    tf = prep.group.policy
+    if have is None or tf is None or not (prep.nothing_to_do or prep.restore_only):
+        return
+    version = prep.live.version
+    if prep.restore_only:
+        event(Note(group=prep.address,
+                   message=f"already on {version}, but the group runs deploy policy "
+                           f"{policy_text(have)} while Terraform declares {policy_text(tf)} "
+                           f"for {prep.address}: --restore-policy puts {policy_text(tf)} back"))
+        return
+    event(Warned(group=prep.address, code="policy-differs-from-terraform",
+                 message=f"{prep.address} is on {version} but runs deploy policy "
+                         f"{policy_text(have)}, while Terraform declares {policy_text(tf)} (an "
+                         "upgrade's temporary policy left in place?); the next `terraform "
+                         f"apply` sets it back. Put it back now: `ngupgrade set-policy -g "
+                         f"{prep.address} --max-expansion {tf.max_expansion} --max-unavailable "
+                         f"{tf.max_unavailable} --apply` (or run this command with "
+                         "--restore-policy), or write the new deploy_policy in the HCL"))
 
 
 def _terraform_warning(prep: Prepared, event: Emit, restore: bool) -> None:

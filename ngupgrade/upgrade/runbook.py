@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ngupgrade.adapters.cloud.types import newest
+from ngupgrade.adapters.cloud.types import LiveNodeGroup, newest
 from ngupgrade.adapters.cloud.waiter import Timing
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.core.errors import (
@@ -37,7 +37,7 @@ from ngupgrade.core.errors import (
     OperationFailed,
     UsageError,
 )
-from ngupgrade.core.model import FixedScale, NodeGroup
+from ngupgrade.core.model import DeployPolicy, FixedScale, NodeGroup
 from ngupgrade.core.policy import in_force, policy_text
 from ngupgrade.core.simulate import plan_group
 from ngupgrade.upgrade.events import (
@@ -60,6 +60,19 @@ from ngupgrade.upgrade.values import (
     UpgradeApi,
     UpgradeOptions,
 )
+
+
+def policy_drift(live: LiveNodeGroup, group: NodeGroup) -> DeployPolicy | None:
+    """The policy in force on the live group when Terraform declares another one, else None.
+
+    An unset policy in the API is the server default 3/0 (:func:`in_force`, seed 000); a state
+    with no ``deploy_policy`` declares nothing, so nothing drifts (the provider's Optional +
+    Computed attribute keeps what the group runs).
+    """
+    have = in_force(live.policy)
+    if group.policy is None or have == group.policy:
+        return None
+    return have
 
 
 class Runbook:
@@ -150,6 +163,14 @@ class Runbook:
         elif not resumed and not live.new_revision_available and running is None:
             nothing = f"no newer revision of {live.version} is available"
 
+        # Already there, but still on a temporary policy (an upgrade whose journal is gone,
+        # or ran on another runner, stopped before its restore): with --restore-policy put
+        # back what Terraform declares; without it the use case names the drift (item 5).
+        restore_only = bool(nothing is not None and opts.restore_policy
+                            and policy_drift(live, group) is not None)
+        if restore_only:
+            nothing = None
+
         asked = opts.max_expansion is not None or opts.max_unavailable is not None
         max_e, max_u = opts.max_expansion, opts.max_unavailable
         if resumed and existing is not None and not asked and existing.override is not None:
@@ -191,7 +212,8 @@ class Runbook:
                 writer=self.journal_writer)
         prep = Prepared(group=group, live=live, nodes=nodes, cluster=cluster, running=running,
                         plan=plan, override=override, terraform_policy=group.policy,
-                        journal=journal, resumed=resumed, nothing_to_do=nothing)
+                        journal=journal, resumed=resumed, nothing_to_do=nothing,
+                        restore_only=restore_only)
         prep.steps = build_steps(prep, opts)
         return prep
 

@@ -373,6 +373,10 @@ def build_steps(prep: Prepared, options: UpgradeOptions) -> list[Step]:
     """The step objects of one prepared group, in order; none when there is nothing to do."""
     if prep.nothing_to_do:
         return []
+    if prep.restore_only:
+        # Already on the target: judge the group as it is, then put Terraform's policy back.
+        return [VerifyStep(prep, options),
+                PolicyStep(prep, jr.STEP_RESTORE, restore_target(prep), prep.live.policy)]
     steps: list[Step] = []
     if prep.override is not None:
         steps.append(PolicyStep(prep, jr.STEP_POLICY, prep.override, prep.live.policy))

@@ -93,6 +93,10 @@ class Prepared:
     resumed: bool
     nothing_to_do: str | None = None
     """Why the group needs no upgrade (already at the target), or None."""
+    restore_only: bool = False
+    """Already at the target, but the group runs a deploy policy other than the one Terraform
+    declares and ``--restore-policy`` was given: only the verdict and the restore run. Decided
+    from the cloud and the state, so it holds without a journal (issue 10 item 5)."""
     tight_quota: str | None = None
     """The preflight's quota with the least room after the surge, as text (the watchdog
     names it when a surge node is not created)."""
@@ -106,7 +110,8 @@ class Prepared:
     @property
     def needs_surge(self) -> bool:
         """True when the version update is still to be sent (the preflight gate counts it)."""
-        return self.nothing_to_do is None and self.journal.step(jr.STEP_VERSION) is None
+        return (self.nothing_to_do is None and not self.restore_only
+                and self.journal.step(jr.STEP_VERSION) is None)
 
 
 @dataclass(frozen=True)
