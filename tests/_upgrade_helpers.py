@@ -20,6 +20,7 @@ from ngupgrade.app.upgrade import UpgradeRequest, run_upgrade
 from ngupgrade.core.errors import NgUpgradeError
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.testing import FakeCloud, Scenario
+from ngupgrade.testing.proto import EPOCH
 from ngupgrade.upgrade.events import Event
 from ngupgrade.upgrade.values import UpgradeOptions
 
@@ -105,7 +106,7 @@ def run(
     gateway = api if api is not None else fake.gateway()
     try:
         out.report = run_upgrade(Settings(state=STATE), request,
-                                 timing=Timing(fake.now, fake.sleep), api=gateway, emit=emit,
+                                 timing=fake_timing(fake), api=gateway, emit=emit,
                                  groups=groups)
     except NgUpgradeError as err:
         out.code, out.error = err.exit_code, err
@@ -115,6 +116,11 @@ def run(
         if api is None:
             gateway.close()
     return out
+
+
+def fake_timing(fake: FakeCloud) -> Timing:
+    """The fake's virtual clock, and its wall clock as its operation timestamps show it."""
+    return Timing(fake.now, fake.sleep, wall=lambda: EPOCH + fake.now())
 
 
 def updates(fake: FakeCloud) -> list[list[str]]:
@@ -138,7 +144,7 @@ def cli(fake: FakeCloud, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capture
     monkeypatch.delenv("YC_IAM_TOKEN", raising=False)
     try:
         main(["upgrade", "--state", STATE, "--endpoint", fake.endpoint, "--insecure", *args],
-             timing=Timing(fake.now, fake.sleep))
+             timing=fake_timing(fake))
         code = 0
     except SystemExit as done:
         code = int(done.code or 0)

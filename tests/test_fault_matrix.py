@@ -396,3 +396,123 @@ def test_resume_without_journal_and_without_restore_names_the_policy_left(
         assert list(fake.operations) == ["op-1", "op-2"]
         group = fake.group("workers")
         assert (group.version, group.policy) == ("1.30", DeployPolicy(2, 1))
+
+
+# -- item 7: --resume never adopts someone else's operation as its step's ---------------------
+
+class _DiesBeforeUpdate:
+    """The gateway of a run killed right after the journal recorded the version step and
+    before its Update left (the step is open with no operation id)."""
+
+    def __init__(self, gateway) -> None:
+        self._gw = gateway
+
+    def __getattr__(self, name: str):
+        return getattr(self._gw, name)
+
+    def update_node_group(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+
+def _open_version_step(fake, journal: Path) -> None:
+    import json
+
+    gw = fake.gateway()
+    try:
+        out = run(fake, journal, api=_DiesBeforeUpdate(gw))
+    finally:
+        gw.close()
+    assert out.code == 130
+    step = json.loads(journal.read_text())["steps"]["version_update"]
+    assert (step["status"], step["operation_id"], step["known_operations"]) == (
+        "started", None, [])
+    assert fake.calls_to("NodeGroupService.Update") == []
+
+
+@pytest.mark.parametrize("finished", [True, False], ids=["finished", "running"])
+def test_resume_refuses_to_adopt_an_operation_that_changed_something_else(
+        tmp_path: Path, finished: bool) -> None:
+    """After the journal's snapshot someone else (terraform apply) sets deploy policy 3/1:
+    op-1. --resume used to adopt it as its version update, wait, and fail "did not verify".
+    Now: a finished op-1 is judged by what it left (the group it answered with); a running one
+    is waited for first, then judged the same way, and never journaled as ours."""
+    import json
+
+    journal = tmp_path / "j.json"
+    with example_cloud() as fake:
+        _open_version_step(fake, journal)
+        fake.sleep(600)
+        theirs = fake.gateway()
+        theirs.update_node_group(WORKERS, policy=DeployPolicy(3, 1))
+        theirs.close()
+        if finished:
+            fake.sleep(60)
+        out = run(fake, journal, resume=True)
+        assert out.code == 1, out.error
+        assert out.error is not None and out.error.operation_id == "op-1"  # type: ignore[attr-defined]
+        # still running at --resume: waited for (5 s), then judged: finished by then
+        assert out.error.message.startswith(
+            "yandex_kubernetes_node_group.workers: operation op-1 (Update node group, started "
+            "2027-01-15T08:10:00+00:00, finished) ")
+        assert ("is not the operation of step version_update (the step began "
+                "2027-01-15T08:00:00+00:00): it changed version 1.29 (unchanged), deploy "
+                "policy 1/0 -> 3/1, not version 1.30 as this step asks. Someone else started "
+                "it; it was not adopted, and nothing was sent") in out.error.message
+        assert "did not verify" not in out.error.message
+        assert "run the same command again without --resume" in (out.error.hint or "")
+        assert "ngupgrade wait --operation op-1" in (out.error.hint or "")
+        saved = json.loads(journal.read_text())
+        assert saved["steps"]["version_update"]["operation_id"] is None   # never journaled
+        assert saved["outcome"] == "failed"
+        assert updates(fake) == [POLICY_MASK]              # theirs only: nothing sent by us
+        assert list(fake.operations) == ["op-1"]
+        group = fake.group("workers")
+        assert (group.version, group.policy, group.nodes) == ("1.29", DeployPolicy(3, 1), 3)
+        # the way forward the hint gives: one version Update, one operation
+        again = run(fake, journal)
+        assert again.code == 0, again.error
+        assert updates(fake) == [POLICY_MASK, ["version"]]
+        assert list(fake.operations) == ["op-1", "op-2"]
+        assert fake.group("workers").version == "1.30"
+
+
+def test_resume_still_adopts_the_same_change_started_by_someone_else(tmp_path: Path) -> None:
+    """Another operator's version update to 1.30 after the snapshot is what this step asks
+    for: attached to (one version operation), the verdict passes."""
+    journal = tmp_path / "j.json"
+    with example_cloud() as fake:
+        _open_version_step(fake, journal)
+        theirs = fake.gateway()
+        theirs.update_node_group(WORKERS, version="1.30")
+        theirs.close()
+        out = run(fake, journal, resume=True)
+        assert out.code == 0, out.error
+        assert out.of("verdict")[-1].data["operation_id"] == "op-1"
+        assert updates(fake) == [["version"]]
+        assert list(fake.operations) == ["op-1"]
+        group = fake.group("workers")
+        assert (group.version, group.nodes, group.status) == ("1.30", 3, "RUNNING")
+
+
+def test_an_operation_created_before_the_step_began_is_not_its() -> None:
+    """Timing: an operation missing from the step's snapshot (the list lagged) that was
+    created more than CLOCK_SKEW_SECONDS before the step began is not the step's; one created
+    after it, whose result is not known yet, may be."""
+    from ngupgrade.adapters.cloud.types import OperationState
+    from ngupgrade.adapters.files import journal as jr
+    from ngupgrade.upgrade.adopt import CLOCK_SKEW_SECONDS, ForeignOperation, match
+
+    j = jr.Journal(group_id=WORKERS, address="a", name="workers", target="1.30",
+                   latest_revision=False, start_version="1.29", start_nodes=3,
+                   start_node_ids=[], start_policy=DeployPolicy(1, 0),
+                   terraform_policy=DeployPolicy(1, 0), override=None, restore_policy=False)
+    j.steps["version_update"] = jr.StepRecord(started_at="2027-01-15T08:00:00+00:00")
+    began = 1_800_000_000.0                     # 2027-01-15T08:00:00Z
+    early = OperationState("op-7", "Update node group", done=True, error_code=13,  # no result
+                           created_at=began - CLOCK_SKEW_SECONDS - 1)
+    with pytest.raises(ForeignOperation, match=r"op-7 .* it started before this step began"):
+        match([early], j, "version_update", WORKERS)
+    late = OperationState("op-8", "Update node group", done=False, created_at=began + 5)
+    found = match([early, late], j, "version_update", WORKERS)
+    assert found is not None and (found.operation_id, found.provisional) == ("op-8", True)
+    assert match([], j, "version_update", WORKERS) is None

@@ -194,6 +194,7 @@ class Runbook:
         if resumed and existing is not None:
             journal = existing
             journal.writer = self.journal_writer
+            journal.clock = self.timing.wall
         else:
             start_nodes, start_ids = len(nodes), [n.instance_id for n in nodes]
             if running is not None:
@@ -209,7 +210,7 @@ class Runbook:
                 start_node_ids=start_ids, start_policy=live.policy,
                 terraform_policy=group.policy, override=override,
                 restore_policy=opts.restore_policy, path=journal_path,
-                writer=self.journal_writer)
+                writer=self.journal_writer, clock=self.timing.wall)
         prep = Prepared(group=group, live=live, nodes=nodes, cluster=cluster, running=running,
                         plan=plan, override=override, terraform_policy=group.policy,
                         journal=journal, resumed=resumed, nothing_to_do=nothing,
@@ -284,10 +285,8 @@ class Runbook:
             rec = j.step(name)
             if rec is None or rec.status == "done":
                 continue
-            op_id = rec.operation_id or self.ctx.started_by(prep, rec.known_operations)
+            op_id = rec.operation_id or self.ctx.adopt(prep, name)
             step_name = name
-            if op_id is not None and rec.operation_id is None:
-                j.set_operation(name, op_id)
             break
         if op_id is None and prep.running is not None:
             op_id = prep.running.id  # no journal: the cloud's own record (ListOperations)
@@ -315,6 +314,7 @@ class Runbook:
             self.ctx.wait_plain(prep, op_id)
         else:
             wait_with_progress(self.ctx, prep, op_id, result)
+        self.ctx.confirm(prep, op_id)
 
     def _reminders(self, prep: Prepared) -> list[str]:
         """Keep Terraform in step (C16): the version, and a policy that differs from the HCL."""

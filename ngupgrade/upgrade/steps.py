@@ -17,16 +17,17 @@ The steps, in order (issue 6, steps 5 to 8; each journaled):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ngupgrade.adapters.cloud.proto import mask_paths
-from ngupgrade.adapters.cloud.types import LiveNodeGroup, newest
+from ngupgrade.adapters.cloud.types import LiveNodeGroup
 from ngupgrade.adapters.cloud.waiter import Timing, wait_reconciled
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.core.errors import CheckFailed, CloudApiError
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
 from ngupgrade.core.policy import in_force, policy_text
+from ngupgrade.upgrade import adopt
 from ngupgrade.upgrade.events import (
     Emit,
     Note,
@@ -63,6 +64,8 @@ class Context:
     emit: Emit
     mutation: Mutation
     kube: Any = None
+    provisional: dict[str, str] = field(default_factory=dict)
+    """Operation id -> step: adopted while running, not yet confirmed as the step's."""
 
     def timeout(self, prep: Prepared) -> float:
         """``--timeout``, else twice the plan's longest estimate, at least an hour (C12)."""
@@ -84,11 +87,36 @@ class Context:
         return wait_reconciled(self.api, prep.group.id, op_id, timeout=self.timeout(prep),
                                policy=t.poll, clock=t.clock, sleep=t.sleep)
 
-    def started_by(self, prep: Prepared, known: list[str]) -> str | None:
-        """The operation a step's Update started, when its id never reached the journal."""
-        fresh = newest(op for op in self.api.list_operations(prep.group.id)
-                       if op.id not in known)
-        return fresh.id if fresh is not None else None
+    def adopt(self, prep: Prepared, step: str) -> str | None:
+        """The operation ``step``'s Update started, when its id never reached the journal
+        (:mod:`ngupgrade.upgrade.adopt`): journaled at once when it is known to be the step's;
+        a running one only once :meth:`confirm` has seen what it left.
+
+        Raises:
+            ForeignOperation: every operation new since the step's snapshot is someone else's.
+        """
+        found = adopt.match(self.api.list_operations(prep.group.id), prep.journal, step,
+                            prep.group.id)
+        if found is None:
+            return None
+        if found.provisional:
+            self.provisional[found.operation_id] = step
+        else:
+            prep.journal.set_operation(step, found.operation_id)
+        return found.operation_id
+
+    def confirm(self, prep: Prepared, op_id: str) -> None:
+        """After the wait for ``op_id``: when it was adopted provisionally, did it make its
+        step's change? Then it is journaled as the step's.
+
+        Raises:
+            ForeignOperation: it did not (someone else's operation, named).
+        """
+        step = self.provisional.pop(op_id, None)
+        if step is None:
+            return
+        adopt.confirm(self.api.get_operation(op_id), prep.journal, step)
+        prep.journal.set_operation(step, op_id)
 
     def send(self, prep: Prepared, step: str, change: Change, *,
              current: LiveNodeGroup) -> str:
@@ -103,10 +131,8 @@ class Context:
         j = prep.journal
         rec = j.step(step)
         if rec is not None and rec.status != "done":
-            op_id = rec.operation_id or self.started_by(prep, rec.known_operations)
+            op_id = rec.operation_id or self.adopt(prep, step)
             if op_id is not None:
-                if rec.operation_id is None:
-                    j.set_operation(step, op_id)
                 self.emit(OperationSeen(group=prep.address, step=step, operation_id=op_id,
                           attached=True))
                 return op_id
@@ -217,7 +243,9 @@ class PolicyStep:
                  before=jr.policy_json(live.policy)))
         op_id = ctx.send(prep, self.name, Change(policy=self.want), current=live)
         result.operations[self.name] = op_id
-        have = in_force(ctx.wait_plain(prep, op_id).policy)
+        group = ctx.wait_plain(prep, op_id)
+        ctx.confirm(prep, op_id)
+        have = in_force(group.policy)
         if have != self.want:
             what = "restored" if self.name == jr.STEP_RESTORE else "applied"
             after = ("the version was not touched" if self.name == jr.STEP_POLICY
@@ -296,6 +324,7 @@ class VersionStep:
                          current=live)
         result.operations[self.name] = op_id
         wait_with_progress(ctx, prep, op_id, result)
+        ctx.confirm(prep, op_id)
         j.finish_step(self.name)
         result.steps[self.name] = ctx.timing.clock() - t
         ctx.emit(StepFinished(group=addr, step=self.name, operation_id=op_id,

@@ -75,9 +75,18 @@ def operation_state(op: Any) -> OperationState:
             group_id = svc.UpdateNodeGroupMetadata.FromString(op.metadata.value).node_group_id
         except Exception:  # a metadata shape we do not know: leave it out
             group_id = None
+    result = None
+    if op.done and op.WhichOneof("result") == "response" \
+            and op.response.type_url.endswith("k8s.v1.NodeGroup"):
+        from yandex.cloud.k8s.v1 import node_group_pb2
+
+        try:
+            result = live_group(node_group_pb2.NodeGroup.FromString(op.response.value))
+        except Exception:  # a response we cannot read says nothing: leave it out
+            result = None
     return OperationState(
         id=op.id, description=op.description, done=op.done, error_code=code,
         error_code_name=code_name, error_message=message, node_group_id=group_id or None,
         created_at=op.created_at.seconds + op.created_at.nanos / 1e9,
-        modified_at=op.modified_at.seconds + op.modified_at.nanos / 1e9,
+        modified_at=op.modified_at.seconds + op.modified_at.nanos / 1e9, result=result,
     )

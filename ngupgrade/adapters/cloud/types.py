@@ -110,6 +110,9 @@ class OperationState:
     node_group_id: str | None = None
     created_at: float = 0.0
     modified_at: float = 0.0
+    result: LiveNodeGroup | None = None
+    """The node group a finished Update answered with (its ``response``): what the operation
+    left. None while it runs, after an error, or when the response is not a NodeGroup."""
 
     @property
     def failed(self) -> bool:

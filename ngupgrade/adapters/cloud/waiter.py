@@ -76,12 +76,15 @@ class PollPolicy:
 @dataclass(frozen=True)
 class Timing:
     """Time as one dependency: ``clock`` gives monotonic seconds, ``sleep`` waits seconds,
-    ``poll`` is the poll policy. The CLI builds one (real time, or the fake cloud's virtual
-    clock in tests) and passes it down to every use case; nothing reads time from a global."""
+    ``poll`` is the poll policy, ``wall`` seconds since the epoch (the journal's timestamps,
+    compared with an operation's ``created_at``). The CLI builds one (real time, or the fake
+    cloud's virtual clock in tests) and passes it down to every use case; nothing reads time
+    from a global."""
 
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
     poll: PollPolicy = field(default_factory=PollPolicy)
+    wall: Callable[[], float] = time.time
 
 
 def resume_hint(operation_id: str) -> str:

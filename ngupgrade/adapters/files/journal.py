@@ -56,8 +56,11 @@ def default_path(group_id: str, target: str | None, directory: str = DEFAULT_DIR
     return os.path.join(directory, f"{safe}.json")
 
 
-def _now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+def _now_iso(clock: Callable[[], float] | None = None) -> str:
+    """Now as UTC ISO text; ``clock`` gives seconds since the epoch (default: the host's)."""
+    if clock is None:
+        return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.fromtimestamp(clock(), timezone.utc).isoformat(timespec="seconds")
 
 
 def policy_json(policy: DeployPolicy | None) -> dict[str, int] | None:
@@ -105,6 +108,9 @@ class Journal:
     outcome: str | None = None
     path: str | None = None
     writer: Callable[[str, str], None] | None = None
+    clock: Callable[[], float] | None = None
+    """Seconds since the epoch for ``started_at``/``finished_at`` (the run's Timing.wall,
+    compared with the cloud's operation times); None is the host's clock."""
 
     # -- steps ------------------------------------------------------------------------------
 
@@ -119,22 +125,23 @@ class Journal:
 
     def start_step(self, name: str, known_operations: list[str]) -> StepRecord:
         """Record that ``name`` is about to send its Update (saved before the call)."""
-        rec = StepRecord(known_operations=list(known_operations), started_at=_now_iso())
+        rec = StepRecord(known_operations=list(known_operations),
+                         started_at=_now_iso(self.clock))
         self.steps[name] = rec
         self.save()
         return rec
 
     def set_operation(self, name: str, operation_id: str) -> None:
         """Record the operation id of step ``name`` (saved at once)."""
-        rec = self.steps.setdefault(name, StepRecord(started_at=_now_iso()))
+        rec = self.steps.setdefault(name, StepRecord(started_at=_now_iso(self.clock)))
         rec.operation_id = operation_id
         self.save()
 
     def finish_step(self, name: str) -> None:
         """Mark ``name`` done (saved)."""
-        rec = self.steps.setdefault(name, StepRecord(started_at=_now_iso()))
+        rec = self.steps.setdefault(name, StepRecord(started_at=_now_iso(self.clock)))
         rec.status = "done"
-        rec.finished_at = _now_iso()
+        rec.finished_at = _now_iso(self.clock)
         self.save()
 
     def finish(self, outcome: str) -> None:
@@ -173,7 +180,7 @@ class Journal:
                 for name, rec in self.steps.items()
             },
             "outcome": self.outcome,
-            "updated_at": _now_iso(),
+            "updated_at": _now_iso(self.clock),
         }
 
     @classmethod
