@@ -1,17 +1,24 @@
-"""``make demo``: the whole runbook upgrade against the fake cloud, in a few seconds.
+"""``make demo``: the workload side and a whole runbook upgrade against the fake cloud.
 
 Starts :class:`~ngupgrade.testing.FakeCloud` in this process on 127.0.0.1, seeded from
 ``terraform/examples/terraform.tfstate`` and ``terraform/examples/scenario.yaml`` (quotas with
-headroom, master 1.30), on a clock that runs ``SPEED`` times faster than real time. Then runs,
-through the real command line and the real SDK:
+headroom, master 1.30), with a fake Kubernetes API beside it whose workloads hold one
+single-replica Deployment ``shop/api`` under a PodDisruptionBudget ``minAvailable: 1`` on node
+``workers-0000``; both run on a clock ``SPEED`` times faster than real time. Then runs, through
+the real command line, the real SDK and the real Kubernetes client:
 
 1. ``ngupgrade preflight -g workers``                       (quota headroom for the surge)
 2. ``ngupgrade plan -g workers --max-expansion 2 --max-unavailable 1``
-3. ``ngupgrade upgrade -g workers --version 1.30 --max-expansion 2 --max-unavailable 1
-   --restore-policy --apply``                                (with progress and the verdict)
+3. ``ngupgrade drain-check -g workers --cluster terraform/examples/cluster.json ...``
+   (what each wave does to the pods of the example cluster dump: its findings, exit 1)
+4. ``ngupgrade upgrade -g workers --version 1.30 --max-expansion 2 --max-unavailable 1
+   --restore-policy --kubeconfig FAKE --accept ... --apply``: the drain of ``workers-0000``
+   is held by the PDB, named while it waits (pod, PDB, forced stop at HH:MM); Yandex stops
+   the node 7 virtual minutes into its drain, and the upgrade ends honestly (the verdict and
+   the drain summary say which node was forced and which pod went down).
 
 Usage: ``python -m ngupgrade.demo [--speed 60] [--state PATH] [--scenario PATH]``.
-Exits with the upgrade's exit code.
+Exits with the upgrade's exit code. Durations printed are the fake's virtual time.
 """
 
 from __future__ import annotations
@@ -51,10 +58,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="virtual seconds per real second (default 60: a minute a second)")
     args = parser.parse_args(argv)
 
-    from ngupgrade.testing import FakeCloud, RealClock
+    from ngupgrade.testing import FakeCloud, RealClock, Scenario
 
     try:
-        fake = FakeCloud.from_state(args.state, args.scenario, clock=RealClock(args.speed))
+        Scenario.load(args.scenario)  # its own errors first (file, line, key)
+        import yaml
+
+        with open(args.scenario, encoding="utf-8") as fh:
+            raw = yaml.safe_load(fh)
+        scenario = Scenario.from_mapping({**raw, "workloads": pdb_blocked_api()},
+                                         args.scenario)
+        fake = FakeCloud.from_state(args.state, scenario, clock=RealClock(args.speed))
     except NgUpgradeError as err:
         print(f"error: {err.message}", file=sys.stderr)
         return err.exit_code
@@ -70,9 +84,18 @@ def main(argv: list[str] | None = None) -> int:
         code = _run(["plan", "-g", "workers", *override, "--state", args.state])
         if code:
             return code
+        code = _run(["drain-check", "-g", "workers", *override, "--state", args.state,
+                     "--cluster", os.path.join(EXAMPLES, "cluster.json")])
+        print(f"\n(the drain check exited {code}: it found what the upgrade would do to the "
+              "example cluster's pods. The fake cluster below holds one of those faults, a "
+              "single-replica api under a PDB with minAvailable 1, to show the runbook "
+              "naming it while the drain waits; --accept says the finding was read.)",
+              flush=True)
         code = _run(["upgrade", "-g", "workers", "--version", "1.30", *override,
                      "--restore-policy", "--apply", "--journal",
                      os.path.join(tmp, "workers.json"), *common,
+                     "--kubeconfig", str(fake.write_kubeconfig(os.path.join(tmp, "kubeconfig"))),
+                     "--accept", "pdb-blocks-eviction", "--accept", "forced-stop",
                      f"--time-scale={args.speed:g}"])
         group = fake.group("workers")
         print(f"\nthe fake cloud now says: workers on {group.version}, {group.nodes} nodes, "
@@ -81,6 +104,24 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(fake.calls_to('NodeGroupService.Update'))} Update calls in all",
               flush=True)
         return code
+
+
+
+def pdb_blocked_api() -> list[dict[str, object]]:
+    """The fake cluster's workloads: Deployment ``shop/api`` with 1 replica on
+    ``workers-0000`` under PDB ``shop/api`` ``minAvailable: 1`` (seed 004: 1 healthy - 1
+    desired = 0 disruptions allowed, so the eviction answers 429 until the node is stopped)."""
+    from ngupgrade.testing import kube_objects as ko
+
+    spec = ko.pod_spec([ko.container("api", {"cpu": "100m", "memory": "128Mi"})])
+    rs = ko.replicaset("api", "shop", 1, {"app": "api"}, spec)
+    pod_hash = rs["metadata"]["labels"]["pod-template-hash"]
+    return [ko.deployment("api", "shop", 1, {"app": "api"}, spec), rs,
+            ko.pod(f"api-{pod_hash}-0", "shop", {**spec, "nodeName": "workers-0000"},
+                   labels={"app": "api", "pod-template-hash": pod_hash},
+                   owner=("apps/v1", "ReplicaSet", f"api-{pod_hash}")),
+            ko.pdb("api", "shop", {"app": "api"}, min_available=1, healthy=1, desired=1,
+                   expected=1)]
 
 
 if __name__ == "__main__":

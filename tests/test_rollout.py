@@ -47,6 +47,21 @@ def test_a_drain_past_7_minutes_is_forced() -> None:
     assert [(c.kind, c.seconds) for c in changes] == [("drain_forced", 500)]
 
 
+def test_a_node_gone_with_pods_left_a_poll_before_the_timeout_is_forced() -> None:
+    # The cordon happened up to a poll before it was seen: a node that vanishes 377 s after
+    # the first sight of its cordon, still holding a pod at the last look, was stopped at
+    # the 420 s timeout (377 >= 420 - 60); with no pod left it simply finished.
+    for left, kind in ((1, "drain_forced"), (0, "drain_finished")):
+        t = RolloutTracker.start(["a", "b"], group_size=2, max_unavailable=1)
+        t.observe([view("a", cordoned=True), view("b")], 100)
+        t.pods_left = {"n-a": left}
+        assert [(c.kind, c.seconds) for c in t.observe([view("b")], 477)] == [(kind, 377)]
+    t = RolloutTracker.start(["a", "b"], group_size=2, max_unavailable=1)
+    t.observe([view("a", cordoned=True), view("b")], 100)
+    t.pods_left = {"n-a": 1}                                           # 350 < 360: not yet
+    assert [c.kind for c in t.observe([view("b")], 450)] == ["drain_finished"]
+
+
 def test_below_floor_and_stopped_volumes() -> None:
     t = RolloutTracker.start(["a", "b", "c"], group_size=3, max_unavailable=1)
     t.observe([view("a", cordoned=True, status="STOPPED", ready=False, volumes=("v1",)),

@@ -87,6 +87,11 @@ class RolloutChange:
     """For ``node_removed``: the node was created by this upgrade."""
 
 
+FORCED_SLACK_SECONDS = 60.0
+"""One poll: how late a cordon may be first seen (the waiter polls at most every 30 s, the
+watchdog's look every poll), so a stop that late before the timeout is still the timeout's."""
+
+
 @dataclass
 class RolloutTracker:
     """Facts about an upgrade from successive ``ListNodes`` readings (see the module).
@@ -108,6 +113,8 @@ class RolloutTracker:
     not_ready_since: dict[str, float] = field(default_factory=dict)
     removed: list[RolloutChange] = field(default_factory=list)
     last: dict[str, NodeView] = field(default_factory=dict)
+    pods_left: dict[str, int] = field(default_factory=dict)
+    """Node label -> pods still on it at the last look (kube access; the caller keeps it)."""
 
     @classmethod
     def start(cls, start_ids: Iterable[str], group_size: int, max_unavailable: int,
@@ -160,8 +167,13 @@ class RolloutTracker:
 
     def _past_timeout(self, drain: NodeDrain, now: float) -> bool:
         # at the timeout itself the platform stops the node (a drain seen for exactly 420 s
-        # ended by the stop, the node gone in the same poll)
-        return self.drain_timeout is not None and drain.seconds(now) >= self.drain_timeout
+        # ended by the stop, the node gone in the same poll). The cordon is first seen up to
+        # one poll after it happened, so a drain that still held pods at the last look (kube
+        # access: ``pods_left``) counts as forced from one poll before the timeout.
+        if self.drain_timeout is None:
+            return False
+        slack = FORCED_SLACK_SECONDS if self.pods_left.get(drain.node, 0) > 0 else 0.0
+        return drain.seconds(now) >= self.drain_timeout - slack
 
     def _end_drain(self, drain: NodeDrain, now: float) -> RolloutChange:
         forced = drain.forced or self._past_timeout(drain, now)

@@ -97,7 +97,8 @@ class RolloutWatch:
 
     def observe(self, nodes: Sequence[LiveNode], now: float) -> None:
         """One poll's nodes: update the tracker, read the pods of draining nodes, emit."""
-        changes = self.tracker.observe([node_view(n) for n in nodes], now)
+        self.tracker.pods_left = dict(self._pods_left)  # pods left at the last look decide
+        changes = self.tracker.observe([node_view(n) for n in nodes], now)  # a forced stop
         for change in changes:
             self._emit_change(change, now)
         draining = [d.node for d in self.tracker.cordoned(now)]
