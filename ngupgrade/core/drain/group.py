@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ngupgrade.core.drain.eviction import is_healthy
+from ngupgrade.core.drain.facts import PodFacts
 from ngupgrade.core.drain.findings import YANDEX_DRAIN_RULES, DrainRules
-from ngupgrade.core.drain.fit import ClassKey, NodeRoom
+from ngupgrade.core.drain.fit import ClassKey, NodeRoom, RoomTable
 from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.drain.resources import (
     CPU,
@@ -25,7 +26,6 @@ from ngupgrade.core.drain.resources import (
     EPHEMERAL,
     PODS,
     fits,
-    pod_request,
     sum_requests,
     yandex_allocatable,
 )
@@ -66,7 +66,8 @@ class DrainModel:
     surge_slots: int
     pods_on: dict[str, list[Pod]]
     load: dict[str, float]
-    eligible: dict[ClassKey, list[str]] = field(default_factory=dict)
+    _table: RoomTable | None = field(default=None, repr=False)
+    _facts: dict[str, list[PodFacts]] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, group: NodeGroup, cluster: ClusterSnapshot | ClusterIndex, *,
@@ -82,12 +83,12 @@ class DrainModel:
             in_group = node.node_group_id == group.id
             if not in_group and (node.unschedulable or not node.ready):
                 continue
-            used = sum_requests(index.pods_on.get(node.name, ()))
+            used = index.used_on(node.name)
             rooms[node.name] = NodeRoom(node, node.allocatable, _minus(node.allocatable, used))
             if not in_group:
                 other.append(node.name)
         pods_on = {name: list(index.pods_on.get(name, ())) for name in mine}
-        load = {name: float(sum(pod_request(p).get(CPU, 0) for p in pods_on[name]))
+        load = {name: float(sum(index.request(p).get(CPU, 0) for p in pods_on[name]))
                 for name in mine}
         model = cls(group, index, tuple(mine), tuple(other), rooms, 0, pods_on, load)
         model.add_surge(surge_slots)
@@ -143,7 +144,7 @@ class DrainModel:
         return out
 
     def add_surge(self, count: int) -> None:
-        """Make sure ``count`` surge rooms exist (the eligibility cache is reset)."""
+        """Make sure ``count`` surge rooms exist (the room table is rebuilt)."""
         if count <= self.surge_slots:
             return
         for number in range(self.surge_slots + 1, count + 1):
@@ -152,7 +153,30 @@ class DrainModel:
             self.rooms[node.name] = NodeRoom(node, node.allocatable,
                                              _minus(node.allocatable, used))
         self.surge_slots = count
-        self.eligible.clear()
+        self._table = None
+
+    # ---- what every run starts from (built once, shared by every order and plan) ----------
+
+    @property
+    def table(self) -> RoomTable:
+        """:attr:`rooms` as a :class:`RoomTable`: open at the start are the other groups'
+        nodes and the group's nodes that are Ready and not cordoned (surge nodes open when
+        their wave makes them Ready)."""
+        if self._table is None:
+            surge = [n for n in self.rooms if n.startswith(SURGE_PREFIX)]
+            start = self.other_open + tuple(n for n in self.group_nodes
+                                            if not _cordoned(self.rooms[n].node))
+            self._table = RoomTable(self.rooms, start, surge, (*self.group_nodes, *surge))
+        return self._table
+
+    @property
+    def facts_on(self) -> dict[str, list[PodFacts]]:
+        """:class:`PodFacts` of the pods on each group node, in :attr:`pods_on` order."""
+        if self._facts is None:
+            classes: dict[ClassKey, int] = {}
+            self._facts = {n: [PodFacts(p, self.index, classes) for p in pods]
+                           for n, pods in self.pods_on.items()}
+        return self._facts
 
     # ---- facts for the report ------------------------------------------------------------
 
@@ -160,7 +184,7 @@ class DrainModel:
         """How many other nodes of the group could host ``pod`` if they were empty of
         everything but what stays (labels, taints, allocatable): the bound on how often a
         pod can be moved onto an old node and evicted again (seed 001 L180)."""
-        request = pod_request(pod)
+        request = self.index.request(pod)
         count = 0
         for name in self.group_nodes:
             if name == pod.node_name:
@@ -201,6 +225,10 @@ class DrainModel:
         mine = set(self.group_nodes)
         return sum(1 for p in self.index.yt_pods.get(ref, ())
                    if not is_healthy(p) and p.node_name not in mine)
+
+
+def _cordoned(node: Node) -> bool:
+    return node.unschedulable or not node.ready
 
 
 def _minus(allocatable: Mapping[str, int], used: Mapping[str, int]) -> dict[str, int]:

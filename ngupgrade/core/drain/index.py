@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ngupgrade.core.drain.eviction import BudgetSpec, budget_spec, is_healthy
+from ngupgrade.core.drain.resources import pod_request
 from ngupgrade.core.drain.selectors import selector_matches
 from ngupgrade.core.k8s import (
     ClusterSnapshot,
@@ -74,6 +75,8 @@ class ClusterIndex:
     yt_targets: list[YtTarget] = field(default_factory=list)
     yt_pods: dict[str, list[Pod]] = field(default_factory=dict)
     daemonsets: list[Workload] = field(default_factory=list)
+    _requests: dict[int, dict[str, int]] = field(default_factory=dict, repr=False)
+    _used: dict[str, dict[str, int]] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, snapshot: ClusterSnapshot) -> ClusterIndex:
@@ -108,6 +111,29 @@ class ClusterIndex:
             # An owner missing from the dump: its pods stand for its scale (a guess that
             # keeps a PDB over them from reading "0 expected, nothing allowed").
             self.replicas.setdefault(key, count)
+
+    def request(self, pod: Pod) -> dict[str, int]:
+        """:func:`pod_request` of a pod of this snapshot, computed once per cluster (every
+        group's model and every order read it; keyed by identity: the snapshot keeps its
+        pods alive). Do not mutate the dict."""
+        found = self._requests.get(id(pod))
+        if found is None:
+            found = self._requests[id(pod)] = pod_request(pod)
+        return found
+
+    def used_on(self, node: str) -> dict[str, int]:
+        """Requests of the pods bound to ``node`` that hold room (:func:`sum_requests`),
+        computed for every node at the first call (each group's model reads every node)."""
+        if self._used is None:
+            self._used = {}
+            for name, pods in self.pods_on.items():
+                total: dict[str, int] = {}
+                for pod in pods:
+                    if pod.phase not in ("Succeeded", "Failed"):
+                        for key, amount in self.request(pod).items():
+                            total[key] = total.get(key, 0) + amount
+                self._used[name] = total
+        return self._used.get(node, {})
 
     def replicas_of(self, pod: Pod) -> tuple[str, int] | None:
         """The pod's scalable controller and its ``spec.replicas``, for the PDB math."""

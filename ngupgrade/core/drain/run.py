@@ -6,33 +6,25 @@ report keeps (:class:`WaveSummary`) and what the run carries (:class:`Unit`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
+from ngupgrade.core.drain.facts import PodFacts
 from ngupgrade.core.drain.findings import DrainRules, Finding
-from ngupgrade.core.drain.fit import NodeRoom, Placer, class_key
+from ngupgrade.core.drain.fit import Placer
 from ngupgrade.core.drain.group import DrainModel
-from ngupgrade.core.drain.resources import pod_request
 from ngupgrade.core.drain.unplaced import Unplaced
-from ngupgrade.core.k8s import NodeSelectorTerm, Pod, PodDisruptionBudget
 
 
-@dataclass(eq=False)
 class Unit:
-    """A pod of the group, followed through the upgrade (its replacements included)."""
+    """A pod of the group, followed through the upgrade (its replacements included): ``pod``
+    as it is now, ``facts`` what does not change (:class:`PodFacts`, shared by every order:
+    a unit per pod per order is the only allocation a run makes per pod)."""
 
-    pod: Pod
-    request: dict[str, int]
-    terms: tuple[NodeSelectorTerm, ...]
-    pdbs: tuple[PodDisruptionBudget, ...]
-    owner: str | None
-    origin: str
-    local: bool
+    __slots__ = ("facts", "pod")
 
-    @property
-    def stays(self) -> bool:
-        """DaemonSet and mirror pods are not evicted (seed 001 L74)."""
-        return self.pod.mirror or (self.pod.owner is not None
-                                   and self.pod.owner.kind == "DaemonSet")
+    def __init__(self, facts: PodFacts) -> None:
+        self.pod = facts.pod
+        self.facts = facts
 
 
 @dataclass(frozen=True)
@@ -82,24 +74,15 @@ class Walk:
     def __init__(self, model: DrainModel, rules: DrainRules) -> None:
         self.model = model
         self.rules = rules
-        rooms = {n: NodeRoom(r.node, r.allocatable, dict(r.free)) for n, r in model.rooms.items()}
-        self.placer = Placer(rooms, _eligible=model.eligible)
-        self.placer.reopen(model.other_open + tuple(
-            n for n in model.group_nodes if not _cordoned(model, n)))
+        self.placer = Placer(model.table)
         self.units: dict[str, list[Unit]] = {
-            n: [self.unit(p) for p in model.pods_on[n]] for n in model.group_nodes}
+            n: [Unit(f) for f in facts] for n, facts in model.facts_on.items()}
         self.healthy = dict(model.index.healthy)
         self.pending: list[tuple[Unit, int]] = []
         self.unplaced: list[Unplaced] = []
         self.result = OrderResult()
         self.seen: set[tuple[str, str]] = set()
         self.surge_made = 0
-
-    def unit(self, pod: Pod) -> Unit:
-        idx = self.model.index
-        return Unit(pod, pod_request(pod), idx.volume_terms.get(pod.ref, ()),
-                    idx.pdbs_of.get(pod.ref, ()), idx.top_owner.get(pod.ref), pod.ref,
-                    idx.local_pv.get(pod.ref, False))
 
     def once(self, finding: Finding) -> None:
         """Add a finding about a pod's own properties only the first time it shows."""
@@ -110,31 +93,33 @@ class Walk:
     # ---- placing -------------------------------------------------------------------------
 
     def place(self, unit: Unit) -> str | None:
-        pod = unit.pod
-        name = self.placer.place(pod, unit.request, class_key(pod, unit.terms), unit.terms)
+        facts = unit.facts
+        name = self.placer.place(unit.pod, facts.need, facts.key, facts.terms)
         if name is None:
             return None
-        unit.pod = replace(pod, node_name=name, phase="Running", ready=True, terminating=False)
-        if name in self.units:
-            self.units[name].append(unit)  # an old node: evicted again when its turn comes
-        for pdb in unit.pdbs[:1]:
-            self.healthy[pdb.ref] = self.healthy.get(pdb.ref, 0) + 1
+        unit.pod = facts.running()
+        units = self.units.get(name)
+        if units is not None:
+            units.append(unit)  # an old node: evicted again when its turn comes
+        if facts.pdb_ref is not None:
+            self.healthy[facts.pdb_ref] = self.healthy.get(facts.pdb_ref, 0) + 1
         return name
 
     def place_all(self, units: list[Unit]) -> list[Unit]:
         """Place largest first; return those that found no node."""
         left = []
-        for unit in sorted(units, key=lambda u: (-u.request.get("cpu", 0),
-                                                 -u.request.get("memory", 0), u.origin)):
+        for unit in sorted(units, key=_largest_first):
             if self.place(unit) is None:
                 left.append(unit)
         return left
 
     def retry_pending(self, wave: int, how: str) -> None:
         """Try the Pending pods again (nodes were added); ``how`` says which."""
+        if not self.pending:
+            return
         still = []
         for unit, since in self.pending:
-            if unit.local or self.place(unit) is None:
+            if unit.facts.local or self.place(unit) is None:
                 still.append((unit, since))
                 continue
             for rec in self.unplaced:
@@ -143,8 +128,6 @@ class Walk:
         self.pending = still
 
 
-def _cordoned(model: DrainModel, name: str) -> bool:
-    node = model.rooms[name].node
-    return node.unschedulable or not node.ready
-
-
+def _largest_first(unit: Unit) -> tuple[int, int, str]:
+    cpu, memory = unit.facts.need.amounts[:2]
+    return (-cpu, -memory, unit.facts.origin)

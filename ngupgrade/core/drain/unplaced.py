@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ngupgrade.core.drain.findings import PODS_DO_NOT_FIT, Finding
-from ngupgrade.core.drain.fit import Placer, class_key
+from ngupgrade.core.drain.fit import Placer
 from ngupgrade.core.drain.resources import CPU, MEMORY, MIB, short_of
 
 if TYPE_CHECKING:
@@ -40,9 +40,8 @@ class Unplaced:
     @classmethod
     def of(cls, placer: Placer, unit: Unit, wave: int, node: str) -> Unplaced:
         """Record ``unit`` and say why it fits nowhere open now."""
-        pod = unit.pod
-        names = [n for n in placer.eligible(pod, class_key(pod, unit.terms), unit.terms)
-                 if n in placer.open]
+        pod, facts = unit.pod, unit.facts
+        names = placer.open_eligible(pod, facts.key, facts.terms)
         if not names:
             reason = ("no open node matches its nodeSelector, node affinity and tolerations"
                       + (" (pinned to this group?)" if pod.node_selector or
@@ -50,10 +49,10 @@ class Unplaced:
         else:
             short: set[str] = set()
             for name in names:
-                short.update(short_of(unit.request, placer.rooms[name].free))
+                short.update(short_of(facts.request, placer.free_of(name)))
             reason = (f"{len(names)} matching open node(s), none with room for "
-                      f"{_amounts(unit.request)} (short of {', '.join(sorted(short))})")
-        return cls(id(unit), pod.ref, unit.owner or pod.ref, wave, node, reason)
+                      f"{_amounts(facts.request)} (short of {', '.join(sorted(short))})")
+        return cls(id(unit), pod.ref, facts.owner or pod.ref, wave, node, reason)
 
 
 def _amounts(request: Mapping[str, int]) -> str:

@@ -14,7 +14,6 @@ down with it; Selectel stops the upgrade.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import replace
 
 from ngupgrade.core.drain.eviction import eviction_gate, is_healthy
 from ngupgrade.core.drain.findings import (
@@ -29,7 +28,6 @@ from ngupgrade.core.drain.findings import (
 )
 from ngupgrade.core.drain.group import SURGE_PREFIX, DrainModel
 from ngupgrade.core.drain.reactions import blocks, losses, slows, whole_group
-from ngupgrade.core.drain.resources import sum_requests
 from ngupgrade.core.drain.run import OrderResult, Unit, Walk, WaveSummary
 from ngupgrade.core.drain.unplaced import Unplaced, unplaced_findings
 from ngupgrade.core.drain.waves import WaveShape
@@ -43,15 +41,16 @@ def walk(model: DrainModel, shapes: tuple[WaveShape, ...],
          assignment: tuple[tuple[str, ...], ...], rules: DrainRules) -> OrderResult:
     """Run every wave of ``shapes`` with the nodes of ``assignment`` (one tuple per wave)."""
     w = Walk(model, rules)
+    placer = w.placer
     for shape, nodes in zip(shapes, assignment, strict=False):
         new = [f"{SURGE_PREFIX}{w.surge_made + i + 1}" for i in range(shape.created)]
         w.surge_made += shape.created
         if shape.surge_ready:
-            w.placer.reopen(w.placer.open | set(new))
-        w.placer.close(nodes)
+            placer.open_nodes(new)
+        placer.close(nodes)
         w.retry_pending(shape.number, "start")
-        surge_open = sum(1 for n in w.placer.open if n.startswith(SURGE_PREFIX))
-        if not any(n in w.units or n.startswith(SURGE_PREFIX) for n in w.placer.open):
+        surge_open = placer.open_surge
+        if not placer.open_mine:  # no group node and no surge node takes pods
             w.result.findings.append(whole_group(model.group.id, shape.number, nodes))
         steps = [nodes] if rules.nodes_at_once == "wave" else [(n,) for n in nodes]
         evicted = waits = 0
@@ -62,10 +61,10 @@ def walk(model: DrainModel, shapes: tuple[WaveShape, ...],
             waits += q
             if w.result.stopped_at is not None:
                 break
-        wave_unplaced = tuple(sorted(u.origin for u, since in w.pending
-                                     if since == shape.number and not u.local))
+        wave_unplaced = tuple(sorted(u.facts.origin for u, since in w.pending
+                                     if since == shape.number and not u.facts.local))
         if not shape.surge_ready and new:
-            w.placer.reopen(w.placer.open | set(new))
+            placer.open_nodes(new)
             w.retry_pending(shape.number, "surge")
         w.result.waves.append(WaveSummary(
             shape.number, nodes, surge_open, evicted, wave_unplaced, waits,
@@ -74,7 +73,7 @@ def walk(model: DrainModel, shapes: tuple[WaveShape, ...],
             break
         for name in nodes:
             _finish_node(w, name, name in in_place)
-        w.placer.reopen(w.placer.open | set(in_place))
+        placer.open_nodes(in_place)
         w.retry_pending(shape.number, "return")
     w.result.findings.extend(unplaced_findings(w.unplaced, final=w.pending))
     return w.result
@@ -83,22 +82,24 @@ def walk(model: DrainModel, shapes: tuple[WaveShape, ...],
 def _finish_node(w: Walk, name: str, in_place: bool) -> None:
     """After the drain: a node updated in place comes back with what stays on it (and a pod
     pinned by a local volume starts again); a deleted node is gone with its pods."""
-    stay = [u for u in w.units[name] if u.stays or u.local]
-    room = w.placer.rooms[name]
+    stay = [u for u in w.units[name] if u.facts.stays or u.facts.local]
     if in_place:
-        room.free = dict(room.allocatable)
-        for key, amount in sum_requests(u.pod for u in stay).items():
-            if key in room.free:
-                room.free[key] -= amount
+        used: dict[str, int] = {}
+        for unit in stay:  # sum_requests: terminal pods hold no room
+            if unit.pod.phase not in ("Succeeded", "Failed"):
+                for key, amount in unit.facts.request.items():
+                    used[key] = used.get(key, 0) + amount
+        w.placer.reset(name, used)
         for unit in stay:
-            if unit.local and not unit.stays:  # starts again on its node
+            if unit.facts.local and not unit.facts.stays:  # starts again on its node
                 w.pending = [(u, s) for u, s in w.pending if u is not unit]
-                unit.pod = replace(unit.pod, phase="Running", ready=True, terminating=False)
-                for pdb in unit.pdbs[:1]:
-                    w.healthy[pdb.ref] = w.healthy.get(pdb.ref, 0) + 1
+                unit.pod = unit.facts.running()
+                if unit.facts.pdb_ref is not None:
+                    w.healthy[unit.facts.pdb_ref] = w.healthy.get(unit.facts.pdb_ref, 0) + 1
         w.units[name] = stay
     else:
-        w.pending = [(u, s) for u, s in w.pending if not (u.local and u.pod.node_name == name)]
+        w.pending = [(u, s) for u, s in w.pending
+                     if not (u.facts.local and u.pod.node_name == name)]
         w.units[name] = []
 
 
@@ -111,7 +112,7 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
         keep = []
         for unit in w.units[name]:
             pod = unit.pod
-            if unit.stays:
+            if unit.facts.stays:
                 keep.append(unit)
             elif pod.phase in ("Succeeded", "Failed"):
                 continue
@@ -119,26 +120,35 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
                 w.once(Finding(BARE_POD_LOST, "blocking",
                                f"pod {pod.ref} has no controller: the drain deletes it and "
                                "nothing recreates it (seed 001 L72)", wave=wave,
-                               pod=pod.ref, node=name, subject=unit.origin))
+                               pod=pod.ref, node=name, subject=unit.facts.origin))
             else:
                 leaving.append((unit, name))
                 keep.append(unit)
         w.units[name] = keep
-    free, queues, blocked = [], defaultdict(list), []
+    free: list[tuple[Unit, str]] = []
+    queues: dict[str, list[tuple[Unit, str]]] = defaultdict(list)
+    blocked: list[tuple[Unit, str, PodDisruptionBudget]] = []
+    # losses() only has something to say about these (checked here: most pods have none)
+    timeout = rules.drain_timeout_seconds
+    grace_limit = timeout if rules.on_blocked_eviction == "force-stop" else None
     for unit, name in leaving:
-        for finding in losses(unit.pod, subject=unit.origin, local=unit.local, node=name,
-                              wave=wave, in_place=name in in_place, rules=rules):
-            w.once(finding)
-        pdb = unit.pdbs[0] if unit.pdbs else None
-        spec = w.model.index.specs.get(pdb.ref) if pdb else None
-        gate = eviction_gate(unit.pod, unit.pdbs, w.healthy.get(pdb.ref, 0) if pdb else 0, spec)
+        facts = unit.facts
+        if (facts.emptydir or facts.local or (
+                grace_limit is not None and unit.pod.termination_grace_seconds > grace_limit)):
+            for finding in losses(unit.pod, subject=facts.origin, local=facts.local, node=name,
+                                  wave=wave, in_place=name in in_place, rules=rules):
+                w.once(finding)
+        pdb, spec = facts.pdb, facts.spec
+        gate = eviction_gate(unit.pod, facts.pdbs,
+                             w.healthy.get(facts.pdb_ref, 0) if facts.pdb_ref else 0, spec)
         if gate == "overlap":
+            pdbs = facts.pdbs
             w.once(Finding(PDB_OVERLAP, "blocking",
                            f"pod {unit.pod.ref} is selected by "
-                           f"{', '.join(p.ref for p in unit.pdbs)}: the eviction API refuses "
+                           f"{', '.join(p.ref for p in pdbs)}: the eviction API refuses "
                            "it (500, not retried)", wave=wave, pod=unit.pod.ref,
-                           pdb=unit.pdbs[0].ref, node=name, subject=unit.origin))
-            blocked.append((unit, name, unit.pdbs[0]))
+                           pdb=pdbs[0].ref, node=name, subject=facts.origin))
+            blocked.append((unit, name, pdbs[0]))
         elif gate == "free" or pdb is None or spec is None:
             free.append((unit, name))
         else:
@@ -149,7 +159,7 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
                                f"{pdb.generation}: evictions answer 429 until the disruption "
                                "controller catches up", wave=wave, pdb=pdb.ref,
                                subject=pdb.ref))
-            queues[pdb.ref].append((unit, name))
+            queues[facts.pdb_ref or ""].append((unit, name))
     evicted = 0
     out = []
     for unit, name in free:
@@ -178,11 +188,11 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
             _place_wave(w, [(unit, name)], wave)
         waits += done
         evicted += done
-        pdb = queue[0][0].pdbs[0] if queue else None
+        pdb = queue[0][0].facts.pdb if queue else None
         if done and pdb is not None:
             w.result.findings.append(slows(pdb, done, wave, queue[0][1], rules))
         for unit, name in queue[done:]:
-            blocked.append((unit, name, unit.pdbs[0]))
+            blocked.append((unit, name, unit.facts.pdbs[0]))
         if queue[done:] and pdb is not None:
             w.result.findings.append(blocks(pdb, [(u.pod, n) for u, n in queue[done:]], wave,
                                             w.healthy.get(pdb.ref, 0), spec, rules))
@@ -197,18 +207,17 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
 def _ytsaurus(w: Walk, gone: list[Unit], wave: int, step: tuple[str, ...]) -> None:
     """Pods of one YTsaurus component down at once: those leaving now, those still Pending
     from earlier waves, those not Ready elsewhere (seed 002 L107)."""
-    index = w.model.index
     counts: dict[str, int] = defaultdict(int)
     targets = {}
     for unit in gone:
-        target = index.yt_of.get(unit.origin)
+        target = unit.facts.yt
         if target is not None:
             counts[target.ref] += 1
             targets[target.ref] = target
     if not counts:
         return
     for unit, since in w.pending:
-        target = index.yt_of.get(unit.origin)
+        target = unit.facts.yt
         if since < wave and target is not None and target.ref in counts:
             counts[target.ref] += 1
     for ref, count in sorted(counts.items()):
@@ -219,25 +228,30 @@ def _ytsaurus(w: Walk, gone: list[Unit], wave: int, step: tuple[str, ...]) -> No
 
 
 def _leave(w: Walk, unit: Unit) -> None:
-    for pdb in unit.pdbs[:1]:
-        if is_healthy(unit.pod):
-            w.healthy[pdb.ref] = w.healthy.get(pdb.ref, 0) - 1
+    ref = unit.facts.pdb_ref
+    if ref is not None and is_healthy(unit.pod):
+        w.healthy[ref] = w.healthy.get(ref, 0) - 1
 
 
 def _place_wave(w: Walk, evicted: list[tuple[Unit, str]], wave: int) -> None:
+    # The evicted units leave their nodes' lists in one pass per node (not one per unit);
+    # a unit on a local volume is put back at the end, as it waits for its node.
+    gone = {id(u) for u, _n in evicted}
+    for name in {n: None for _u, n in evicted}:
+        w.units[name] = [u for u in w.units[name] if id(u) not in gone]
+    movable = []
     for unit, name in evicted:
-        w.units[name] = [u for u in w.units[name] if u is not unit]
-        if unit.local:
+        if unit.facts.local:
             w.units[name].append(unit)  # waits for its node; not placed elsewhere
             w.pending.append((unit, wave))
             continue
+        movable.append((unit, name))
         if unit.pod.constraints:
             w.once(Finding(CONSTRAINT_NOT_MODELLED, "warning",
                            f"pod {unit.pod.ref} has {', '.join(unit.pod.constraints)}: the "
                            "check does not model it, so where it lands is not known "
                            "(not a pass)", wave=wave, pod=unit.pod.ref, node=name,
-                           subject=unit.origin))
-    movable = [(u, n) for u, n in evicted if not u.local]
+                           subject=unit.facts.origin))
     left = w.place_all([u for u, _n in movable])
     if left:
         where = {id(u): n for u, n in movable}
@@ -270,8 +284,8 @@ def _blocked(w: Walk, blocked: list[tuple[Unit, str, PodDisruptionBudget]], wave
             f"node {node} is stopped after {w.rules.drain_timeout_seconds} s of draining "
             f"with {len(units)} pod(s) left ({refs}): they go down without their PDB's "
             "protection (Yandex node-drain docs)", wave=wave, node=node,
-            pod=units[0].pod.ref, pdb=units[0].pdbs[0].ref if units[0].pdbs else None,
-            count=len(units), subject=units[0].pdbs[0].ref if units[0].pdbs else units[0].origin))
+            pod=units[0].pod.ref, pdb=units[0].facts.pdb_ref,
+            count=len(units), subject=units[0].facts.pdb_ref or units[0].facts.origin))
         for unit in units:
             _leave(w, unit)
             down.append((unit, node))

@@ -1,0 +1,78 @@
+"""What a run needs to know about one pod of the group, computed once per group. Pure.
+
+Why: every order of every plan evicts and places the same pods; their effective request
+(init containers and sidecars folded in), scheduling class, PDB, owner, volume facts and
+YTsaurus component do not depend on the order, so they are read here once per
+:class:`~ngupgrade.core.drain.group.DrainModel` instead of once per pod per order (issue 12's
+profile: ``pod_request`` recomputed 84k times for 6,000 pods).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ngupgrade.core.drain.eviction import BudgetSpec
+from ngupgrade.core.drain.fit import ClassKey, Need, class_key
+from ngupgrade.core.drain.index import ClusterIndex, YtTarget
+from ngupgrade.core.k8s import NodeSelectorTerm, Pod, PodDisruptionBudget
+
+
+class PodFacts:
+    """One pod of the group as every run sees it.
+
+    ``request`` its effective request (:func:`~ngupgrade.core.drain.resources.pod_request`)
+    and ``need`` the same for the placement loop; ``terms`` its PVs' node affinity; ``pdbs``
+    the PDBs selecting it, ``pdb`` the first (the one the eviction API counts) with its
+    ``pdb_ref`` and ``spec``; ``owner`` its top controller (``Deployment ns/name``) or None;
+    ``origin`` its ``namespace/name``; ``local`` on a local PV; ``key`` its scheduling
+    class (:func:`class_key`, numbered in ``classes``); ``stays`` a DaemonSet or mirror pod
+    (not evicted, seed 001 L74); ``yt`` its YTsaurus component; ``emptydir`` whether it
+    uses one.
+    """
+
+    __slots__ = (
+        "_running",
+        "emptydir",
+        "key",
+        "local",
+        "need",
+        "origin",
+        "owner",
+        "pdb",
+        "pdb_ref",
+        "pdbs",
+        "pod",
+        "request",
+        "spec",
+        "stays",
+        "terms",
+        "yt",
+    )
+
+    def __init__(self, pod: Pod, index: ClusterIndex, classes: dict[ClassKey, int]) -> None:
+        self.pod = pod
+        self.origin = ref = pod.ref
+        self.request = index.request(pod)
+        self.need = Need(self.request)
+        self.terms: tuple[NodeSelectorTerm, ...] = index.volume_terms.get(ref, ())
+        self.pdbs: tuple[PodDisruptionBudget, ...] = index.pdbs_of.get(ref, ())
+        self.pdb = self.pdbs[0] if self.pdbs else None
+        self.pdb_ref = self.pdb.ref if self.pdb is not None else None
+        self.spec: BudgetSpec | None = (index.specs.get(self.pdb_ref)
+                                        if self.pdb_ref is not None else None)
+        self.owner = index.top_owner.get(ref)
+        self.local = index.local_pv.get(ref, False)
+        # the class as a small int: a class key is a tuple of selector terms and tolerations,
+        # rehashed element by element on every dict lookup (twice per placement)
+        self.key = classes.setdefault(class_key(pod, self.terms), len(classes))
+        self.stays = pod.mirror or (pod.owner is not None and pod.owner.kind == "DaemonSet")
+        self.yt: YtTarget | None = index.yt_of.get(ref)
+        self.emptydir = any(v.source == "emptyDir" for v in pod.volumes)
+        self._running: Pod | None = None
+
+    def running(self) -> Pod:
+        """The pod once a replacement runs: Running, Ready, not terminating. One value per
+        pod, not one per placement (its ``nodeName`` is not read after a move)."""
+        if self._running is None:
+            self._running = replace(self.pod, phase="Running", ready=True, terminating=False)
+        return self._running
