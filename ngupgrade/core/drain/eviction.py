@@ -134,6 +134,17 @@ def eviction_gate(pod: Pod, pdbs: tuple[PodDisruptionBudget, ...], healthy: int,
             return "free"
         if healthy >= spec.desired > 0:
             return "free"
+    return healthy_gate(pdbs, spec)
+
+
+def healthy_gate(pdbs: tuple[PodDisruptionBudget, ...], spec: BudgetSpec | None) -> Gate:
+    """:func:`eviction_gate` of a healthy pod (Running, Ready, not terminating), which does
+    not depend on ``currentHealthy``: the drain simulation computes it once per pod."""
+    if len(pdbs) > 1:
+        return "overlap"
+    if not pdbs or spec is None:
+        return "free"
+    pdb = pdbs[0]
     if pdb.observed_generation is None or pdb.observed_generation < pdb.generation:
         return "not-synced"
     return "budget"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ngupgrade.core.drain.eviction import BudgetSpec
+from ngupgrade.core.drain.eviction import BudgetSpec, Gate, healthy_gate, is_healthy
 from ngupgrade.core.drain.fit import ClassKey, Need, class_key
 from ngupgrade.core.drain.index import ClusterIndex, YtTarget
 from ngupgrade.core.k8s import NodeSelectorTerm, Pod, PodDisruptionBudget
@@ -24,30 +24,16 @@ class PodFacts:
     and ``need`` the same for the placement loop; ``terms`` its PVs' node affinity; ``pdbs``
     the PDBs selecting it, ``pdb`` the first (the one the eviction API counts) with its
     ``pdb_ref`` and ``spec``; ``owner`` its top controller (``Deployment ns/name``) or None;
-    ``origin`` its ``namespace/name``; ``local`` on a local PV; ``key`` its scheduling
-    class (:func:`class_key`, numbered in ``classes``); ``stays`` a DaemonSet or mirror pod
-    (not evicted, seed 001 L74); ``yt`` its YTsaurus component; ``emptydir`` whether it
-    uses one.
+    ``origin`` its ``namespace/name``; ``healthy`` whether it counts for its PDB now and
+    ``gate`` its eviction while it does (:func:`healthy_gate`); ``local`` on a local PV;
+    ``key`` its scheduling class (:func:`class_key`, numbered in ``classes``); ``stays`` a
+    DaemonSet or mirror pod (not evicted, seed 001 L74); ``yt`` its YTsaurus component;
+    ``emptydir`` whether it uses one.
     """
 
-    __slots__ = (
-        "_running",
-        "emptydir",
-        "key",
-        "local",
-        "need",
-        "origin",
-        "owner",
-        "pdb",
-        "pdb_ref",
-        "pdbs",
-        "pod",
-        "request",
-        "spec",
-        "stays",
-        "terms",
-        "yt",
-    )
+    __slots__ = ("_running", "emptydir", "gate", "healthy", "key", "local", "need", "origin",
+                 "owner", "pdb", "pdb_ref", "pdbs", "pod", "request", "spec", "stays", "terms",
+                 "yt")
 
     def __init__(self, pod: Pod, index: ClusterIndex, classes: dict[ClassKey, int]) -> None:
         self.pod = pod
@@ -68,11 +54,14 @@ class PodFacts:
         self.stays = pod.mirror or (pod.owner is not None and pod.owner.kind == "DaemonSet")
         self.yt: YtTarget | None = index.yt_of.get(ref)
         self.emptydir = any(v.source == "emptyDir" for v in pod.volumes)
-        self._running: Pod | None = None
+        self.healthy = is_healthy(pod)
+        self.gate: Gate = healthy_gate(self.pdbs, self.spec)
+        self._running: Pod | None = pod if self.healthy else None
 
     def running(self) -> Pod:
         """The pod once a replacement runs: Running, Ready, not terminating. One value per
-        pod, not one per placement (its ``nodeName`` is not read after a move)."""
+        pod, not one per placement, and the pod itself when it is already so (its
+        ``nodeName`` is not read after a move)."""
         if self._running is None:
             self._running = replace(self.pod, phase="Running", ready=True, terminating=False)
         return self._running

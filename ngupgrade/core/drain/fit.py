@@ -218,7 +218,9 @@ class Placer:
         failed = self._failed.get(key)
         if failed and any(need.at_least(f) for f in failed):
             return None
-        both, count = self.table.eligible_of(pod, key, extra_terms)
+        found = self.table.eligible.get(key)
+        both, count = found if found is not None else self.table.eligible_of(
+            pod, key, extra_terms)
         best = -1
         if count:
             best = self._best(both, count, self._start % count, need)

@@ -17,13 +17,15 @@ from ngupgrade.core.drain.unplaced import Unplaced
 
 class Unit:
     """A pod of the group, followed through the upgrade (its replacements included): ``pod``
-    as it is now, ``facts`` what does not change (:class:`PodFacts`, shared by every order:
-    a unit per pod per order is the only allocation a run makes per pod)."""
+    as it is now and ``healthy`` whether it counts for its PDB (:func:`is_healthy` of
+    ``pod``, kept as a flag), ``facts`` what does not change (:class:`PodFacts`, shared by
+    every order: a unit per pod per order is the only allocation a run makes per pod)."""
 
-    __slots__ = ("facts", "pod")
+    __slots__ = ("facts", "healthy", "pod")
 
     def __init__(self, facts: PodFacts) -> None:
         self.pod = facts.pod
+        self.healthy = facts.healthy
         self.facts = facts
 
 
@@ -98,6 +100,7 @@ class Walk:
         if name is None:
             return None
         unit.pod = facts.running()
+        unit.healthy = True
         units = self.units.get(name)
         if units is not None:
             units.append(unit)  # an old node: evicted again when its turn comes

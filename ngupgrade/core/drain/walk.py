@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ngupgrade.core.drain.eviction import eviction_gate, is_healthy
+from ngupgrade.core.drain.eviction import eviction_gate
 from ngupgrade.core.drain.findings import (
     BARE_POD_LOST,
     CONSTRAINT_NOT_MODELLED,
@@ -94,6 +94,7 @@ def _finish_node(w: Walk, name: str, in_place: bool) -> None:
             if unit.facts.local and not unit.facts.stays:  # starts again on its node
                 w.pending = [(u, s) for u, s in w.pending if u is not unit]
                 unit.pod = unit.facts.running()
+                unit.healthy = True
                 if unit.facts.pdb_ref is not None:
                     w.healthy[unit.facts.pdb_ref] = w.healthy.get(unit.facts.pdb_ref, 0) + 1
         w.units[name] = stay
@@ -139,8 +140,8 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
                                   wave=wave, in_place=name in in_place, rules=rules):
                 w.once(finding)
         pdb, spec = facts.pdb, facts.spec
-        gate = eviction_gate(unit.pod, facts.pdbs,
-                             w.healthy.get(facts.pdb_ref, 0) if facts.pdb_ref else 0, spec)
+        gate = facts.gate if unit.healthy else eviction_gate(
+            unit.pod, facts.pdbs, w.healthy.get(facts.pdb_ref, 0) if facts.pdb_ref else 0, spec)
         if gate == "overlap":
             pdbs = facts.pdbs
             w.once(Finding(PDB_OVERLAP, "blocking",
@@ -229,7 +230,7 @@ def _ytsaurus(w: Walk, gone: list[Unit], wave: int, step: tuple[str, ...]) -> No
 
 def _leave(w: Walk, unit: Unit) -> None:
     ref = unit.facts.pdb_ref
-    if ref is not None and is_healthy(unit.pod):
+    if ref is not None and unit.healthy:
         w.healthy[ref] = w.healthy.get(ref, 0) - 1
 
 
