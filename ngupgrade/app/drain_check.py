@@ -9,8 +9,10 @@ drain simulation (:mod:`ngupgrade.core.drain`) under the group's platform rules.
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -71,14 +73,37 @@ def read_cluster(source: ClusterSource) -> KubeRead:
     if source.files:
         from ngupgrade.adapters.kube.dump import read_dumps
 
-        return read_dumps(source.files)
+        with _bulk_read():
+            return read_dumps(source.files)
     if source.live:
         from ngupgrade.adapters.kube.live import read_live
 
-        return read_live(source.kubeconfig, source.context)
+        with _bulk_read():
+            return read_live(source.kubeconfig, source.context)
     raise UsageError("no cluster objects: pass --cluster FILE (kubectl get nodes,pods,pdb,"
                      "deployments,replicasets,statefulsets,daemonsets,pvc,pv -A -o json) or "
                      "--kubeconfig PATH / --context NAME")
+
+
+@contextmanager
+def _bulk_read() -> Iterator[None]:
+    """No cyclic garbage collection while the cluster is read, and what was read is frozen
+    out of it afterwards (``gc.freeze``).
+
+    Why: a dump at Kubernetes' limits (150,000 pods) becomes millions of small acyclic
+    objects that live until the command ends; each full collection walks all of them, 12
+    times during such a read and again on every later one while the check runs (issue 12's
+    bench: reading 6.9 s -> 4.4 s CPU, indexing 2.4 s -> 1.2 s). Reference counting still
+    frees what is dropped; only cycles among the frozen objects would stay until exit.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def nodes_per_group(snapshot: ClusterSnapshot) -> dict[str, int]:
