@@ -212,9 +212,31 @@ def test_junit_output_is_refused_where_there_are_no_checks(run_cli: Run) -> None
 
 def test_a_group_without_labelled_nodes_is_named(tmp_path: Path, run_cli: Run) -> None:
     path = dump(tmp_path, calm_cluster())
-    result = run_cli("drain-check", "--state", STATE, "-g", "gpu", "--cluster", path)
+    result = run_cli("drain-check", "--state", STATE, "-g", "gpu", "-g", "workers",
+                     "--cluster", path)
     assert result.exit_code == 0, result.stdout
     assert "no node in the cluster objects is labelled" in result.stderr
+
+
+@pytest.mark.parametrize("items", [
+    [],  # an empty List
+    [node("x1", group="cat9other00000000000")],  # another cluster's dump
+])
+def test_no_selected_group_with_a_node_fails_the_check(tmp_path: Path, run_cli: Run,
+                                                       items: list[dict[str, Any]]) -> None:
+    path = dump(tmp_path, items)
+    result = run_cli("drain-check", "--state", STATE, "--cluster", path, "-o", "json")
+    assert result.exit_code == 1, result.stdout
+    doc = json.loads(result.stdout)
+    assert (doc["ok"], doc["verdict"]) == (False, "no-group-nodes")
+    text = run_cli("drain-check", "--state", STATE, "-g", "gpu", "--cluster", path)
+    assert text.exit_code == 1
+    assert "drain check: FAILED: no selected group has a node" in text.stdout
+    assert "(cat3ng0gpu000000ijkl): nothing was checked" in text.stderr
+    # a bare {"kind": "List"} is the same empty cluster
+    bare = tmp_path / "bare.json"
+    bare.write_text('{"kind": "List"}')
+    assert run_cli("drain-check", "--state", STATE, "--cluster", str(bare)).exit_code == 1
 
 
 # -- preflight --cluster: the quota gate and the drain verdict in one run ---------------------

@@ -142,13 +142,17 @@ class DrainCheckResult:
 
     ``failing``: (group address, finding) pairs that fail the check: blocking findings whose
     code is not accepted, ``constraint-not-modelled`` ones unless accepted (docs/drain.md:
-    "never a pass"), and with ``strict`` the warnings too.
+    "never a pass"), and with ``strict`` the warnings too. ``unmatched``: the ids of the
+    selected groups when none of them has a node in the cluster objects (a dump of another
+    cluster, an empty List, a kubeconfig on the wrong context): the check failed, nothing
+    was checked.
     """
 
     report: DrainReport
     notes: tuple[str, ...]
     accepted: frozenset[str]
     strict: bool
+    unmatched: tuple[str, ...] = ()
 
     @property
     def failing(self) -> tuple[tuple[str, Finding], ...]:
@@ -158,15 +162,17 @@ class DrainCheckResult:
 
     @property
     def ok(self) -> bool:
-        """True when nothing fails the check."""
-        return not self.failing
+        """True when nothing fails the check and some group had nodes to check."""
+        return not self.failing and not self.unmatched
 
     @property
     def verdict(self) -> str:
-        """The overall verdict after ``--accept``/``--strict``: ``blocked`` (a blocking
-        finding fails), ``not-modelled`` (only unmodelled constraints fail), ``failed-strict``
+        """The overall verdict after ``--accept``/``--strict``: ``no-group-nodes`` (see
+        ``unmatched``), ``blocked`` (a blocking finding fails), ``not-modelled`` (only unmodelled constraints fail), ``failed-strict``
         (only warnings fail, under ``--strict``) or ``ok``."""
         failing = [f for _, f in self.failing]
+        if self.unmatched:
+            return "no-group-nodes"
         if any(f.severity == "blocking" for f in failing):
             return "blocked"
         if any(f.code == CONSTRAINT_NOT_MODELLED for f in failing):
@@ -175,6 +181,10 @@ class DrainCheckResult:
 
     def failure_summary(self) -> str:
         """One line naming the first failing findings (the error message of a failed check)."""
+        if self.unmatched:
+            return ("drain check failed: no node in the cluster objects is labelled "
+                    "yandex.cloud/node-group-id with a selected group's id ("
+                    + ", ".join(self.unmatched) + "): nothing was checked")
         # the same finding may show in several orders of the waves: name it once
         named = list(dict.fromkeys(f"{address}: {f.code}" + (f" ({f.pod or f.subject})"
                                                               if f.pod or f.subject else "")
@@ -244,9 +254,12 @@ def drain_check_groups(groups: Sequence[NodeGroup], request: DrainCheckRequest, 
     if removed:
         report = DrainReport(report.groups + tuple(
             removed_group_report(c, read.snapshot) for c in removed))
-    notes = read.notes + _missing_nodes([*groups, *(c.before or c.group for c in removed)],
-                                        sizes)
-    return DrainCheckResult(report, notes, request.accept, request.strict)
+    every = [*groups, *(c.before or c.group for c in removed)]
+    notes = read.notes + _missing_nodes(every, sizes)
+    # a dump of another cluster (or the wrong context) must not pass the gate (exit 1)
+    unmatched = tuple(g.id for g in every) if every and not any(
+        g.id in sizes for g in every) else ()
+    return DrainCheckResult(report, notes, request.accept, request.strict, unmatched)
 
 
 def removed_group_report(change: GroupChange, snapshot: ClusterSnapshot) -> GroupDrainReport:

@@ -70,7 +70,9 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
     \b
     Exit codes:
       0  nothing blocks (warnings allowed)
-      1  a finding means downtime or data loss (warnings too with --strict), a
+      1  no selected group has a node in the cluster objects (another cluster,
+         an empty dump, the wrong --context: nothing was checked), a finding
+         means downtime or data loss (warnings too with --strict), a
          pod has a constraint the check does not model (not modelled: --accept
          constraint-not-modelled after checking it by hand), or an invalid
          deploy policy
@@ -93,6 +95,11 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
 
     result = run(settings, request)
     show(result, settings.output)
+    if result.unmatched:
+        raise CheckFailed(failure_summary(result),
+                          hint="is this the group's cluster? check --cluster, or --kubeconfig "
+                               "and --context; the nodes must carry the label "
+                               "yandex.cloud/node-group-id")
     if result.verdict == "not-modelled":
         raise CheckFailed(failure_summary(result),
                           hint="check by hand where those pods can go (their anti-affinity, "
@@ -116,13 +123,13 @@ def show(result: DrainCheckResult, output: str) -> None:
     else:
         for note in result.notes:
             click.echo(f"note: {note}", err=True)
-        click.echo(drain_text(result.report, accepted=result.accepted, strict=result.strict),
-                   nl=False)
+        click.echo(drain_text(result.report, accepted=result.accepted, strict=result.strict,
+                              unmatched=bool(result.unmatched)), nl=False)
 
 
 def drain_document(result: DrainCheckResult) -> dict[str, Any]:
     """The JSON document: the report's stable keys, ``ok`` and ``verdict`` (``ok``,
-    ``blocked``, ``not-modelled``, ``failed-strict``) after ``--accept``/``--strict``, the
+    ``blocked``, ``not-modelled``, ``failed-strict``, ``no-group-nodes``) after ``--accept``/``--strict``, the
     accepted codes and the reader's notes."""
     from ngupgrade.cli.render.drain import drain_json
 

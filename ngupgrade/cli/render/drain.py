@@ -137,13 +137,17 @@ def group_drain_text(report: GroupDrainReport) -> str:
 
 
 def drain_text(report: DrainReport, *, accepted: frozenset[str] = frozenset(),
-               strict: bool = False) -> str:
-    """Every group's table, then the overall verdict (accepted codes do not fail it)."""
+               strict: bool = False, unmatched: bool = False) -> str:
+    """Every group's table, then the overall verdict (accepted codes do not fail it;
+    ``unmatched``: no selected group has a node in the cluster objects, a failure)."""
     parts = [group_drain_text(g) for g in report.groups]
     every = [f for g in report.groups for f in g.findings]
     failing = [f for f in every if fails(f, accepted=accepted, strict=strict)]
     waived = [f for f in every if f.code in accepted and f.severity != "info"]
-    if any(f.severity == "blocking" for f in failing):
+    if unmatched:
+        verdict = ("FAILED: no selected group has a node in the cluster objects, nothing "
+                   "was checked")
+    elif any(f.severity == "blocking" for f in failing):
         verdict = "BLOCKED: a wave means downtime or data loss"
     elif any(f.code == CONSTRAINT_NOT_MODELLED for f in failing):
         verdict = ("NOT MODELLED: a pod has a constraint the check does not model, so where "
