@@ -168,8 +168,9 @@ class DrainCheckResult:
     @property
     def verdict(self) -> str:
         """The overall verdict after ``--accept``/``--strict``: ``no-group-nodes`` (see
-        ``unmatched``), ``blocked`` (a blocking finding fails), ``not-modelled`` (only unmodelled constraints fail), ``failed-strict``
-        (only warnings fail, under ``--strict``) or ``ok``."""
+        ``unmatched``), ``blocked`` (a blocking finding fails), ``not-modelled`` (only
+        unmodelled constraints fail), ``failed-strict`` (only warnings fail, under
+        ``--strict``) or ``ok``."""
         failing = [f for _, f in self.failing]
         if self.unmatched:
             return "no-group-nodes"

@@ -129,8 +129,8 @@ def show(result: DrainCheckResult, output: str) -> None:
 
 def drain_document(result: DrainCheckResult) -> dict[str, Any]:
     """The JSON document: the report's stable keys, ``ok`` and ``verdict`` (``ok``,
-    ``blocked``, ``not-modelled``, ``failed-strict``, ``no-group-nodes``) after ``--accept``/``--strict``, the
-    accepted codes and the reader's notes."""
+    ``blocked``, ``not-modelled``, ``failed-strict``, ``no-group-nodes``) after
+    ``--accept``/``--strict``, the accepted codes and the reader's notes."""
     from ngupgrade.cli.render.drain import drain_json
 
     document = drain_json(result.report)
