@@ -384,3 +384,17 @@ def test_advise_says_an_unmodelled_constraint_instead_of_a_clear_recommendation(
     assert "1 pod(s)" in warning["message"] and "app/web-1" in warning["message"]
     text = run_cli(*base).stdout
     assert "workloads: checked against the cluster objects, NOT FULLY MODELLED" in text
+
+
+def test_cycle_minutes_is_bounded_and_gives_the_duration(tmp_path: Path, run_cli: Run) -> None:
+    base = ["drain-check", "--state", STATE, "-g", "workers", "--cluster",
+            dump(tmp_path, calm_cluster())]
+    huge = run_cli(*base, "--cycle-minutes", "1e308")
+    assert huge.exit_code == 2  # the shared bound of plan/advise/upgrade: at most a day
+    assert "0<x<=1440" in huge.stderr
+    # workers: 3 nodes at 1/0 -> 3 cycles of one node; at 10 min per cycle, 30 min
+    doc = run_cli(*base, "--cycle-minutes", "10", "-o", "json").json()
+    assert doc["groups"][0]["duration"] == {  # type: ignore[index]
+        "minutes_per_cycle": 10.0, "min_minutes": 30.0, "max_minutes": 30.0}
+    assert "duration: 30 min at 10 min per cycle" in run_cli(*base, "--cycle-minutes",
+                                                             "10").stdout

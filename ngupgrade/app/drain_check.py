@@ -33,7 +33,7 @@ from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.platform import platform_of
 from ngupgrade.core.policy import check_overrides, resolve
-from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, GroupPlan
+from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, Duration, GroupPlan
 
 if TYPE_CHECKING:
     from ngupgrade.adapters.kube.decode import KubeRead
@@ -153,6 +153,8 @@ class DrainCheckResult:
     accepted: frozenset[str]
     strict: bool
     unmatched: tuple[str, ...] = ()
+    durations: Mapping[str, Duration] = field(default_factory=dict)
+    """Per group address, the plan's estimated wall time (``--cycle-minutes`` per cycle)."""
 
     @property
     def failing(self) -> tuple[tuple[str, Finding], ...]:
@@ -260,7 +262,9 @@ def drain_check_groups(groups: Sequence[NodeGroup], request: DrainCheckRequest, 
     # a dump of another cluster (or the wrong context) must not pass the gate (exit 1)
     unmatched = tuple(g.id for g in every) if every and not any(
         g.id in sizes for g in every) else ()
-    return DrainCheckResult(report, notes, request.accept, request.strict, unmatched)
+    durations = {str(g.address): p.duration for g, p in zip(groups, plans, strict=True)}
+    return DrainCheckResult(report, notes, request.accept, request.strict, unmatched,
+                            durations)
 
 
 def removed_group_report(change: GroupChange, snapshot: ClusterSnapshot) -> GroupDrainReport:

@@ -33,7 +33,8 @@ from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
               help="Size of a group that has no node in the cluster objects.")
 @click.option("--cycle-minutes", "cycle_minutes", type=CYCLE_MINUTES,
               default=DEFAULT_MINUTES_PER_CYCLE, show_default=True, metavar="M",
-              help="Minutes one upgrade cycle takes.")
+              help="Minutes one upgrade cycle takes (above 0, at most 1440): the report's "
+                   "estimated duration of each group's upgrade.")
 @click.option("--nodes-at-once", type=click.Choice(["wave", "one"]),
               help="How a wave's nodes drain: together (wave: max_unavailable at a time, the "
                    "deploy-policy docs) or one after another (one: the node-drain docs). "
@@ -124,16 +125,24 @@ def show(result: DrainCheckResult, output: str) -> None:
         for note in result.notes:
             click.echo(f"note: {note}", err=True)
         click.echo(drain_text(result.report, accepted=result.accepted, strict=result.strict,
-                              unmatched=bool(result.unmatched)), nl=False)
+                              unmatched=bool(result.unmatched), durations=result.durations),
+                   nl=False)
 
 
 def drain_document(result: DrainCheckResult) -> dict[str, Any]:
     """The JSON document: the report's stable keys, ``ok`` and ``verdict`` (``ok``,
     ``blocked``, ``not-modelled``, ``failed-strict``, ``no-group-nodes``) after
-    ``--accept``/``--strict``, the accepted codes and the reader's notes."""
+    ``--accept``/``--strict``, the accepted codes and the reader's notes; per group its
+    ``duration`` (minutes, from ``--cycle-minutes``; null for a group a plan replaces or
+    deletes)."""
     from ngupgrade.cli.render.drain import drain_json
 
     document = drain_json(result.report)
+    for group in document["groups"]:
+        duration = result.durations.get(group["address"])
+        group["duration"] = None if duration is None else {
+            "minutes_per_cycle": duration.minutes_per_cycle,
+            "min_minutes": duration.min_minutes, "max_minutes": duration.max_minutes}
     document["ok"] = result.ok
     document["verdict"] = result.verdict
     document["accepted"] = sorted(result.accepted)

@@ -27,12 +27,14 @@ shows the gate as test results.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ngupgrade.core.drain.check import DrainReport, GroupDrainReport
 from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED, DrainRules, Finding, fails
 from ngupgrade.core.drain.walk import WaveSummary
 from ngupgrade.core.policy import policy_text
+from ngupgrade.core.simulate import Duration
 
 
 def finding_json(finding: Finding) -> dict[str, Any]:
@@ -117,10 +119,13 @@ def _finding_lines(f: Finding) -> list[str]:
     return lines
 
 
-def group_drain_text(report: GroupDrainReport) -> str:
-    """The table of one group: verdict, waves of the worst order, findings."""
+def group_drain_text(report: GroupDrainReport, duration: Duration | None = None) -> str:
+    """The table of one group: verdict, waves of the worst order, findings; ``duration``
+    the plan's estimate (``--cycle-minutes``)."""
     lines = [f"{report.address}  policy {policy_text(report.policy)}  {_verdict(report)}",
              f"  rules: {rules_text(report.rules)}"]
+    if duration is not None:
+        lines.append(f"  duration: {_minutes(duration)}")
     if report.orders == 0:  # nothing drains: a group the plan deletes, or no labelled node
         lines.append("  no wave drains a node of the group")
     else:
@@ -136,11 +141,18 @@ def group_drain_text(report: GroupDrainReport) -> str:
     return "\n".join(lines)
 
 
+def _minutes(d: Duration) -> str:
+    span = (f"{d.min_minutes:g} min" if d.min_minutes == d.max_minutes
+            else f"{d.min_minutes:g}..{d.max_minutes:g} min")
+    return f"{span} at {d.minutes_per_cycle:g} min per cycle"
+
+
 def drain_text(report: DrainReport, *, accepted: frozenset[str] = frozenset(),
-               strict: bool = False, unmatched: bool = False) -> str:
+               strict: bool = False, unmatched: bool = False,
+               durations: Mapping[str, Duration] | None = None) -> str:
     """Every group's table, then the overall verdict (accepted codes do not fail it;
     ``unmatched``: no selected group has a node in the cluster objects, a failure)."""
-    parts = [group_drain_text(g) for g in report.groups]
+    parts = [group_drain_text(g, (durations or {}).get(g.address)) for g in report.groups]
     every = [f for g in report.groups for f in g.findings]
     failing = [f for f in every if fails(f, accepted=accepted, strict=strict)]
     waived = [f for f in every if f.code in accepted and f.severity != "info"]
