@@ -180,6 +180,22 @@ def test_bad_or_missing_kubeconfig(tmp_path: Path, content: str | None) -> None:
     assert err.message.startswith(f"kubeconfig {path}")
 
 
+@pytest.mark.parametrize(("content", "says"), [
+    (None, "file not found"),
+    ("garbage: [::\n", "not valid YAML (line 1, column 11): expected the node content, "
+                        "but found ':'"),
+    ("- a\n", "not a kubeconfig: its top level is a list, not a mapping"),
+])
+def test_kubeconfig_faults_say_what_is_wrong(tmp_path: Path, content: str | None, says: str
+                                            ) -> None:
+    path = tmp_path / "config"
+    if content is not None:
+        path.write_text(content)
+    err = _api_error(str(path))
+    assert err.exit_code == EXIT_API
+    assert err.message == f"kubeconfig {path}: {says}"
+
+
 def test_a_bad_object_from_the_api_names_the_url(api: FakeKubeApi, tmp_path: Path) -> None:
     # 13 pods sorted by namespace: zz/zz is the 13th, item 2 of the third page of 5
     api.add([ko.pod("zz", "zz", ko.pod_spec([ko.container("c", {"cpu": "lots"})]))])

@@ -159,12 +159,19 @@ def _client_module() -> Any:
 
 
 def _api_client(path: str, context: str | None) -> Any:
+    import yaml
     from kubernetes import config
     from kubernetes.config.config_exception import ConfigException
 
+    _check_files(path)
     try:
         return config.new_client_from_config(config_file=path, context=context,
                                              persist_config=False)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise KubeApiError(f"kubeconfig {path}: not valid YAML{where}: "
+                           f"{getattr(err, 'problem', None) or _first_line(err)}") from err
     except ConfigException as err:
         names = _context_names(path)
         if context and names is not None and context not in names:
@@ -175,7 +182,33 @@ def _api_client(path: str, context: str | None) -> Any:
         raise KubeApiError(f"kubeconfig {path}: {_first_line(err)}") from err
     except (OSError, ValueError, TypeError, AttributeError) as err:
         # a file that is not a kubeconfig at all (YAML of another shape, binary) lands here
-        raise KubeApiError(f"kubeconfig {path}: cannot be read: {_first_line(err)}") from err
+        shape = _top_level(path)
+        why = (f"not a kubeconfig: its top level is a {shape}, not a mapping" if shape
+               else f"cannot be read: {_first_line(err)}")
+        raise KubeApiError(f"kubeconfig {path}: {why}") from err
+
+
+def _check_files(path: str) -> None:
+    """Each file of a ``:``-separated kubeconfig path must exist (the client's own words for
+    a missing file are "Invalid kube-config file. No configuration found.")."""
+    for one in path.split(os.pathsep):
+        if one and not os.path.exists(one):
+            raise KubeApiError(f"kubeconfig {one}: file not found")
+
+
+def _top_level(path: str) -> str | None:
+    """The YAML type name of a kubeconfig file whose top level is not a mapping, else None."""
+    import yaml
+
+    for one in path.split(os.pathsep):
+        try:
+            with open(one, encoding="utf-8") as f:
+                data = yaml.safe_load(f)
+        except (OSError, ValueError, yaml.YAMLError):
+            continue
+        if data is not None and not isinstance(data, dict):
+            return {list: "list", str: "string"}.get(type(data), type(data).__name__)
+    return None
 
 
 def _context_names(path: str) -> list[str] | None:
