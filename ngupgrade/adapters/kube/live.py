@@ -207,7 +207,8 @@ def _top_level(path: str) -> str | None:
         except (OSError, ValueError, yaml.YAMLError):
             continue
         if data is not None and not isinstance(data, dict):
-            return {list: "list", str: "string"}.get(type(data), type(data).__name__)
+            names: dict[type, str] = {list: "list", str: "string"}
+            return names.get(type(data), type(data).__name__)
     return None
 
 
