@@ -398,3 +398,18 @@ def test_cycle_minutes_is_bounded_and_gives_the_duration(tmp_path: Path, run_cli
         "minutes_per_cycle": 10.0, "min_minutes": 30.0, "max_minutes": 30.0}
     assert "duration: 30 min at 10 min per cycle" in run_cli(*base, "--cycle-minutes",
                                                              "10").stdout
+
+
+@pytest.mark.parametrize(("command", "args", "named"), [
+    ("drain-check", ("--state", "-", "--cluster", "-"), "--state and --cluster"),
+    ("drain-check", ("--plan", "-", "--cluster", "-"), "--plan and --cluster"),
+    ("advise", ("--state", "-", "--cluster", "-"), "--state and --cluster"),
+    ("preflight", ("--state", "-", "--quotas", QUOTAS, "--pdbs", "-"), "--state and --pdbs"),
+    ("preflight", ("--state", STATE, "--quotas", QUOTAS, "--pdbs", "-", "--cluster", "-"),
+     "--cluster and --pdbs"),
+])
+def test_stdin_for_two_inputs_is_a_usage_error(run_cli: Run, command: str,
+                                               args: tuple[str, ...], named: str) -> None:
+    result = run_cli(command, *args, stdin=EXAMPLE_STATE.read_bytes())
+    assert result.exit_code == 2, result.stderr
+    assert f"stdin can be given only once: {named} read '-'" in result.stderr

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -229,6 +229,26 @@ def only_one(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
         raise click.BadParameter(f"given {len(values)} times ({shown}); this command takes "
                                  "one: run it once per value", ctx=ctx, param=param)
     return values[0] if values else None
+
+
+def stdin_once(settings: Settings, **inputs: str | Sequence[str] | None) -> None:
+    """Refuse two inputs that both read ``-`` (stdin): the first would take all of it and
+    the second would read nothing, then fail as bad input of the wrong kind. ``inputs``:
+    flag name (``cluster``, ``pdbs``) -> its value or values; ``--state`` and ``--plan`` come
+    from ``settings``.
+
+    Raises:
+        UsageError: two inputs read stdin (exit 2).
+    """
+    readers = [flag for flag, value in (("--state", settings.state), ("--plan", settings.plan))
+               if value == "-"]
+    for name, value in inputs.items():
+        values = [value] if isinstance(value, str) else list(value or ())
+        readers += [f"--{name}"] * values.count("-")
+    if len(readers) > 1:
+        named = " and ".join(dict.fromkeys(readers))
+        raise UsageError(f"stdin can be given only once: {named} read '-'",
+                         hint="save all but one input to a file")
 
 
 def emit_json(payload: dict[str, Any]) -> None:

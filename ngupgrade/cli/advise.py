@@ -13,6 +13,7 @@ from ngupgrade.cli._common import (
     emit_json,
     group_option,
     settings_of,
+    stdin_once,
 )
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli.render.advise import advise_json, advise_text
@@ -93,6 +94,7 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
     Nothing is changed.
     """
     settings = settings_of(click.get_current_context())
+    stdin_once(settings, cluster=cluster_files)
     if quotas_file is None and not settings.endpoint:
         idle = [flag for flag, given in (("--strict", strict),
                                          ("--at-current-size", at_current_size),

@@ -15,6 +15,7 @@ from ngupgrade.cli._common import (
     group_option,
     plan_option,
     settings_of,
+    stdin_once,
 )
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.core.errors import CheckFailed
@@ -83,6 +84,7 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
     The rules and their sources: docs/drain.md.
     """
     settings = settings_of(click.get_current_context())
+    stdin_once(settings, cluster=cluster_files)
     note_unused(settings, connects=False,
                 offline="`drain-check` reads the cluster objects, not the cloud API")
     request = DrainCheckRequest(

@@ -22,6 +22,7 @@ from ngupgrade.cli._common import (
     group_option,
     plan_option,
     settings_of,
+    stdin_once,
 )
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.core.change import REPLACE_DELETES_ALL_NODES, TAINTS_RECREATE_GROUP
@@ -110,6 +111,7 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
     Nothing in the cloud is changed. See docs/quota-preflight.md.
     """
     settings = settings_of(click.get_current_context())
+    stdin_once(settings, cluster=cluster_files, pdbs=pdbs_file)
     note_unused(settings, connects=quotas_file is None,
                 offline="with --quotas the limits come from the file, no API call is made")
     check_overrides(max_expansion, max_unavailable, forced_platform(settings))

@@ -22,6 +22,7 @@ from ngupgrade.cli._common import (
     common_options,
     invocation_of,
     settings_of,
+    stdin_once,
     timing_of,
 )
 from ngupgrade.cli._duration import Duration
@@ -144,6 +145,7 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
 
     ctx = click.get_current_context()
     settings = settings_of(ctx)
+    stdin_once(settings, cluster=cluster_files)
     note_unused(settings, connects=True)
     options = UpgradeOptions(
         version=version, latest_revision=latest_revision, max_expansion=max_expansion,
