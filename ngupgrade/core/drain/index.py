@@ -75,7 +75,8 @@ class ClusterIndex:
     yt_targets: list[YtTarget] = field(default_factory=list)
     yt_pods: dict[str, list[Pod]] = field(default_factory=dict)
     daemonsets: list[Workload] = field(default_factory=list)
-    _requests: dict[int, dict[str, int]] = field(default_factory=dict, repr=False)
+    _requests: dict[int, tuple[Pod, dict[str, int]]] = field(default_factory=dict,
+                                                            repr=False)
     _used: dict[str, dict[str, int]] | None = field(default=None, repr=False)
 
     @classmethod
@@ -113,13 +114,13 @@ class ClusterIndex:
             self.replicas.setdefault(key, count)
 
     def request(self, pod: Pod) -> dict[str, int]:
-        """:func:`pod_request` of a pod of this snapshot, computed once per cluster (every
-        group's model and every order read it; keyed by identity: the snapshot keeps its
-        pods alive). Do not mutate the dict."""
+        """:func:`pod_request` of ``pod``, computed once per cluster (every group's model and
+        every order read it). Keyed by identity, the pod kept beside its request so a
+        reused id never answers for another pod. Do not mutate the dict."""
         found = self._requests.get(id(pod))
-        if found is None:
-            found = self._requests[id(pod)] = pod_request(pod)
-        return found
+        if found is None or found[0] is not pod:
+            found = self._requests[id(pod)] = (pod, pod_request(pod))
+        return found[1]
 
     def used_on(self, node: str) -> dict[str, int]:
         """Requests of the pods bound to ``node`` that hold room (:func:`sum_requests`),
