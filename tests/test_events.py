@@ -85,6 +85,13 @@ def test_every_line_of_full_runs_matches_the_documented_keys(
                            "--journal", str(tmp_path / "e.json"))
         assert code == 6
         seen += _lines(out)
+    with example_cloud() as fake:  # issue 14: stage lines, the summary's schedule
+        monkeypatch.chdir(tmp_path)  # the journals go under ./.ngupgrade
+        code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "-g", "gpu",
+                             "--version", "1.30", "-o", "json", "--schedule", "advised",
+                             "--apply")
+        assert code == 0, err
+        seen += _lines(out)
     kinds = {str(e["event"]) for e in seen}
     assert {t.kind for t in ev.KINDS} - kinds == set(), "a kind no run emitted"
     for event in seen:

@@ -12,6 +12,7 @@ Without a quota source the quota is not checked (the report says so). Nothing is
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -69,13 +70,16 @@ WorkloadFactory = Callable[[NodeGroup, int], WorkloadJudge | None]
 
 
 def advise(settings: Settings, request: AdviseRequest, *,
-           cluster: ClusterSnapshot | None = None) -> Advice:
+           cluster: ClusterSnapshot | None = None,
+           groups: Sequence[NodeGroup] | None = None, cloud: Any = None) -> Advice:
     """Load the selected groups, gather quotas and history, and advise.
 
     ``cluster``: the Kubernetes objects (nodes, pods, workloads, PodDisruptionBudgets) of the
     groups' cluster; with it the drain check judges every policy on the front
     (:class:`~ngupgrade.core.advise.workloads.DrainJudge`, one index for all groups) and the
-    availability floor only forbids the whole group down.
+    availability floor only forbids the whole group down. ``groups``: select from these
+    instead of reading the state; ``cloud``: an open gateway for the live path (``upgrade
+    --schedule advised`` shares its own), else one is opened and closed here.
 
     Raises:
         UsageError: a selector names no group; a quota file with several clouds and no
@@ -84,7 +88,12 @@ def advise(settings: Settings, request: AdviseRequest, *,
         QuotaMappingUnknown: a group's resources cannot be placed on quota ids (exit 1).
         CloudApiError: the cloud API failed (exit 4).
     """
-    groups = load_groups(settings, request.selectors)
+    if groups is not None:
+        from ngupgrade.app.load import select_groups
+
+        groups = select_groups(groups, request.selectors)
+    else:
+        groups = load_groups(settings, request.selectors)
     if cluster is None and request.cluster.given:
         cluster = read_cluster(request.cluster).snapshot
     result: Preflight | None = None
@@ -103,7 +112,8 @@ def advise(settings: Settings, request: AdviseRequest, *,
     elif request.live:
         from ngupgrade.app.cloud import open_cloud  # the SDK only on the live path
 
-        with open_cloud(settings) as gateway:
+        with contextlib.nullcontext(cloud) if cloud is not None else open_cloud(
+                settings) as gateway:
             result = run_preflight(_for_preflight(groups), gateway,
                                    _preflight_request(request, request.cloud_id),
                                    directory=gateway, nodes=gateway, live_groups=gateway)

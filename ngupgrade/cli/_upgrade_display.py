@@ -83,6 +83,15 @@ class NdjsonDisplay(Display):
         click.echo(text, err=True)
 
 
+def short_name(address: str) -> str:
+    """``workers`` of ``yandex_kubernetes_node_group.workers``; ``batch`` of
+    ``module.pools["prod"].yandex_kubernetes_node_group.this["batch"]``."""
+    last = address.rsplit(".", 1)[-1]
+    if last.endswith('"]') and '["' in last:
+        return last[last.index('["') + 2:-2]
+    return last
+
+
 def _policy(raw: dict[str, int] | None) -> str:
     return "unset" if raw is None else f"{raw['max_expansion']}/{raw['max_unavailable']}"
 
@@ -92,11 +101,30 @@ class PlainDisplay(Display):
 
     def __init__(self) -> None:
         self._last_progress: dict[str, tuple[Any, ...]] = {}
+        self.parallel = False
+        """Set by the first ``stage`` event (``--schedule advised``): groups run at once, so
+        each line about one group starts with its short name."""
+        self._prefix = ""
 
     def out(self, text: str) -> None:
-        click.echo(text)
+        click.echo(self.prefixed(text))
+
+    def prefixed(self, text: str) -> str:
+        """``text`` with the group's short name in front when groups run in parallel."""
+        if not self._prefix:
+            return text
+        lead = text[:len(text) - len(text.lstrip("\n"))]
+        return lead + self._prefix + text[len(lead):]
 
     def event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.StageEvent):
+            self.parallel = True
+        self._prefix = (f"[{short_name(event.group)}] "
+                        if self.parallel and event.group else "")
+        self.show(event)
+
+    def show(self, event: ev.Event) -> None:
+        """One event as lines (``event`` has set the prefix)."""
         g = event.group
         match event:
             case ev.PlanReady():
@@ -167,6 +195,34 @@ class PlainDisplay(Display):
                 self.out(f"terraform: {event.message}")
             case ev.Summary():
                 self._summary(event)
+            case ev.StageEvent():
+                self._stage(event)
+
+    def _stage(self, s: ev.StageEvent) -> None:
+        def who(g: dict[str, Any]) -> str:
+            minutes = "" if g["minutes"] is None else f", {g['minutes']:g} min"
+            policy = ("its journal's policy" if g["policy"] is None
+                      else _policy(g["policy"]))
+            return f"{short_name(g['address'])} ({policy}{minutes})"
+
+        head = f"stage {s.stage}/{s.stages}"
+        groups = ", ".join(who(g) for g in s.groups)
+        if s.phase == "planned":
+            if s.stage == 1:
+                self.out("\n== schedule (stages one after another, the groups of a stage "
+                         "together)")
+            when = ("" if s.start_minutes is None else
+                    f" at +{s.start_minutes:g} min, {s.minutes:g} min expected")
+            self.out(f"  {head}{when}: {groups}")
+            if s.why_new:
+                self.out(f"    new stage: {s.why_new}")
+        elif s.phase == "started":
+            self.out(f"\n== {head} started: {groups}")
+        elif s.phase == "finished":
+            state = "OK" if s.ok else "FAILED"
+            self.out(f"== {head} {state} in {human_seconds(s.seconds or 0)}")
+        else:
+            self.out(f"== {head} not run ({s.reason}): {groups}")
 
     @staticmethod
     def _step_detail(event: ev.StepStarted) -> str:
@@ -248,6 +304,10 @@ class PlainDisplay(Display):
             state = "OK" if g["ok"] else "FAILED"
             self.out(f"  {state}  {g['address']}: {g['version_before']} -> "
                      f"{g['version_after']}, {g['nodes']} nodes; {steps}")
+        for row in s.schedule or ():
+            if row["outcome"] != "done":
+                self.out(f"  {row['outcome'].upper().replace('_', ' ')}  stage {row['stage']} "
+                         f"{row['address']}: {row['reason']}")
 
 
 class RichDisplay(PlainDisplay):
@@ -259,18 +319,19 @@ class RichDisplay(PlainDisplay):
 
         self.console = Console(highlight=False)
         self._progress_bar: Any = None
-        self._task: Any = None
+        self._tasks: dict[str, Any] = {}
+        """One progress line per group whose version update runs (several in parallel)."""
 
     def out(self, text: str) -> None:
-        self.console.print(text, markup=False)
+        self.console.print(self.prefixed(text), markup=False)
 
-    def event(self, event: ev.Event) -> None:
+    def show(self, event: ev.Event) -> None:
         if isinstance(event, ev.Progress):
             self._bar(event)
             return
         if isinstance(event, ev.StepFinished | ev.Verdict | ev.StepSkipped):
-            self.close()
-        super().event(event)
+            self._done(event.group)
+        super().show(event)
 
     def _bar(self, p: ev.Progress) -> None:
         from rich.progress import BarColumn, Progress, TextColumn
@@ -280,10 +341,19 @@ class RichDisplay(PlainDisplay):
                 TextColumn("   {task.description}"), BarColumn(bar_width=20),
                 TextColumn("{task.fields[info]}"), console=self.console, transient=False)
             self._progress_bar.start()
-            self._task = self._progress_bar.add_task(p.group.rsplit(".", 1)[-1],
-                                                     total=p.total or 1, info="")
-        self._progress_bar.update(self._task, completed=p.done or 0,
+        if p.group not in self._tasks:
+            self._tasks[p.group] = self._progress_bar.add_task(
+                short_name(p.group), total=p.total or 1, info="")
+        self._progress_bar.update(self._tasks[p.group], completed=p.done or 0,
                                   info=self.short_progress(p))
+
+    def _done(self, group: str) -> None:
+        """A group's wait ended: its line goes; the display stops with the last one."""
+        task = self._tasks.pop(group, None)
+        if task is not None and self._progress_bar is not None and self.parallel:
+            self._progress_bar.remove_task(task)
+        if not self._tasks:
+            self.close()
 
     @staticmethod
     def short_progress(p: ev.Progress) -> str:
@@ -298,3 +368,4 @@ class RichDisplay(PlainDisplay):
         if self._progress_bar is not None:
             self._progress_bar.stop()
             self._progress_bar = None
+            self._tasks.clear()

@@ -33,7 +33,10 @@ from ngupgrade.cli._upgrade_display import (
     PlainDisplay,
     RichDisplay,
 )
-from ngupgrade.core.errors import NgUpgradeError
+from ngupgrade.cli.advise import _min_available
+from ngupgrade.core.advise.judge import MinAvailable
+from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
+from ngupgrade.core.errors import NgUpgradeError, UsageError
 
 
 @contextlib.contextmanager
@@ -97,7 +100,21 @@ def signals_as_interrupt() -> Iterator[None]:
 @click.option("--cloud-id", metavar="ID", help="Cloud of the groups, for the preflight.")
 @click.option("--strict", is_flag=True, help="An unknown quota fails the preflight gate.")
 @click.option("--cycle-minutes", type=CYCLE_MINUTES, default=6.0,
-              show_default=True, metavar="M", help="Minutes one upgrade cycle takes (estimate).")
+              show_default=True, metavar="M", help="Minutes one upgrade cycle takes (estimate; "
+              "with --schedule advised and no value given, the groups' own history when live).")
+@click.option("--schedule", "schedule", type=click.Choice(["sequential", "advised"]),
+              default="sequential", show_default=True,
+              help="sequential: the groups one after another, in the order given. advised: "
+                   "the `ngupgrade advise` schedule: stages one after another, the groups of a "
+                   "stage in parallel (their surges fit one shared headroom), each with the "
+                   "policy the schedule gives it.")
+@click.option("--min-available", "min_available", metavar="N|P%",
+              callback=_min_available,
+              help="With --schedule advised: nodes that must stay Ready at the worst moment "
+                   "(as `ngupgrade advise`). Default: one node down at a time.")
+@click.option("--max-parallel", type=click.IntRange(min=1), default=None, metavar="K",
+              help=f"With --schedule advised: groups upgraded at once per folder (default "
+                   f"{DEFAULT_MAX_PARALLEL}, the cloud's active-operations limit).")
 @click.option("--time-scale", type=TIME_SCALE, default=1.0,
               hidden=True, help="Virtual seconds per real second (drills on the fake cloud).")
 @cluster_options
@@ -107,7 +124,8 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
             max_expansion: int | None, max_unavailable: int | None, restore_policy: bool,
             apply: bool, timeout: float | None, stall_after: float, journal: str | None,
             resume: bool, quotas_file: str | None, cloud_id: str | None, strict: bool,
-            cycle_minutes: float, time_scale: float, cluster_files: tuple[str, ...],
+            cycle_minutes: float, schedule: str, min_available: MinAvailable | None,
+            max_parallel: int | None, time_scale: float, cluster_files: tuple[str, ...],
             kubeconfig: str | None, kube_context: str | None, accept: tuple[str, ...]) -> None:
     """Upgrade node groups the runbook way: gate, policy, version, progress, verdict.
 
@@ -124,6 +142,10 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
     (docs/drain.md) stops the run before any change unless --accept CODE. With
     --kubeconfig/--context the wait also names the pods left on each draining node, the PDB
     refusing each, evicted pods Pending with the scheduler's reason, and the forced stop.
+    With --schedule advised the groups run as `ngupgrade advise` schedules them: stages one
+    after another, the groups of a stage in parallel (those of one cluster one after another
+    inside it), each with its stage's policy and its own journal; a failed group stops the
+    later stages; the exit code is the worst group's.
 
     \b
     Examples:
@@ -133,6 +155,7 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
       ngupgrade upgrade -g workers --version 1.30 --apply --resume      # after exit 6 or 130
       ngupgrade upgrade -g workers --version 1.30 --apply -o json       # NDJSON for CI
       ngupgrade upgrade -g workers --version 1.30 --cluster cluster.json  # + drain gate
+      ngupgrade upgrade -g a -g b --version 1.30 --schedule advised --quotas q.yaml  # stages
 
     \b
     Exit codes: 0 done (or dry run); 1 a check, the preflight gate or the drain gate failed,
@@ -156,13 +179,28 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
                              cluster=cluster_source(cluster_files, kubeconfig, kube_context),
                              accept=accepted_codes(accept),
                              command="ngupgrade " + " ".join(sys.argv[1:]))
+    if schedule == "sequential" and (min_available is not None or max_parallel is not None):
+        raise UsageError("--min-available and --max-parallel shape the advised schedule",
+                         hint="add --schedule advised, or leave them out")
     invocation = invocation_of(ctx)
     header = invocation.header() if invocation is not None else None
     show: Display = NdjsonDisplay(header) if settings.output == "json" else \
         (RichDisplay() if sys.stdout.isatty() else PlainDisplay())
     try:
         with signals_as_interrupt():
-            run_upgrade(settings, request, timing=timing_of(ctx, time_scale), emit=show.event)
+            if schedule == "advised":
+                from ngupgrade.app.scheduled import ScheduleInputs, run_scheduled
+
+                explicit = ctx.get_parameter_source("cycle_minutes") != \
+                    click.core.ParameterSource.DEFAULT
+                inputs = ScheduleInputs(min_available=min_available,
+                                        minutes_per_cycle=cycle_minutes if explicit else None,
+                                        max_parallel=max_parallel or DEFAULT_MAX_PARALLEL)
+                run_scheduled(settings, request, inputs, timing=timing_of(ctx, time_scale),
+                              emit=show.event)
+            else:
+                run_upgrade(settings, request, timing=timing_of(ctx, time_scale),
+                            emit=show.event)
     except NgUpgradeError as err:
         show.error(err)
         raise

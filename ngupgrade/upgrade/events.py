@@ -125,6 +125,53 @@ class Summary(Event):
     groups: list[Json]
     seconds: float
     duration: str
+    schedule: list[Json] | None = None
+    """``--schedule advised``: per group ``{"stage", "address", "policy", "outcome",
+    "exit_code", "reason"}`` (which ran, which not, and why); None otherwise (no key)."""
+
+    @property
+    def data(self) -> Json:
+        out: Json = {"ok": self.ok, "groups": self.groups, "seconds": self.seconds,
+                     "duration": self.duration}
+        if self.schedule is not None:
+            out["schedule"] = self.schedule
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class StageEvent(Event):
+    """One stage of ``upgrade --schedule advised`` (issue 14): ``planned`` (before any change,
+    also in a dry run: its groups, their policies and expected minutes, and ``why_new``),
+    ``started``, ``finished`` (``ok``, ``seconds``) or ``not_run`` (``reason``).
+
+    ``groups``: per group ``{"address", "cluster_id", "policy", "minutes"}``; ``policy`` is
+    the schedule's (null for a group resumed with its journal's policy), ``minutes`` the
+    advisor's upper bound (null when resumed)."""
+
+    kind: ClassVar[str] = "stage"
+    stage: int
+    stages: int
+    phase: str
+    groups: list[Json]
+    start_minutes: float | None = None
+    minutes: float | None = None
+    why_new: str | None = None
+    ok: bool | None = None
+    seconds: float | None = None
+    reason: str | None = None
+
+    @property
+    def data(self) -> Json:
+        out: Json = {"stage": self.stage, "stages": self.stages, "phase": self.phase,
+                     "groups": self.groups}
+        if self.phase == "planned":
+            out.update(start_minutes=self.start_minutes, minutes=self.minutes,
+                       why_new=self.why_new)
+        elif self.phase == "finished":
+            out.update(ok=self.ok, seconds=self.seconds)
+        elif self.phase == "not_run":
+            out["reason"] = self.reason
+        return out
 
 
 # -- one group (ngupgrade.upgrade.runbook and steps) ------------------------------------------
@@ -343,6 +390,6 @@ class Reminder(Event):
 
 KINDS: tuple[type[Event], ...] = (
     PlanReady, PreflightDone, DrainGateDone, DryRun, CallsToMake, Warned, Note, Summary,
-    GroupStarted, StepStarted, StepSkipped, OperationSeen, Progress, NodeDrainEvent,
+    StageEvent, GroupStarted, StepStarted, StepSkipped, OperationSeen, Progress, NodeDrainEvent,
     NodeRemoved, Diagnosed, DrainSummary, StepFinished, Verdict, Reminder)
 """Every event type, in the order docs/events.md lists them."""

@@ -1,0 +1,271 @@
+"""Use case ``upgrade --schedule advised``: the advisor's schedule run stage by stage (issue 14).
+
+Order of work, so that nothing changes before every check has passed:
+
+1. the request is checked as for a sequential run; the schedule gives each group its deploy
+   policy, so ``--max-expansion``/``--max-unavailable`` and ``--journal`` are usage errors;
+2. with ``--resume``, the groups whose journal records an unfinished upgrade are resumed
+   first, together, with their journal's policy (they were running together when stopped);
+3. the advisor (:func:`ngupgrade.app.advise.advise`, the same inputs as ``ngupgrade advise``:
+   the quotas live or ``--quotas``, ``--min-available``, the cluster objects) schedules the
+   other groups: stages of groups whose surges fit one shared headroom per cloud, at most
+   ``--max-parallel`` per folder. A group with no safe policy stops the run (exit 1);
+4. every group is read, checked and planned with its policy
+   (:meth:`~ngupgrade.upgrade.runbook.Runbook.prepare`); the plans, the stages and the calls
+   are shown; without ``apply`` that is all;
+5. with ``apply``: the stages one after another; the groups of a stage in parallel, one thread
+   and one runbook (its own gateway, journal and policy override) each. Groups of one
+   cluster in a stage run one after another inside it: the cloud serializes operations per
+   cluster (field report C13; C25: "never starts a group while another in the same cluster is
+   still reconciling"), and the fake refuses a second Update with FAILED_PRECONDITION. A stage
+   ends when all its groups end; a group failing stops the later stages. The run exits as its
+   worst group (the largest exit code), after a summary naming which groups ran, which did
+   not, and why.
+
+Ctrl-C / SIGTERM reach the main thread only: it tells every running group to stop at its next
+sleep (within a second), which leaves its journal open, then exits 130 naming each journal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ngupgrade.adapters.files import journal as jr
+from ngupgrade.app.settings import Settings
+from ngupgrade.app.stage_run import PlannedStage, Slot, StageRun, closing, run_stage
+from ngupgrade.app.timing import Timing
+from ngupgrade.app.upgrade import (
+    UpgradeReport,
+    UpgradeRequest,
+    _terraform_warning,
+    check_request,
+)
+from ngupgrade.core.advise.judge import MinAvailable
+from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
+from ngupgrade.core.errors import CheckFailed, NgUpgradeError, UsageError
+from ngupgrade.core.model import NodeGroup
+from ngupgrade.core.units import human_seconds
+from ngupgrade.upgrade.events import (
+    CallsToMake,
+    DryRun,
+    Emit,
+    Note,
+    PlanReady,
+    StageEvent,
+    Summary,
+)
+from ngupgrade.upgrade.runbook import Runbook
+from ngupgrade.upgrade.values import UpgradeApi
+
+
+@dataclass(frozen=True)
+class ScheduleInputs:
+    """What shapes the advised schedule beyond the upgrade's own flags (``ngupgrade advise``):
+    the availability floor, minutes per cycle (None: calibrate from history when live), and
+    the concurrent operations per folder."""
+
+    min_available: MinAvailable | None = None
+    minutes_per_cycle: float | None = None
+    max_parallel: int = DEFAULT_MAX_PARALLEL
+
+
+def run_scheduled(settings: Settings, request: UpgradeRequest, inputs: ScheduleInputs, *,
+                  timing: Timing | None = None,
+                  open_api: Callable[[], UpgradeApi] | None = None,
+                  emit: Emit | None = None,
+                  journal_writer: Callable[[str, str], None] | None = None,
+                  groups: Sequence[NodeGroup] | None = None) -> UpgradeReport:
+    """Advise a schedule for the selected groups and (with ``apply``) run it (module
+    docstring).
+
+    ``open_api`` opens one cloud gateway (None: :func:`open_gateway` on ``settings``); every
+    group gets its own, and the advisor one more. ``groups``: select from these instead of
+    reading ``settings.state``.
+
+    Raises:
+        UsageError (2: also ``--max-expansion``/``--max-unavailable``/``--journal``),
+        CheckFailed (1: a group with no safe policy, a check), the worst group's error when a
+        group fails (its exit code: 1, 3, 4, 5 or 6), UpgradeInterrupted (130).
+    """
+    from ngupgrade.app.load import load_groups, refuse_changes, select_groups
+
+    timing = timing or Timing()
+    check_request(request)
+    opts = request.options
+    if opts.max_expansion is not None or opts.max_unavailable is not None:
+        raise UsageError("--schedule advised gives each group the policy its stage fits; "
+                         "--max-expansion/--max-unavailable would override it",
+                         hint="leave them out, or use --schedule sequential")
+    if request.journal:
+        raise UsageError("--journal names the journal of one node group; --schedule advised "
+                         f"keeps one per group under {request.journal_dir}/")
+    selected = (select_groups(groups, request.selectors) if groups is not None
+                else load_groups(settings, request.selectors))
+    refuse_changes(selected, "upgrade", settings)
+    if open_api is None:
+        def open_api() -> UpgradeApi:
+            from ngupgrade.adapters.cloud.gateway import open_gateway
+
+            return open_gateway(settings, clock=timing.clock, sleep=timing.sleep)
+
+    run = StageRun(settings, request, timing, open_api, emit or (lambda e: None), journal_writer,
+               timing.clock())
+    report = UpgradeReport(applied=request.apply)
+    with contextlib.ExitStack() as stack:
+        paths: dict[str, str] = {}
+        if request.apply:
+            for g in selected:
+                paths[g.id] = jr.default_path(g.id, opts.version, request.journal_dir)
+                stack.enter_context(jr.JournalLock(paths[g.id],
+                                                   jr.holder_text(request.command)))
+        api = stack.enter_context(closing(open_api()))
+        stages = _stages(run, selected, paths, inputs, api)
+        _prepare(run, stages, api, report)
+        _show(run, stages, report)
+        if request.apply:
+            _run_stages(run, stages, report)
+    report.seconds = timing.clock() - run.t0
+    return report
+
+
+def _stages(run: StageRun, selected: list[NodeGroup], paths: dict[str, str],
+            inputs: ScheduleInputs, api: UpgradeApi) -> list[PlannedStage]:
+    """The resumed groups first (with ``--resume``), then the advisor's stages."""
+    from ngupgrade.app.advise import AdviseRequest, advise
+
+    request = run.request
+    resumed: list[Slot] = []
+    fresh: list[NodeGroup] = []
+    for g in selected:
+        existing = jr.load(paths[g.id]) if g.id in paths else None
+        if request.options.resume and existing is not None and existing.outcome is None:
+            resumed.append(Slot(g, None, None, journal=paths[g.id]))
+        else:
+            fresh.append(g)
+    stages = [PlannedStage(resumed)] if resumed else []
+    if not fresh:
+        return stages
+    advice = advise(run.settings, AdviseRequest(
+        selectors=tuple(str(g.address) for g in fresh), quotas_file=request.quotas_file,
+        cloud_id=request.cloud_id, strict=request.strict,
+        min_available=inputs.min_available, minutes_per_cycle=inputs.minutes_per_cycle,
+        max_parallel=inputs.max_parallel,
+        live=request.quotas_file is None and bool(run.settings.endpoint),
+        cluster=request.cluster), groups=fresh, cloud=api)
+    blocked = [g for g in advice.groups if not g.ok]
+    if blocked:
+        named = "; ".join(
+            f"{g.address} ({_block_codes(g) or 'nothing is safe'})" for g in blocked)
+        raise CheckFailed(f"no safe deploy policy for {named}; nothing was changed",
+                          hint="`ngupgrade advise` names what blocks each policy")
+    by_address = {str(g.address): g for g in fresh}
+    for st in advice.schedule.stages:
+        stages.append(PlannedStage(
+            [Slot(by_address[p.address], p.option.candidate.policy, p.option.minutes,
+                  journal=paths.get(by_address[p.address].id)) for p in st.groups],
+            st.start_minutes, st.minutes, st.why_new))
+    return stages
+
+
+def _block_codes(group: Any) -> str:
+    """The codes of what rejects a group's policies (``ngupgrade advise`` exit 1)."""
+    return ", ".join(sorted({x.code for r in group.search.rejected for x in r.reasons}))
+
+
+def _prepare(run: StageRun, stages: list[PlannedStage], api: UpgradeApi,
+             report: UpgradeReport) -> None:
+    """Read, check and plan every group with its policy, before any change (a refusal here
+    stops the run with nothing sent)."""
+    for stage in stages:
+        for slot in stage.slots:
+            slot.prep = run.runbook(api, slot).prepare(slot.group, slot.journal)
+            report.prepared.append(slot.prep)
+
+
+def _show(run: StageRun, stages: list[PlannedStage], report: UpgradeReport) -> None:
+    """The plans, the stages, the calls and the Terraform warnings."""
+    run.emit(PlanReady(plans=tuple(p.plan for p in report.prepared)))
+    for prep in report.prepared:
+        if prep.nothing_to_do:
+            run.emit(Note(group=prep.address, message=f"nothing to do: {prep.nothing_to_do}"))
+    run.emit(Note(message="quota and drain judged by the advisor: the groups of a stage share "
+                          "their cloud's headroom (`ngupgrade advise` shows the reasons)"))
+    for number, stage in enumerate(stages, start=1):
+        run.emit(StageEvent(stage=number, stages=len(stages), phase="planned",
+                            groups=[s.describe() for s in stage.slots],
+                            start_minutes=stage.start_minutes, minutes=stage.minutes,
+                            why_new=stage.why_new if stage.start_minutes is not None
+                            else "resumed: these groups were running when the run stopped"))
+    for prep in report.prepared:
+        report.calls[prep.address] = Runbook.planned_calls(prep)
+    listed = {addr: [{"method": c.method, "detail": c.detail} for c in calls]
+              for addr, calls in report.calls.items()}
+    run.emit(CallsToMake(calls=listed) if run.request.apply else DryRun(calls=listed))
+    for prep in report.prepared:
+        if not prep.restore_only:
+            _terraform_warning(prep, run.emit, run.request.options.restore_policy)
+
+
+def _run_stages(run: StageRun, stages: list[PlannedStage], report: UpgradeReport) -> None:
+    failed_at: int | None = None
+    for number, stage in enumerate(stages, start=1):
+        described = [s.describe() for s in stage.slots]
+        if failed_at is not None:
+            reason = f"a group of stage {failed_at} failed"
+            for slot in stage.slots:
+                slot.outcome, slot.reason = "not_run", reason
+            run.emit(StageEvent(stage=number, stages=len(stages), phase="not_run",
+                                groups=described, reason=reason))
+            continue
+        run.emit(StageEvent(stage=number, stages=len(stages), phase="started",
+                            groups=described))
+        began = run.timing.clock()
+        run_stage(run, stage)
+        ok = all(s.outcome == "done" for s in stage.slots)
+        run.emit(StageEvent(stage=number, stages=len(stages), phase="finished",
+                            groups=described, ok=ok,
+                            seconds=round(run.timing.clock() - began, 1)))
+        if not ok:
+            failed_at = number
+    slots = [(n, s) for n, st in enumerate(stages, start=1) for s in st.slots]
+    report.results = [s.result for _, s in slots if s.result is not None]
+    took = run.timing.clock() - run.t0
+    run.emit(Summary(
+        ok=failed_at is None,
+        groups=[{"address": r.address, "id": r.group_id, "ok": r.ok,
+                 "version_before": r.version_before, "version_after": r.version_after,
+                 "nodes": r.nodes, "steps": {k: round(v, 1) for k, v in r.steps.items()},
+                 "operations": r.operations, "note": r.note, "journal": r.journal_path}
+                for r in report.results],
+        seconds=round(took, 1), duration=human_seconds(took),
+        schedule=[{"stage": n, "address": s.address, "policy": jr.policy_json(s.policy),
+                   "outcome": s.outcome, "exit_code": _exit_code(s),
+                   "reason": s.reason} for n, s in slots]))
+    _raise_worst(slots)
+
+
+def _exit_code(slot: Slot) -> int | None:
+    if slot.outcome == "interrupted":
+        return 130
+    if isinstance(slot.error, NgUpgradeError):
+        return slot.error.exit_code
+    return None
+
+
+def _raise_worst(slots: list[tuple[int, Slot]]) -> None:
+    """The worst group's own error (largest exit code), its message naming the schedule."""
+    failed = [s for _, s in slots if s.outcome == "failed"]
+    if not failed:
+        return
+    worst = max(failed, key=lambda s: _exit_code(s) or 70)
+    err = worst.error
+    others = [f"{s.address} ({s.outcome}: {s.reason})" for _, s in slots
+              if s is not worst and s.outcome in ("failed", "not_run")]
+    tail = ("; " + "; ".join(others)) if others else ""
+    if isinstance(err, NgUpgradeError):
+        err.message = f"{worst.address}: {err.message}{tail}"
+        raise err
+    raise RuntimeError(f"{worst.address}: {err}{tail}") from err
