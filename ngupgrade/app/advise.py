@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ngupgrade.adapters.cloud.types import LiveNodeGroup, OperationState
-from ngupgrade.app.drain_check import ClusterSource, nodes_per_group, read_cluster
+from ngupgrade.app.drain_check import ClusterSource, read_cluster
 from ngupgrade.app.load import load_groups
 from ngupgrade.app.preflight import PreflightRequest, run_preflight
 from ngupgrade.app.settings import Settings
@@ -31,6 +31,7 @@ from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED
 from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.errors import CloudApiError, UsageError
 from ngupgrade.core.k8s import ClusterSnapshot
+from ngupgrade.core.membership import nodes_per_group
 from ngupgrade.core.model import NodeGroup, QuotaLimit
 from ngupgrade.core.platform import YANDEX, platform_of
 from ngupgrade.core.policy import policy_text
@@ -129,8 +130,8 @@ def advise(settings: Settings, request: AdviseRequest, *,
     judges: dict[str, DrainJudge] = {}
     if cluster is not None:
         index = ClusterIndex.build(cluster)
-        # a group's size is its labelled nodes, as for drain-check (the cloud's count wins)
-        sizes = {**nodes_per_group(cluster), **sizes}
+        # a group's size is its nodes in the cluster, as for drain-check (the cloud's wins)
+        sizes = {**nodes_per_group(groups, cluster.nodes), **sizes}
 
         def workloads(group: NodeGroup, nodes: int) -> WorkloadJudge:
             judges[str(group.address)] = DrainJudge(group, index, nodes=nodes)

@@ -2,8 +2,9 @@
 
 Reads the node groups (state, or the rolls of a Terraform plan) and the cluster objects
 (kubectl ``List`` dumps, or the live API through a kubeconfig: one parser behind both,
-``adapters/kube``), plans each group with the group's size taken from the cluster (the nodes
-labelled ``yandex.cloud/node-group-id``, as the live count is for ``plan``), and runs the pure
+``adapters/kube``), plans each group with the group's size taken from the cluster (its nodes
+as :mod:`ngupgrade.core.membership` finds them: Yandex's group-id label, Selectel's node
+hostnames in the state; as the live count is for ``plan``), and runs the pure
 drain simulation (:mod:`ngupgrade.core.drain`) under the group's platform rules. Read-only.
 """
 
@@ -30,6 +31,7 @@ from ngupgrade.core.drain.findings import (
 from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.k8s import ClusterSnapshot
+from ngupgrade.core.membership import group_node_names, membership_text, nodes_per_group
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.platform import platform_of
 from ngupgrade.core.policy import check_overrides, resolve
@@ -104,15 +106,6 @@ def _bulk_read() -> Iterator[None]:
         gc.freeze()
         if enabled:
             gc.enable()
-
-
-def nodes_per_group(snapshot: ClusterSnapshot) -> dict[str, int]:
-    """Kubernetes nodes per node-group id (label ``yandex.cloud/node-group-id``)."""
-    counts: dict[str, int] = {}
-    for node in snapshot.nodes:
-        if node.node_group_id:
-            counts[node.node_group_id] = counts.get(node.node_group_id, 0) + 1
-    return counts
 
 
 @dataclass(frozen=True)
@@ -251,7 +244,8 @@ def drain_check_groups(groups: Sequence[NodeGroup], request: DrainCheckRequest, 
         UsageError, BadInput, KubeApiError: as :func:`read_cluster`.
     """
     read = read_cluster(request.cluster)
-    sizes = nodes_per_group(read.snapshot)
+    sizes = nodes_per_group([*groups, *(c.before or c.group for c in removed)],
+                            read.snapshot.nodes)
     plans = plan_node_groups(groups, _plan_request(request), live_sizes=sizes)
     report = check_plans(zip(groups, plans, strict=True), read.snapshot, request.nodes_at_once)
     if removed:
@@ -274,7 +268,7 @@ def removed_group_report(change: GroupChange, snapshot: ClusterSnapshot) -> Grou
     how many nodes and pods (DaemonSet, mirror and finished pods are not counted: they go
     with their node whatever the upgrade)."""
     group = change.before or change.group
-    nodes = tuple(sorted(n.name for n in snapshot.nodes if n.node_group_id == group.id))
+    nodes = group_node_names(group, snapshot.nodes)
     on_group = set(nodes)
     pods = [p for p in snapshot.pods if p.node_name in on_group and not p.mirror
             and p.phase in ("Running", "Pending")
@@ -302,6 +296,6 @@ def _plan_request(request: DrainCheckRequest) -> PlanRequest:
 
 def _missing_nodes(groups: Sequence[NodeGroup], sizes: Mapping[str, int]) -> tuple[str, ...]:
     return tuple(
-        f"{g.address}: no node in the cluster objects is labelled "
-        f"yandex.cloud/node-group-id={g.id}; planned from the state's size, no pod is checked"
+        f"{g.address}: no node in the cluster objects is {membership_text(g)}; planned "
+        "from the state's size, no pod is checked"
         for g in groups if g.id not in sizes)

@@ -316,6 +316,9 @@ class NodeGroup:
     ``taints`` are Kubernetes ones and land in ``node_labels``/``node_taints``.
     ``placement`` is a Selectel group's project, pool and segment (None for Yandex, whose
     ``folder_id`` places it).
+    ``node_names`` are the hostnames of the group's nodes as the state lists them (Selectel's
+    ``nodes[].hostname``; empty for Yandex, whose state lists no nodes): which Kubernetes
+    nodes are the group's is decided by :mod:`ngupgrade.core.membership`.
     """
 
     address: TfAddress
@@ -335,6 +338,7 @@ class NodeGroup:
     labels: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
     node_labels: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
     node_taints: tuple[Taint, ...] = ()
+    node_names: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

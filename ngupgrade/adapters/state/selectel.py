@@ -8,7 +8,9 @@ reference section 5): ``id`` (``<cluster_id>/<nodegroup_id>``), ``cluster_id``, 
 the provider writes ``len(nodes)``), ``enable_autoscale`` with ``autoscale_min_nodes`` /
 ``autoscale_max_nodes``, ``flavor_id`` or ``cpus`` / ``ram_mb`` (MB = 2**20 bytes) /
 ``volume_gb`` (GB = 2**30 bytes) / ``volume_type`` (``fast.ru-7a``: type and pool segment) /
-``local_volume``, ``preemptible``, ``labels``, ``taints``; of the cluster, ``kube_version``
+``local_volume``, ``preemptible``, ``labels``, ``taints``, ``nodes[].hostname`` (the provider's
+``flattenMKSNodegroupV1Nodes`` in ``selectel/mks.go``: ``id``, ``ip``, ``hostname`` of each
+node, from the MKS API's node view); of the cluster, ``kube_version``
 (node groups run the cluster's version: Selectel upgrades are cluster-level).
 
 The update strategy (E/U, the in-place method) is in neither the API nor the state: a group's
@@ -57,6 +59,10 @@ class _Taint(msgspec.Struct):
     value: str = ""
 
 
+class _Node(msgspec.Struct):
+    hostname: str = ""
+
+
 class _NodeGroupAttrs(msgspec.Struct):
     id: str
     cluster_id: str | None = None
@@ -76,6 +82,7 @@ class _NodeGroupAttrs(msgspec.Struct):
     preemptible: bool | None = None
     labels: dict[str, str] | None = None
     taints: list[_Taint] | None = None
+    nodes: list[_Node] | None = None
 
 
 class _ClusterAttrs(msgspec.Struct):
@@ -145,6 +152,8 @@ def node_group(attrs: _NodeGroupAttrs, address: TfAddress, tainted: bool,
         # Selectel's labels and taints are the Kubernetes ones every node gets
         node_labels=dict(attrs.labels or {}),
         node_taints=tuple(Taint(t.key, t.effect, t.value) for t in attrs.taints or ()),
+        # the drain check finds the group's Kubernetes nodes by these (core.membership)
+        node_names=tuple(n.hostname for n in attrs.nodes or () if n.hostname),
     )
 
 

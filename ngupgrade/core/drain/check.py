@@ -31,6 +31,7 @@ from ngupgrade.core.drain.index import SCALABLE_KINDS, ClusterIndex
 from ngupgrade.core.drain.walk import OrderResult, WaveSummary, walk
 from ngupgrade.core.drain.waves import orders, wave_shapes
 from ngupgrade.core.k8s import ClusterSnapshot
+from ngupgrade.core.membership import membership_text
 from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.simulate import GroupPlan
 
@@ -106,8 +107,8 @@ def check_model(model: DrainModel, plan: GroupPlan,
     if len(nodes) != plan.nodes:
         extra.append(Finding(
             GROUP_SIZE_MISMATCH, "warning",
-            f"the plan has {plan.nodes} node(s), the cluster {len(nodes)} labelled "
-            f"yandex.cloud/node-group-id={model.group.id}: waves follow the plan"
+            f"the plan has {plan.nodes} node(s), the cluster {len(nodes)} "
+            f"{membership_text(model.group)}: waves follow the plan"
             + (f"; {left} node(s) are not drained in this check" if left > 0 else ""),
             subject=model.group.id))
     assignments, exhaustive = orders(nodes, sizes, load=model.load, concerns=model.concerns())

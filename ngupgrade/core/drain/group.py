@@ -1,9 +1,11 @@
 """The per-group part of the drain model: built once per group, run for many plans. Pure.
 
 :class:`DrainModel` holds what does not depend on the policy or the order: the group's
-Kubernetes nodes (label ``yandex.cloud/node-group-id=<id>``), the nodes of other groups that
-can take pods, the surge node the upgrade would create (the group's template from the state:
-Yandex's allocatable formula, ``node_labels``, ``node_taints``, minus the DaemonSet pods
+Kubernetes nodes (:mod:`ngupgrade.core.membership`: Yandex's label
+``yandex.cloud/node-group-id=<id>``, Selectel's node hostnames in the state), the nodes of
+other groups that can take pods, the surge node the upgrade would create (the group's
+template from the state: the platform's allocatable reservation, ``node_labels``,
+``node_taints``, minus the DaemonSet pods
 that land on it first, as cluster-autoscaler's template nodes do), the pods on each node and
 the eligible nodes of each scheduling class. :meth:`DrainModel.check` then runs a plan.
 """
@@ -27,18 +29,18 @@ from ngupgrade.core.drain.resources import (
     PODS,
     fits,
     sum_requests,
-    yandex_allocatable,
+    template_allocatable,
 )
 from ngupgrade.core.drain.selectors import pod_may_run_on
 from ngupgrade.core.drain.ytsaurus import max_unavailable
 from ngupgrade.core.k8s import (
     HOSTNAME_LABEL,
-    NODE_GROUP_LABEL,
     ClusterSnapshot,
     Node,
     NodeSelectorTerm,
     Pod,
 )
+from ngupgrade.core.membership import group_labels, group_node_names
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.simulate import GroupPlan
 
@@ -76,11 +78,12 @@ class DrainModel:
         groups). ``surge_slots`` surge nodes are prepared now; :meth:`check` adds more when a
         plan needs them."""
         index = cluster if isinstance(cluster, ClusterIndex) else ClusterIndex.build(cluster)
-        mine = sorted(n.name for n in index.snapshot.nodes if n.node_group_id == group.id)
+        mine = group_node_names(group, index.snapshot.nodes)
+        members = set(mine)
         rooms: dict[str, NodeRoom] = {}
         other: list[str] = []
         for node in index.snapshot.nodes:
-            in_group = node.node_group_id == group.id
+            in_group = node.name in members
             if not in_group and (node.unschedulable or not node.ready):
                 continue
             used = index.used_on(node.name)
@@ -90,7 +93,7 @@ class DrainModel:
         pods_on = {name: list(index.pods_on.get(name, ())) for name in mine}
         load = {name: float(sum(index.request(p).get(CPU, 0) for p in pods_on[name]))
                 for name in mine}
-        model = cls(group, index, tuple(mine), tuple(other), rooms, 0, pods_on, load)
+        model = cls(group, index, mine, tuple(other), rooms, 0, pods_on, load)
         model.add_surge(surge_slots)
         return model
 
@@ -108,8 +111,10 @@ class DrainModel:
 
         Labels: those every current node of the group shares (``kubernetes.io/os``, the
         instance type...; not the hostname), then the template's ``node_labels``, then the
-        group id label. Taints: the template's ``node_taints``. Allocatable: Yandex's formula
-        for the template's cores and memory, ``nvidia.com/gpu`` for its GPUs; ``pods`` and
+        platform's group label (Yandex's group id; none on Selectel). Taints: the template's
+        ``node_taints``. Allocatable: the platform's documented reservation for the template's
+        cores and memory (:func:`template_allocatable`), ``nvidia.com/gpu`` for its GPUs;
+        ``pods`` and
         ``ephemeral-storage`` as a current node of the group shows them (else 110 pods and
         ephemeral storage unchecked); without a template, a current node's allocatable.
         """
@@ -121,14 +126,14 @@ class DrainModel:
                 shared &= set(node.labels.items())
             labels = {k: v for k, v in shared if k != HOSTNAME_LABEL}
         labels.update(self.group.node_labels)
-        labels[NODE_GROUP_LABEL] = self.group.id
+        labels.update(group_labels(self.group))
         name = f"{SURGE_PREFIX}{number}"
         labels[HOSTNAME_LABEL] = name
         sample = current[0].allocatable if current else {}
         template = self.group.node
         if template is not None:
-            allocatable = yandex_allocatable(
-                template.cores, template.memory_bytes, gpus=template.gpus,
+            allocatable = template_allocatable(
+                self.group.platform, template.cores, template.memory_bytes, gpus=template.gpus,
                 pods=sample.get(PODS, DEFAULT_MAX_PODS), ephemeral_bytes=sample.get(EPHEMERAL))
         else:
             allocatable = dict(sample)

@@ -4,7 +4,9 @@
   ``component-helpers/resource/helpers.go: PodRequests``), init containers and native
   sidecars included, plus ``spec.overhead``; limits do not matter.
 * :func:`yandex_allocatable`: what a Yandex node of a template offers to pods (docs
-  ``managed-kubernetes/concepts/node-group/allocatable-resources``).
+  ``managed-kubernetes/concepts/node-group/allocatable-resources``);
+  :func:`template_allocatable` the same for a node group's platform (Selectel documents the
+  same reservation bands).
 """
 
 from __future__ import annotations
@@ -144,6 +146,29 @@ def yandex_memory_reserved_bytes(memory_bytes: int) -> int:
         left -= part
     reserved += left * _MEM_REST
     return math.ceil(reserved) + _EVICTION_THRESHOLD
+
+
+def template_allocatable(platform: str, cores: int, memory_bytes: int, *, gpus: int = 0,
+                         pods: int = DEFAULT_MAX_PODS,
+                         ephemeral_bytes: int | None = None) -> dict[str, int]:
+    """Allocatable of a new node of a template on ``platform`` (``yandex`` or ``selectel``):
+    capacity minus the reservation that platform documents. Shapes and units as
+    :func:`yandex_allocatable`.
+
+    Each platform's own source: Yandex, docs ``managed-kubernetes/concepts/node-group/
+    allocatable-resources``; Selectel, docs ``managed-kubernetes/node-groups/
+    reserve-resources-for-system-daemons`` ("Резервирование ресурсов для системных
+    компонентов"): vCPU 6 % of the first core, 1 % of the second, 0.5 % of the third and
+    fourth, 0.25 % of each further core; RAM 255 MB below 1 GB, else 25 % of the first 4 GB,
+    20 % of the next 4, 10 % of the next 8, 6 % of the next 112, 2 % above 128 GB; plus 100 MB
+    for eviction. The bands are Yandex's, so one table serves both (MB/GB read as binary as
+    for Yandex). Selectel reserves them on new nodes of clusters on Kubernetes 1.27 and
+    later, which a surge node is (existing nodes only after a reinstall, so a current node's
+    allocatable may be larger).
+    """
+    del platform  # both platforms document the same bands (above)
+    return yandex_allocatable(cores, memory_bytes, gpus=gpus, pods=pods,
+                              ephemeral_bytes=ephemeral_bytes)
 
 
 def yandex_allocatable(cores: int, memory_bytes: int, *, gpus: int = 0,

@@ -2,8 +2,8 @@
 
 The plan's :func:`ngupgrade.core.simulate.timeline` says how many nodes each wave creates,
 drains, updates in place and deletes; this module follows it wave by wave (no other model of
-the upgrade). A group's Kubernetes nodes are those labelled
-``yandex.cloud/node-group-id=<group id>`` (Yandex docs, node labels). The platform picks
+the upgrade). A group's Kubernetes nodes are decided by :mod:`ngupgrade.core.membership`
+(Yandex's group-id label; Selectel's node hostnames in the state). The platform picks
 which of them go in each wave, so the check runs several orders: every distinct assignment
 when there are at most :data:`EXHAUSTIVE_LIMIT`, otherwise a fixed family of adversarial
 orders (see :func:`orders`).
