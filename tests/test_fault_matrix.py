@@ -516,3 +516,57 @@ def test_an_operation_created_before_the_step_began_is_not_its() -> None:
     found = match([early, late], j, "version_update", WORKERS)
     assert found is not None and (found.operation_id, found.provisional) == ("op-8", True)
     assert match([], j, "version_update", WORKERS) is None
+
+
+# -- Done when: two `upgrade --apply` of one group at once, as two processes ------------------
+
+@pytest.mark.parametrize("where", ["same-directory", "two-directories"])
+def test_two_concurrent_processes_make_one_version_operation(tmp_path: Path,
+                                                            where: str) -> None:
+    """Two CI jobs start `ngupgrade upgrade --apply` of one group together, as separate
+    processes against one fake cloud running 120x real time (the upgrade takes 540 virtual
+    seconds, 4.5 real ones, longer than a process takes to start, so the two overlap). Same
+    directory: one journal, the lock refuses the second (exit 1, naming the holder). Two directories: the later one either refuses at
+    its check ("another operation is in progress") or, when both passed their checks, has its
+    Update refused, waits, reads 1.30 and attaches. Either way: one version operation."""
+    import subprocess
+    import sys
+
+    from ngupgrade.testing import FakeCloud, RealClock
+    from tests._upgrade_helpers import ROOT, STATE, scenario
+
+    dirs = [tmp_path / "a", tmp_path / "a"] if where == "same-directory" else [
+        tmp_path / "a", tmp_path / "b"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("YC_", "NGUPGRADE_"))}
+    with FakeCloud.from_state(STATE, scenario(), clock=RealClock(120)).start() as fake:
+        argv = [sys.executable, "-m", "ngupgrade", "--endpoint", fake.endpoint, "--insecure",
+                "--state", STATE, "upgrade", "-g", "workers", "--version", "1.30", "--apply",
+                "--time-scale", "120"]
+        procs = []
+        for d in dirs:
+            d.mkdir(exist_ok=True)
+            procs.append(subprocess.Popen(
+                [*argv, "--journal", str(d / "j.json")], cwd=ROOT, env=env, text=True,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        ends = [(p.wait(timeout=180), *p.communicate()) for p in procs]
+        codes = sorted(code for code, _out, _err in ends)
+        text = "\n".join(out + err for _code, out, err in ends)
+        assert fake.operation("op-1").done
+        assert list(fake.operations) == ["op-1"]                    # one version operation
+        assert [list(c.request.update_mask.paths)
+                for c in fake.calls_to("NodeGroupService.Update") if c.code == "OK"] == [
+            ["version"]]
+        group = fake.group("workers")
+        assert (group.version, group.nodes, group.status) == ("1.30", 3, "RUNNING")
+    if where == "same-directory":
+        assert codes == [0, 1], text
+        assert "another ngupgrade run holds this journal: pid" in text
+        assert len(fake.calls_to("NodeGroupService.Update")) == 1
+    elif codes == [0, 1]:
+        assert "another operation is in progress on this node group: op-1" in text, text
+        assert len(fake.calls_to("NodeGroupService.Update")) == 1
+    else:
+        assert codes == [0, 0], text
+        assert "version 1.30 already in place after operation op-1" in text
+        assert [c.code for c in fake.calls_to("NodeGroupService.Update")] == [
+            "OK", "FAILED_PRECONDITION"]
