@@ -526,9 +526,10 @@ def test_two_concurrent_processes_make_one_version_operation(tmp_path: Path,
     """Two CI jobs start `ngupgrade upgrade --apply` of one group together, as separate
     processes against one fake cloud running 120x real time (the upgrade takes 540 virtual
     seconds, 4.5 real ones, longer than a process takes to start, so the two overlap). Same
-    directory: one journal, the lock refuses the second (exit 1, naming the holder). Two directories: the later one either refuses at
-    its check ("another operation is in progress") or, when both passed their checks, has its
-    Update refused, waits, reads 1.30 and attaches. Either way: one version operation."""
+    directory: one journal, the lock refuses the second (exit 1, naming the holder). Two
+    directories: the later one either refuses at its check ("another operation is in
+    progress") or, when both passed their checks, has its Update refused, waits, reads 1.30
+    and attaches. Either way: one version operation."""
     import subprocess
     import sys
 
