@@ -1,8 +1,12 @@
 """Issue 10's fault matrix, through the fake cloud and the real SDK: for each case the exit
 code, the verdict's words, the Update calls and operations created, the group's end state.
 
+Items 2 (the journal's lock), 3 (C23), 4 (wait --group), 5 (no journal, a temporary policy
+left), 7 (someone else's operation on --resume), 8, 9 (signals), 10 (a journal naming an
+unknown operation), 12 (RECONCILING after a policy step, STOPPED after success, a token with a
+newline, a UTF-16/BOM state, stdin twice) and the done-when race (two processes at once).
 (Item 1, the blocker that was the same change, and item 6, an unknown outcome, are in
-tests/test_mutation.py, next to the one Update path they test.)
+tests/test_mutation.py, next to the one Update path they test; item 11 in the fake's tests.)
 """
 
 from __future__ import annotations
@@ -571,3 +575,27 @@ def test_two_concurrent_processes_make_one_version_operation(tmp_path: Path,
         assert "version 1.30 already in place after operation op-1" in text
         assert [c.code for c in fake.calls_to("NodeGroupService.Update")] == [
             "OK", "FAILED_PRECONDITION"]
+
+
+# -- item 12: two inputs reading stdin are a usage error (the shared cli check) ---------------
+
+@pytest.mark.parametrize(("args", "named"), [
+    (("preflight", "-g", "workers", "--state", "-", "--pdbs", "-"), "--state and --pdbs"),
+    (("upgrade", "-g", "workers", "--version", "1.30", "--apply", "--state", "-",
+      "--cluster", "-"), "--state and --cluster"),
+])
+def test_two_inputs_reading_stdin_are_a_usage_error_before_any_call(
+        run_cli, tmp_path: Path, args: tuple[str, ...], named: str) -> None:
+    """`--state - --pdbs -` used to read stdin twice (the second input got nothing and failed
+    as bad input of the wrong kind). Refused by cli._common.stdin_once, before any call."""
+    from ngupgrade.app.timing import Timing
+    from tests._upgrade_helpers import STATE
+
+    with example_cloud() as fake:
+        run_cli.timing = Timing(fake.now, fake.sleep)
+        res = run_cli("--endpoint", fake.endpoint, "--insecure", *args,
+                      stdin=Path(STATE).read_bytes())
+        assert res.exit_code == 2, res.stderr
+        assert f"stdin can be given only once: {named} read '-'" in res.stderr
+        assert fake.calls == [] and fake.operations == {}
+        assert fake.group("workers").version == "1.29"
