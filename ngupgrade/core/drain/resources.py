@@ -59,22 +59,37 @@ def pod_request(pod: Pod) -> dict[str, int]:
     init step, plus ``spec.overhead``. Example: app 500m, sidecar 100m, init 800m after the
     sidecar -> max(500+100, 800+100) = 900m.
     """
+    # Summed in place (the dict-returning add/_max per container cost 3 dicts a container;
+    # this runs once per pod of a 150,000-pod cluster). Same keys, same values.
     running: dict[str, int] = {}
     for c in pod.containers:
-        running = add(running, c.requests)
-    sidecars: dict[str, int] = {}
+        _add_into(running, c.requests)
     init_peak: dict[str, int] = {}
-    for c in pod.init_containers:
-        if c.sidecar:
-            running = add(running, c.requests)
-            sidecars = add(sidecars, c.requests)
-            step = sidecars
-        else:
-            step = add(c.requests, sidecars)
-        init_peak = _max(init_peak, step)
-    total = add(_max(running, init_peak), pod.overhead)
+    if pod.init_containers:
+        sidecars: dict[str, int] = {}
+        for c in pod.init_containers:
+            if c.sidecar:
+                _add_into(running, c.requests)
+                _add_into(sidecars, c.requests)
+                step: Mapping[str, int] = sidecars
+            else:
+                step = add(c.requests, sidecars)
+            _max_into(init_peak, step)
+    total = _max(running, init_peak) if init_peak else running
+    _add_into(total, pod.overhead)
     total[PODS] = 1
     return total
+
+
+def _add_into(out: dict[str, int], b: Mapping[str, int]) -> None:
+    for key, value in b.items():
+        out[key] = out.get(key, 0) + value
+
+
+def _max_into(out: dict[str, int], b: Mapping[str, int]) -> None:
+    for key, value in b.items():
+        if value > out.get(key, 0):
+            out[key] = value
 
 
 def fits(request: Mapping[str, int], free: Mapping[str, int]) -> bool:

@@ -178,6 +178,8 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
     _place_wave(w, out, wave)
     waits = 0
     for pdb_ref, queue in queues.items():
+        if not queue:  # all went at once (the common case): nothing waits, nothing to say
+            continue
         spec = w.model.index.specs[pdb_ref]
         assert spec is not None
         done = 0
