@@ -413,3 +413,59 @@ def test_stdin_for_two_inputs_is_a_usage_error(run_cli: Run, command: str,
     result = run_cli(command, *args, stdin=EXAMPLE_STATE.read_bytes())
     assert result.exit_code == 2, result.stderr
     assert f"stdin can be given only once: {named} read '-'" in result.stderr
+
+
+# -- the live path: Kubernetes API failures are exit 4 with their own JSON code ---------------
+
+def test_a_kube_api_error_has_its_own_json_code(tmp_path: Path, run_cli: Run) -> None:
+    from ngupgrade.testing.kube_api import FakeKubeApi
+
+    with FakeKubeApi(calm_cluster(), token="t") as api:
+        api.fail("/api/v1/nodes", 403, "nodes is forbidden", times=None)
+        config = api.write_kubeconfig(tmp_path / "config")
+        result = run_cli("drain-check", "--state", STATE, "--kubeconfig", str(config),
+                         "-o", "json")
+    assert result.exit_code == 4
+    error = json.loads(result.stdout)["error"]
+    assert (error["code"], error["exit_code"], error["http_status"]) == ("kube-api", 4, 403)
+    missing = run_cli("drain-check", "--state", STATE, "--kubeconfig",
+                      str(tmp_path / "nowhere"), "-o", "json")
+    assert missing.json()["error"]["code"] == "kube-api"  # type: ignore[index]
+    assert missing.json()["error"]["http_status"] is None  # type: ignore[index]
+
+
+def test_an_html_answer_is_a_kube_api_error(tmp_path: Path, run_cli: Run) -> None:
+    # a proxy in front of the API server answers every call with its own HTML page (200)
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Proxy(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<html><head><title>502 Bad Gateway</title></head><body/></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        config = tmp_path / "config"
+        config.write_text(json.dumps({
+            "apiVersion": "v1", "kind": "Config", "current-context": "p",
+            "clusters": [{"name": "c", "cluster": {
+                "server": f"http://127.0.0.1:{server.server_address[1]}"}}],
+            "users": [{"name": "u", "user": {"token": "t"}}],
+            "contexts": [{"name": "p", "context": {"cluster": "c", "user": "u"}}]}))
+        result = run_cli("drain-check", "--state", STATE, "--kubeconfig", str(config))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.exit_code == 4, result.stderr
+    assert "/api/v1/nodes: the server answered text/html, not Kubernetes API JSON: " \
+           "502 Bad Gateway" in result.stderr
+    assert "--kubeconfig" in result.stderr  # the kubeconfig hint, not "export with -o json"

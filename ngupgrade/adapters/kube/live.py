@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -237,9 +238,11 @@ def _list_all(collector: Collector, api: Any, method: str, args: tuple[Any, ...]
             response = getattr(api, method)(*args, **kwargs)
             try:
                 data = response.data
+                content_type = str(response.headers.get("Content-Type") or "")
             finally:
                 response.release_conn()
         source = url if page == 1 else f"{url} (page {page})"
+        _check_json_answer(data, content_type, source, int(response.status or 0))
         token = collector.add_document(data, source)
         if not token:
             return page
@@ -284,6 +287,24 @@ def _translated(url: str) -> Iterator[None]:
         raise KubeApiError(f"{url}: {what}: {_first_line(reason)}") from err
     except ConfigException as err:  # exec plugins and token files are read on each call
         raise KubeApiError(f"{url}: credentials: {_first_line(err)}") from err
+
+
+def _check_json_answer(data: bytes, content_type: str, source: str, status: int) -> None:
+    """A Kubernetes API answers a list call with JSON; an HTML page (a proxy's error or
+    login page, a wrong server address) is an API failure (exit 4, the kubeconfig hint), not
+    a bad dump to re-export.
+
+    Raises:
+        KubeApiError: the body is markup, or the Content-Type names neither JSON nor nothing.
+    """
+    head = data.lstrip()[:1]
+    kind = content_type.split(";", 1)[0].strip().lower()
+    if head == b"<" or (kind and "json" not in kind):
+        title = re.search(rb"<title>([^<]{1,120})</title>", data, re.IGNORECASE)
+        seen = f": {title.group(1).decode('utf-8', 'replace').strip()}" if title else ""
+        raise KubeApiError(f"{source}: the server answered {kind or 'markup'}, not Kubernetes "
+                           f"API JSON{seen} (a proxy or a wrong server address in the "
+                           "kubeconfig?)", status=status or None)
 
 
 def _status_message(body: object) -> str:

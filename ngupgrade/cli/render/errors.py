@@ -2,15 +2,17 @@
 
 Pure. Stable keys (new keys may be added, none renamed)::
 
-    {"code": "usage"|"check-failed"|"policy-invalid"|"bad-input"|"cloud-api"|
+    {"code": "usage"|"check-failed"|"policy-invalid"|"bad-input"|"cloud-api"|"kube-api"|
              "operation-failed"|"timeout"|"stalled"|"interrupted"|"internal",
      "exit_code": int, "message": str, "hint": str|null, "operation_id": str|null,
      ...and where the error has them: "source", "path" (bad input: the file and the JSON path
-     in it), "grpc_code", "request_id" (cloud API), "operation_error" {"code", "code_name",
+     in it), "grpc_code", "request_id" (cloud API), "http_status" (Kubernetes API: the
+     status the server answered with, null when none), "operation_error" {"code", "code_name",
      "message"} (a failed operation)}
 
 ``code`` names the kind of failure, one per exit code except 1 (a failed check or an invalid
-deploy policy) and 6 (a deadline, or a stall); the exit code stays the contract (README).
+deploy policy), 4 (the cloud API, or the Kubernetes API) and 6 (a deadline, or a stall); the
+exit code stays the contract (README).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from ngupgrade.core.errors import (
     BadInput,
     CloudApiError,
+    KubeApiError,
     NgUpgradeError,
     OperationFailed,
     OperationTimeout,
@@ -34,6 +37,7 @@ _CODES: tuple[tuple[type[NgUpgradeError], str], ...] = (
     (PolicyInvalid, "policy-invalid"),
     (BadInput, "bad-input"),
     (CloudApiError, "cloud-api"),
+    (KubeApiError, "kube-api"),
     (OperationFailed, "operation-failed"),
     (Stalled, "stalled"),
     (OperationTimeout, "timeout"),
@@ -54,6 +58,8 @@ def error_json(code: str, exit_code: int, message: str, hint: str | None,
         doc.update(source=err.source, path=err.path)
     elif isinstance(err, CloudApiError):
         doc.update(grpc_code=err.code, request_id=err.request_id)
+    elif isinstance(err, KubeApiError):
+        doc["http_status"] = err.status
     elif isinstance(err, OperationFailed):
         doc["operation_error"] = {"code": err.code, "code_name": err.code_name,
                                   "message": err.error_message}
