@@ -469,3 +469,22 @@ def test_an_html_answer_is_a_kube_api_error(tmp_path: Path, run_cli: Run) -> Non
     assert "/api/v1/nodes: the server answered text/html, not Kubernetes API JSON: " \
            "502 Bad Gateway" in result.stderr
     assert "--kubeconfig" in result.stderr  # the kubeconfig hint, not "export with -o json"
+
+
+def test_accepted_findings_turn_the_group_verdict_too(tmp_path: Path, run_cli: Run) -> None:
+    # blocked_cluster fails on pdb-blocks-eviction and forced-stop (api-0 on w2): both accepted
+    base = ["drain-check", "--state", STATE, "-g", "workers", "--cluster",
+            dump(tmp_path, blocked_cluster()), "--accept", "pdb-blocks-eviction",
+            "--accept", "forced-stop"]
+    doc = run_cli(*base, "-o", "json").json()
+    (group,) = doc["groups"]  # type: ignore[index]
+    assert (doc["ok"], group["ok"], group["verdict"]) == (True, True, "accepted")  # type: ignore[index]
+    accepted = {(f["code"], f["severity"]) for f in group["findings"] if f["accepted"]}
+    assert accepted == {("pdb-blocks-eviction", "blocking"), ("forced-stop", "blocking")}
+    # every blocking finding is accepted, so the header counts them all as accepted
+    blocking = sum(1 for f in group["findings"] if f["severity"] == "blocking")
+    header = run_cli(*base).stdout.splitlines()[0]
+    assert header.endswith(f"ACCEPTED ({blocking} blocking, {blocking} of them accepted, "
+                           "1 warning(s))")
+    half = run_cli(*base[:-2], "-o", "json").json()["groups"][0]  # type: ignore[index]
+    assert (half["ok"], half["verdict"]) == (False, "blocked")

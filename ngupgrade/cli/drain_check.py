@@ -139,7 +139,7 @@ def drain_document(result: DrainCheckResult) -> dict[str, Any]:
     deletes)."""
     from ngupgrade.cli.render.drain import drain_json
 
-    document = drain_json(result.report)
+    document = drain_json(result.report, accepted=result.accepted, strict=result.strict)
     for group in document["groups"]:
         duration = result.durations.get(group["address"])
         group["duration"] = None if duration is None else {

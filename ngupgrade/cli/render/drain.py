@@ -6,7 +6,7 @@ JSON (issue 12; stable keys, new keys may be added, none renamed)::
 
     {"ok": bool,
      "groups": [{"address", "group_id", "ok",
-                 "verdict": "blocked"|"not-modelled"|"warnings"|"clear",
+                 "verdict": "blocked"|"not-modelled"|"accepted"|"warnings"|"clear",
                  "policy": {"max_expansion", "max_unavailable"},
                  "rules": {"platform", "drain_timeout_seconds", "on_blocked_eviction",
                            "nodes_at_once": "wave"|"one"},
@@ -15,10 +15,12 @@ JSON (issue 12; stable keys, new keys may be added, none renamed)::
                             "unplaced": ["ns/pod"], "pdb_waits", "in_place", "deleted"}],
                  "findings": [{"code", "severity": "blocking"|"warning"|"info", "wave",
                                "every_order", "pod", "pdb", "node", "message", "count",
-                               "component", "suggestion"}]}]}
+                               "component", "suggestion", "accepted"}]}]}
 
 ``wave``, ``pod``, ``pdb``, ``node``, ``count``, ``component``, ``suggestion`` are null when
-the finding has none. ``waves`` are those of the worst order.
+the finding has none. ``waves`` are those of the worst order. ``ok`` and ``verdict`` follow
+``--accept`` and ``--strict``: a group whose failing findings were all accepted is ``ok`` with
+the verdict ``accepted``; each finding keeps its ``severity`` and says ``accepted``.
 
 JUnit (``--output junit``): one test suite per group; one test case for the group's verdict
 and one per finding; blocking findings (and a blocked verdict) are failures, so a CI system
@@ -37,12 +39,35 @@ from ngupgrade.core.policy import policy_text
 from ngupgrade.core.simulate import Duration
 
 
-def finding_json(finding: Finding) -> dict[str, Any]:
-    """One finding with the stable keys."""
+def finding_json(finding: Finding, accepted: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """One finding with the stable keys; ``accepted`` true when ``--accept`` named its code
+    (its ``severity`` stays what the check found)."""
     return {"code": finding.code, "severity": finding.severity, "wave": finding.wave,
             "every_order": finding.every_order, "pod": finding.pod, "pdb": finding.pdb,
             "node": finding.node, "message": finding.message, "count": finding.count,
-            "component": finding.component, "suggestion": finding.suggestion}
+            "component": finding.component, "suggestion": finding.suggestion,
+            "accepted": finding.code in accepted}
+
+
+def group_verdict(report: GroupDrainReport, *, accepted: frozenset[str] = frozenset(),
+                  strict: bool = False) -> tuple[bool, str]:
+    """``(ok, verdict)`` of one group after ``--accept``/``--strict``: ``blocked`` or
+    ``not-modelled`` while such a finding fails (:func:`fails`); ``accepted`` when every one
+    of them was accepted; else ``warnings`` or ``clear``. Without ``accepted`` the verdict is
+    :attr:`GroupDrainReport.verdict`."""
+    failing = [f for f in report.findings if fails(f, accepted=accepted, strict=strict)]
+    if any(f.severity == "blocking" for f in failing):
+        verdict = "blocked"
+    elif any(f.code == CONSTRAINT_NOT_MODELLED for f in failing):
+        verdict = "not-modelled"
+    elif any(f.code in accepted and (f.severity == "blocking" or f.code ==
+                                     CONSTRAINT_NOT_MODELLED) for f in report.findings):
+        verdict = "accepted"
+    elif any(f.severity == "warning" and f.code not in accepted for f in report.findings):
+        verdict = "warnings"
+    else:
+        verdict = "clear"
+    return not failing, verdict
 
 
 def wave_json(wave: WaveSummary) -> dict[str, Any]:
@@ -53,12 +78,15 @@ def wave_json(wave: WaveSummary) -> dict[str, Any]:
             "in_place": list(wave.in_place), "deleted": list(wave.deleted)}
 
 
-def group_drain_json(report: GroupDrainReport) -> dict[str, Any]:
-    """One group's report."""
+def group_drain_json(report: GroupDrainReport, *, accepted: frozenset[str] = frozenset(),
+                     strict: bool = False) -> dict[str, Any]:
+    """One group's report; ``ok`` and ``verdict`` after ``--accept``/``--strict``
+    (:func:`group_verdict`)."""
     rules = report.rules
+    ok, verdict = group_verdict(report, accepted=accepted, strict=strict)
     return {
-        "address": report.address, "group_id": report.group_id, "ok": report.ok,
-        "verdict": report.verdict,
+        "address": report.address, "group_id": report.group_id, "ok": ok,
+        "verdict": verdict,
         "policy": {"max_expansion": report.policy.max_expansion,
                    "max_unavailable": report.policy.max_unavailable},
         "rules": {"platform": rules.platform,
@@ -68,13 +96,15 @@ def group_drain_json(report: GroupDrainReport) -> dict[str, Any]:
         "orders": {"evaluated": report.orders, "exhaustive": report.exhaustive},
         "nodes": list(report.nodes),
         "waves": [wave_json(w) for w in report.waves],
-        "findings": [finding_json(f) for f in report.findings],
+        "findings": [finding_json(f, accepted) for f in report.findings],
     }
 
 
-def drain_json(report: DrainReport) -> dict[str, Any]:
-    """The whole report: ``{"ok", "groups": [...]}``."""
-    return {"ok": report.ok, "groups": [group_drain_json(g) for g in report.groups]}
+def drain_json(report: DrainReport, *, accepted: frozenset[str] = frozenset(),
+               strict: bool = False) -> dict[str, Any]:
+    """The whole report: ``{"ok", "groups": [...]}``, after ``--accept``/``--strict``."""
+    groups = [group_drain_json(g, accepted=accepted, strict=strict) for g in report.groups]
+    return {"ok": all(g["ok"] for g in groups), "groups": groups}
 
 
 def rules_text(rules: DrainRules) -> str:
@@ -88,12 +118,16 @@ def rules_text(rules: DrainRules) -> str:
     return f"{rules.platform}: {together}; {react}"
 
 
-def _verdict(report: GroupDrainReport) -> str:
+def _verdict(report: GroupDrainReport, accepted: frozenset[str] = frozenset(),
+             strict: bool = False) -> str:
     blocking = len(report.blocking)
+    waived = sum(1 for f in report.blocking if f.code in accepted)
     warnings = sum(1 for f in report.findings if f.severity == "warning")
+    _, verdict = group_verdict(report, accepted=accepted, strict=strict)
     head = {"blocked": "BLOCKED", "not-modelled": "NOT FULLY MODELLED",
-            "warnings": "OK with warnings", "clear": "OK"}[report.verdict]
-    return f"{head} ({blocking} blocking, {warnings} warning(s))"
+            "accepted": "ACCEPTED", "warnings": "OK with warnings", "clear": "OK"}[verdict]
+    counted = f"{blocking} blocking" + (f", {waived} of them accepted" if waived else "")
+    return f"{head} ({counted}, {warnings} warning(s))"
 
 
 def _wave_rows(waves: tuple[WaveSummary, ...]) -> list[str]:
@@ -106,12 +140,13 @@ def _wave_rows(waves: tuple[WaveSummary, ...]) -> list[str]:
             for row in rows]
 
 
-def _finding_lines(f: Finding) -> list[str]:
+def _finding_lines(f: Finding, accepted: frozenset[str] = frozenset()) -> list[str]:
     where = [f"wave {f.wave}" if f.wave is not None else "",
              f"pod {f.pod}" if f.pod else "", f"pdb {f.pdb}" if f.pdb else "",
              f"node {f.node}" if f.node else "",
              "every order" if f.every_order else "some orders"]
-    lines = [f"  {f.severity.upper():8} {f.code}  " + "  ".join(w for w in where if w),
+    mark = " (accepted)" if f.code in accepted else ""
+    lines = [f"  {f.severity.upper():8} {f.code}{mark}  " + "  ".join(w for w in where if w),
              f"           {f.message}"]
     if f.suggestion:
         lines.append("           suggested:")
@@ -119,10 +154,13 @@ def _finding_lines(f: Finding) -> list[str]:
     return lines
 
 
-def group_drain_text(report: GroupDrainReport, duration: Duration | None = None) -> str:
-    """The table of one group: verdict, waves of the worst order, findings; ``duration``
-    the plan's estimate (``--cycle-minutes``)."""
-    lines = [f"{report.address}  policy {policy_text(report.policy)}  {_verdict(report)}",
+def group_drain_text(report: GroupDrainReport, duration: Duration | None = None, *,
+                     accepted: frozenset[str] = frozenset(), strict: bool = False) -> str:
+    """The table of one group: verdict (after ``--accept``/``--strict``), waves of the worst
+    order, findings (accepted ones marked); ``duration`` the plan's estimate
+    (``--cycle-minutes``)."""
+    lines = [f"{report.address}  policy {policy_text(report.policy)}  "
+             f"{_verdict(report, accepted, strict)}",
              f"  rules: {rules_text(report.rules)}"]
     if duration is not None:
         lines.append(f"  duration: {_minutes(duration)}")
@@ -137,7 +175,7 @@ def group_drain_text(report: GroupDrainReport, duration: Duration | None = None)
     if report.findings:
         lines.append("  findings:")
         for finding in report.findings:
-            lines += _finding_lines(finding)
+            lines += _finding_lines(finding, accepted)
     return "\n".join(lines)
 
 
@@ -152,7 +190,8 @@ def drain_text(report: DrainReport, *, accepted: frozenset[str] = frozenset(),
                durations: Mapping[str, Duration] | None = None) -> str:
     """Every group's table, then the overall verdict (accepted codes do not fail it;
     ``unmatched``: no selected group has a node in the cluster objects, a failure)."""
-    parts = [group_drain_text(g, (durations or {}).get(g.address)) for g in report.groups]
+    parts = [group_drain_text(g, (durations or {}).get(g.address), accepted=accepted,
+                              strict=strict) for g in report.groups]
     every = [f for g in report.groups for f in g.findings]
     failing = [f for f in every if fails(f, accepted=accepted, strict=strict)]
     waived = [f for f in every if f.code in accepted and f.severity != "info"]
@@ -183,7 +222,7 @@ def drain_suites(report: DrainReport, *, suite_prefix: str = "drain-check",
     suites = []
     for group in report.groups:
         cls = f"{suite_prefix}.{group.address}"
-        verdict = TestCase("verdict", classname=cls, stdout=_verdict(group))
+        verdict = TestCase("verdict", classname=cls, stdout=_verdict(group, accepted, strict))
         cases = [verdict]
         failed = False
         for f in group.findings:
@@ -196,7 +235,8 @@ def drain_suites(report: DrainReport, *, suite_prefix: str = "drain-check",
                 case.add_skipped_info(message=f"accepted (--accept {f.code}): {f.message}")
             cases.append(case)
         if failed:
-            verdict.add_failure_info(message=_verdict(group), failure_type="blocked")
+            verdict.add_failure_info(message=_verdict(group, accepted, strict),
+                                     failure_type="blocked")
         suites.append(TestSuite(f"{suite_prefix} {group.address}", cases))
     return suites
 
