@@ -54,10 +54,26 @@ def test_preflight_warns_about_the_blocker(run_cli, pdbs_file: str) -> None:
                                       "reason": "minAvailable 1 equals the 1 expected pod(s)"}]
     blocked = [w["message"] for w in doc["warnings"] if w["code"] == "pdb-blocks-drain"]
     assert len(blocked) == 1
-    assert blocked[0].startswith("PodDisruptionBudget ns-a/pdb-a allows 0 disruptions")
+    # workers is a Yandex group: the drain does not stop the upgrade, the node is stopped
+    # after the 7-minute drain timeout (docs node-drain), as drain-check's forced-stop says
+    assert blocked[0] == ("PodDisruptionBudget ns-a/pdb-a allows 0 disruptions (minAvailable 1 "
+                          "equals the 1 expected pod(s)): on Yandex the node is stopped after "
+                          "7 minutes of draining with its pods on it (they go down without "
+                          "the budget's protection)")
     table = run_cli("preflight", "--state", str(EXAMPLE_STATE), "--quotas", QUOTAS,
                     "-g", "workers", "--pdbs", pdbs_file)
     assert "  ns-a/pdb-a: minAvailable 1 equals the 1 expected pod(s)" in table.stdout
+
+
+def test_the_blocked_drain_reaction_follows_the_platform() -> None:
+    from ngupgrade.app.preflight import blocked_drain_reaction
+
+    assert blocked_drain_reaction({"selectel"}) == (
+        "on Selectel the upgrade stops (cluster ERROR) until the budget allows one")
+    both = blocked_drain_reaction({"yandex", "selectel"})
+    assert both.startswith("on Yandex the node is stopped after 7 minutes")
+    assert both.endswith("; on Selectel the upgrade stops (cluster ERROR) until the budget "
+                         "allows one")
 
 
 def test_preflight_strict_fails_on_the_blocker(run_cli, pdbs_file: str) -> None:

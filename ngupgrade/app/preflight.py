@@ -265,15 +265,33 @@ def limits_by_cloud(listed: Mapping[tuple[str, str], Iterable[QuotaLimit]]
     return out
 
 
+def blocked_drain_reaction(platforms: Iterable[str]) -> str:
+    """What a drain its pods cannot leave leads to, per platform (DrainRules,
+    core/drain/findings.py): Yandex stops the node after 7 minutes of draining (docs
+    node-drain: "7 минут") with the pod on it, unprotected; Selectel retries, then stops the
+    upgrade with the cluster in ERROR (seed 001 L80, L88-L92)."""
+    yandex = ("on Yandex the node is stopped after 7 minutes of draining with its pods on it "
+              "(they go down without the budget's protection)")
+    selectel = "on Selectel the upgrade stops (cluster ERROR) until the budget allows one"
+    chosen = set(platforms)
+    if chosen == {"selectel"}:
+        return selectel
+    if "selectel" in chosen:
+        return f"{yandex}; {selectel}"
+    return yandex
+
+
 def with_drain_blockers(result: Preflight, pdbs: Sequence[PodDisruptionBudget]) -> Preflight:
     """Add the PodDisruptionBudgets that block a drain (field report C15) to a verdict.
 
-    Each blocker is a ``pdb-blocks-drain`` warning; under ``strict`` it fails the check.
+    Each blocker is a ``pdb-blocks-drain`` warning saying what the platform of the checked
+    groups does then (:func:`blocked_drain_reaction`); under ``strict`` it fails the check.
     """
     blockers = tuple(drain_blockers(list(pdbs)))
+    reaction = blocked_drain_reaction({g.group.platform for g in result.groups})
     warnings = tuple(result.warnings) + tuple(
         PlanWarning("pdb-blocks-drain",
-                         f"PodDisruptionBudget {p.ref} allows 0 disruptions ({why_blocked(p)}): "
-                         "the drain of its pods' node stops the upgrade until it allows one")
+                    f"PodDisruptionBudget {p.ref} allows 0 disruptions ({why_blocked(p)}): "
+                    f"{reaction}")
         for p in blockers)
     return replace(result, drain_blockers=blockers, warnings=warnings)
