@@ -178,9 +178,8 @@ class DrainCheckResult:
     def failure_summary(self) -> str:
         """One line naming the first failing findings (the error message of a failed check)."""
         if self.unmatched:
-            return ("drain check failed: no node in the cluster objects is labelled "
-                    "yandex.cloud/node-group-id with a selected group's id ("
-                    + ", ".join(self.unmatched) + "): nothing was checked")
+            return ("drain check failed: no node in the cluster objects belongs to a selected "
+                    "group (" + ", ".join(self.unmatched) + "): nothing was checked")
         # the same finding may show in several orders of the waves: name it once
         named = list(dict.fromkeys(f"{address}: {f.code}" + (f" ({f.pod or f.subject})"
                                                               if f.pod or f.subject else "")
@@ -277,9 +276,9 @@ def removed_group_report(change: GroupChange, snapshot: ClusterSnapshot) -> Grou
     size = f"its {len(nodes)} node(s)" if nodes else "all its nodes"
     finding = Finding(
         GROUP_REMOVED, "blocking",
-        f"Terraform {verb} the node group (actions {json.dumps(list(change.actions))}): {size} are "
-        f"deleted at once, not drained under the deploy policy, so all {len(pods)} pod(s) on "
-        "them go down together (plan gate C24)",
+        f"Terraform {verb} the node group (actions {json.dumps(list(change.actions))}): "
+        f"{size} are deleted at once, not drained under the deploy policy, so all "
+        f"{len(pods)} pod(s) on them go down together (plan gate C24)",
         node=None, count=len(pods), subject=group.id)
     return GroupDrainReport(
         address=str(group.address), group_id=group.id,

@@ -101,8 +101,9 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
     if result.unmatched:
         raise CheckFailed(failure_summary(result),
                           hint="is this the group's cluster? check --cluster, or --kubeconfig "
-                               "and --context; the nodes must carry the label "
-                               "yandex.cloud/node-group-id")
+                               "and --context (a Yandex group's nodes carry the label "
+                               "yandex.cloud/node-group-id; a Selectel group's are the "
+                               "state's nodes[].hostname)")
     if result.verdict == "not-modelled":
         raise CheckFailed(failure_summary(result),
                           hint="check by hand where those pods can go (their anti-affinity, "
