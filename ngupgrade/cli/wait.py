@@ -40,7 +40,8 @@ def wait(group: str | None, operation: str | None, timeout: float,
     without error and the group RUNNING again.
 
     \b
-    Exit codes: 0 done and RUNNING; 1 nothing runs and the group is STOPPED or DELETING;
+    Exit codes: 0 done and RUNNING; 1 the group is STOPPED or DELETING (nothing runs, or
+    the operation succeeded and left it so);
     2 usage error (neither --group nor --operation, a group that does not exist); 3 bad
     state, key or CA file; 4 API error; 5 the operation failed (with --group and nothing
     running: the group's latest operation failed); 6 still running at the timeout or
