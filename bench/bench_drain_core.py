@@ -5,7 +5,8 @@ with ``--pods`` pods each (default 30) in ``--apps`` Deployments with a PDB each
 another group of 4x as many nodes with the same load (the pods' other places). Measured:
 
 1. ``ClusterIndex.build`` + ``DrainModel.build`` (once per cluster / group);
-2. ``model.check(plan)`` for the policies an advisor tries (0/1, 0/2, 1/0, 3/0, 2/2, 0/10),
+2. ``check_model(model, plan)`` for the policies an advisor tries (0/1, 0/2, 1/0, 3/0, 2/2,
+   0/10),
    each running several orders of the group's nodes;
 3. baselines: grouping the pod names by node in a dict (the least any reading of the pods
    costs, like the issue's ``jq`` baseline) and ``plan_group`` of the same group.
@@ -25,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ngupgrade.core.drain.check import check_model  # noqa: E402
 from ngupgrade.core.drain.group import DrainModel  # noqa: E402
 from ngupgrade.core.drain.index import ClusterIndex  # noqa: E402
 from ngupgrade.core.k8s import (  # noqa: E402
@@ -111,8 +113,8 @@ def main() -> int:
     worst = 0.0
     for e, u in POLICIES:
         plan = plan_group(group, live_size=args.nodes, max_expansion=e, max_unavailable=u)
-        seconds = best(lambda p=plan: model.check(p), 1)
-        report = model.check(plan)
+        seconds = best(lambda p=plan: check_model(model, p), 1)
+        report = check_model(model, plan)
         worst = max(worst, seconds / base)
         print(f"{f'check {e}/{u} ({report.orders} orders)':34} {seconds:9.3f} "
               f"{seconds / base:11.1f} {seconds / plan_t:9.0f}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ngupgrade.core.drain.check import check_group, check_groups
+from ngupgrade.core.drain.check import check_group, check_groups, check_model
 from ngupgrade.core.drain.findings import SELECTEL_DRAIN_RULES, YANDEX_DRAIN_RULES
 from ngupgrade.core.drain.group import DrainModel
 from ngupgrade.core.k8s import (
@@ -310,7 +310,8 @@ def test_check_groups_and_the_model_reused_for_many_policies() -> None:
     g = group(policy=(0, 2))
     snap = cluster(FIVE, _three_per_node(900), workloads=deployment("web", 15))
     model = DrainModel.build(g, snap)
-    verdicts = {pol: model.check(plan(g, 5, pol)).ok for pol in [(0, 1), (0, 2), (1, 0), (3, 0)]}
+    verdicts = {pol: check_model(model, plan(g, 5, pol)).ok
+                for pol in [(0, 1), (0, 2), (1, 0), (3, 0)]}
     # 0/1: one node's 3 pods (2700m) onto 4 nodes with 1300m free each: fits.
     # 0/2: does not (above). 1/0 and 3/0: a new empty node per drained node: fits.
     assert verdicts == {(0, 1): True, (0, 2): False, (1, 0): True, (3, 0): True}

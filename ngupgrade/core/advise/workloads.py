@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ngupgrade.core.advise.judge import Reason
+from ngupgrade.core.drain.check import check_model
 from ngupgrade.core.drain.findings import (
     CONSTRAINT_NOT_MODELLED,
     SELECTEL_DRAIN_RULES,
@@ -57,7 +58,7 @@ class DrainJudge:
             self._model = DrainModel.build(self.group, self.cluster)
         plan = plan_group(self.group, live_size=self.nodes, max_expansion=policy.max_expansion,
                           max_unavailable=policy.max_unavailable)
-        report = self._model.check(plan, self.rules or drain_rules_of(self.group))
+        report = check_model(self._model, plan, self.rules or drain_rules_of(self.group))
         self.checked += 1
         for finding in report.findings:
             if finding.code == CONSTRAINT_NOT_MODELLED:

@@ -4,7 +4,7 @@ Usage (the integrator's ``app/drain_check.py`` and the advisor)::
 
     index = ClusterIndex.build(snapshot)                  # once per cluster
     model = DrainModel.build(group, index)                # once per group
-    report = model.check(plan)                            # per candidate plan (fast)
+    report = check_model(model, plan)                     # per candidate plan (fast)
     report = check_group(group, plan, snapshot)           # the same in one call
     reports = check_groups([(group, plan), ...], snapshot, YANDEX_DRAIN_RULES)
 
@@ -95,7 +95,9 @@ class DrainReport:
 
 def check_model(model: DrainModel, plan: GroupPlan,
                 rules: DrainRules = YANDEX_DRAIN_RULES) -> GroupDrainReport:
-    """Check ``plan`` (of ``model.group``) on the model; see :meth:`DrainModel.check`."""
+    """Run ``plan`` (a plan of ``model.group``) under ``rules`` on the model: the orders of
+    the group's nodes, each walked wave by wave; the worst order's waves, every order's
+    findings."""
     shapes = wave_shapes(plan.timeline, plan.effective.max_unavailable)
     model.add_surge(sum(s.created for s in shapes))
     nodes = model.group_nodes
@@ -181,7 +183,7 @@ def _single_replica(model: DrainModel, waves: int, exhaustive: bool) -> list[Fin
 def check_group(group: NodeGroup, plan: GroupPlan, cluster: ClusterSnapshot | ClusterIndex,
                 rules: DrainRules = YANDEX_DRAIN_RULES) -> GroupDrainReport:
     """Check one group's plan against the cluster (builds the model; for many plans of one
-    group, build a :class:`DrainModel` once and call :meth:`DrainModel.check`)."""
+    group, build a :class:`DrainModel` once and call :func:`check_model`)."""
     return check_model(DrainModel.build(group, cluster), plan, rules)
 
 

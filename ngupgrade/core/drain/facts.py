@@ -65,3 +65,17 @@ class PodFacts:
         if self._running is None:
             self._running = replace(self.pod, phase="Running", ready=True, terminating=False)
         return self._running
+
+
+class Unit:
+    """A pod of the group, followed through the upgrade (its replacements included): ``pod``
+    as it is now and ``healthy`` whether it counts for its PDB (:func:`is_healthy` of
+    ``pod``, kept as a flag), ``facts`` what does not change (:class:`PodFacts`, shared by
+    every order: a unit per pod per order is the only allocation a run makes per pod)."""
+
+    __slots__ = ("facts", "healthy", "pod")
+
+    def __init__(self, facts: PodFacts) -> None:
+        self.pod = facts.pod
+        self.healthy = facts.healthy
+        self.facts = facts

@@ -7,7 +7,7 @@ other groups that can take pods, the surge node the upgrade would create (the gr
 template from the state: the platform's allocatable reservation, ``node_labels``,
 ``node_taints``, minus the DaemonSet pods
 that land on it first, as cluster-autoscaler's template nodes do), the pods on each node and
-the eligible nodes of each scheduling class. :meth:`DrainModel.check` then runs a plan.
+the eligible nodes of each scheduling class. ``check.check_model`` then runs a plan on it.
 """
 
 from __future__ import annotations
@@ -15,11 +15,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ngupgrade.core.drain.eviction import is_healthy
 from ngupgrade.core.drain.facts import PodFacts
-from ngupgrade.core.drain.findings import YANDEX_DRAIN_RULES, DrainRules
 from ngupgrade.core.drain.fit import ClassKey, NodeRoom, RoomTable
 from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.drain.resources import (
@@ -42,10 +40,6 @@ from ngupgrade.core.k8s import (
 )
 from ngupgrade.core.membership import group_labels, group_node_names
 from ngupgrade.core.model import NodeGroup
-from ngupgrade.core.simulate import GroupPlan
-
-if TYPE_CHECKING:
-    from ngupgrade.core.drain.check import GroupDrainReport
 
 SURGE_PREFIX = "surge-"
 
@@ -96,13 +90,6 @@ class DrainModel:
         model = cls(group, index, mine, tuple(other), rooms, 0, pods_on, load)
         model.add_surge(surge_slots)
         return model
-
-    def check(self, plan: GroupPlan, rules: DrainRules = YANDEX_DRAIN_RULES) -> GroupDrainReport:
-        """Run ``plan`` (a :class:`GroupPlan` of this group) under ``rules``; see
-        :func:`ngupgrade.core.drain.check.check_model`."""
-        from ngupgrade.core.drain.check import check_model  # check builds on this module
-
-        return check_model(self, plan, rules)
 
     # ---- surge nodes ---------------------------------------------------------------------
 

@@ -8,25 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ngupgrade.core.drain.facts import PodFacts
+from ngupgrade.core.drain.facts import Unit
 from ngupgrade.core.drain.findings import DrainRules, Finding
 from ngupgrade.core.drain.fit import Placer
 from ngupgrade.core.drain.group import DrainModel
 from ngupgrade.core.drain.unplaced import Unplaced
-
-
-class Unit:
-    """A pod of the group, followed through the upgrade (its replacements included): ``pod``
-    as it is now and ``healthy`` whether it counts for its PDB (:func:`is_healthy` of
-    ``pod``, kept as a flag), ``facts`` what does not change (:class:`PodFacts`, shared by
-    every order: a unit per pod per order is the only allocation a run makes per pod)."""
-
-    __slots__ = ("facts", "healthy", "pod")
-
-    def __init__(self, facts: PodFacts) -> None:
-        self.pod = facts.pod
-        self.healthy = facts.healthy
-        self.facts = facts
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from ngupgrade.core.drain.fit import Placer
 from ngupgrade.core.drain.resources import CPU, MEMORY, MIB, short_of
 
 if TYPE_CHECKING:
-    from ngupgrade.core.drain.run import Unit
+    from ngupgrade.core.drain.facts import Unit
 
 
 @dataclass

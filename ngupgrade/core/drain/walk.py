@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ngupgrade.core.drain.eviction import eviction_gate
+from ngupgrade.core.drain.facts import Unit
 from ngupgrade.core.drain.findings import (
     BARE_POD_LOST,
     CONSTRAINT_NOT_MODELLED,
@@ -28,7 +29,7 @@ from ngupgrade.core.drain.findings import (
 )
 from ngupgrade.core.drain.group import SURGE_PREFIX, DrainModel
 from ngupgrade.core.drain.reactions import blocks, losses, slows, whole_group
-from ngupgrade.core.drain.run import OrderResult, Unit, Walk, WaveSummary
+from ngupgrade.core.drain.run import OrderResult, Walk, WaveSummary
 from ngupgrade.core.drain.unplaced import Unplaced, unplaced_findings
 from ngupgrade.core.drain.waves import WaveShape
 from ngupgrade.core.drain.ytsaurus import below_min_ready
