@@ -1,22 +1,38 @@
-# Everything runs from a local virtualenv that `make setup` creates from python3 alone.
-PYTHON ?= python3
-VENV   := .venv
-BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
-STATE  := terraform/examples/terraform.tfstate
+# Everything runs from a local virtualenv that make creates from python3 alone: `make demo`
+# installs only what ngupgrade needs to run; `make setup`, `make test` and `make lint` add the
+# development tools (pytest, hypothesis, moto's server, ruff, mypy, import-linter).
+PYTHON  ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+RUNTIME := $(VENV)/.installed-runtime
+STAMP   := $(VENV)/.installed
+STATE   := terraform/examples/terraform.tfstate
 
 .PHONY: setup demo test lint bench clean
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
+	@echo "== creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
 
-## demo: the main job on the built-in default (example Terraform state)
-demo: $(STAMP)
+# The runtime alone: the cloud SDK, grpc, boto3, the kubernetes client, click, rich, msgspec.
+$(RUNTIME): pyproject.toml | $(BIN)/python
+	@echo "== installing ngupgrade and its runtime dependencies into $(VENV) (the first time: a minute or so)"
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+# Everything: the runtime and the development tools.
+$(STAMP): pyproject.toml | $(BIN)/python
+	@echo "== installing ngupgrade with the development tools into $(VENV) (pytest, hypothesis, moto, ruff, mypy, import-linter)"
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(RUNTIME)
+
+## demo: the main job on the built-in default (example Terraform state); durations are the
+## fake cloud's virtual time (60x real time), and the demo says so
+demo: $(if $(wildcard $(STAMP)),$(STAMP),$(RUNTIME))
+	@echo "== running the demo: a fake Yandex Cloud in this process, then preflight, plan, drain-check and an upgrade of workers"
 	$(BIN)/python -m ngupgrade.demo --state $(STATE)
 
 ## test: the whole suite (a few minutes at most on 2 cores)

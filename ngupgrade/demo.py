@@ -27,8 +27,10 @@ import argparse
 import os
 import sys
 import tempfile
+import time
 
 from ngupgrade.core.errors import NgUpgradeError
+from ngupgrade.core.units import human_seconds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(os.path.dirname(HERE), "terraform", "examples")
@@ -38,14 +40,22 @@ def _run(argv: list[str]) -> int:
     """Run one ngupgrade command line in this process; its exit code."""
     from ngupgrade.cli import main
 
-    shown = [os.path.relpath(a) if os.path.isabs(a) else a for a in argv
-             if not a.startswith("--time-scale")]
+    # Every flag shown, --time-scale too: a copied command gives the same numbers.
+    shown = [_short(a) for a in argv]
     print(f"\n$ ngupgrade {' '.join(shown)}", flush=True)
     try:
         main(argv)
     except SystemExit as done:
         return int(done.code or 0)
     return 0
+
+
+def _short(arg: str) -> str:
+    """A path under the working directory as a relative one; anything else as it is."""
+    if not os.path.isabs(arg):
+        return arg
+    rel = os.path.relpath(arg)
+    return arg if rel.startswith("..") else rel
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fake Yandex Cloud on {fake.endpoint} (gRPC, the real SDK), seeded from "
               f"{os.path.relpath(args.state)} and {os.path.relpath(args.scenario)}; "
               f"its clock runs {args.speed:g}x real time", flush=True)
+        print(f"every duration below is the fake's virtual time ({args.speed:g} virtual "
+              f"seconds a real second; the upgrade gets --time-scale={args.speed:g} to match)",
+              flush=True)
         common = ["--state", args.state, "--endpoint", fake.endpoint, "--insecure"]
         override = ["--max-expansion", "2", "--max-unavailable", "1"]
         code = _run(["preflight", "-g", "workers", *common])
@@ -91,12 +104,16 @@ def main(argv: list[str] | None = None) -> int:
               "single-replica api under a PDB with minAvailable 1, to show the runbook "
               "naming it while the drain waits; --accept says the finding was read.)",
               flush=True)
+        started = time.monotonic()
         code = _run(["upgrade", "-g", "workers", "--version", "1.30", *override,
                      "--restore-policy", "--apply", "--journal",
                      os.path.join(tmp, "workers.json"), *common,
                      "--kubeconfig", str(fake.write_kubeconfig(os.path.join(tmp, "kubeconfig"))),
                      "--accept", "pdb-blocks-eviction", "--accept", "forced-stop",
                      f"--time-scale={args.speed:g}"])
+        real = time.monotonic() - started
+        print(f"\nthe upgrade took {real:.1f} s of real time: {human_seconds(real * args.speed)} "
+              f"of virtual time at x{args.speed:g}", flush=True)
         group = fake.group("workers")
         print(f"\nthe fake cloud now says: workers on {group.version}, {group.nodes} nodes, "
               f"deploy policy {group.policy.max_expansion if group.policy else '-'}/"
