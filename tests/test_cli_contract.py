@@ -71,6 +71,7 @@ def served_cloud():
     ["groups", "-o", "json"], ["groups"], ["plan", "-o", "json"], ["plan"],
     ["preflight", "--quotas", str(EXAMPLES / "quotas.yaml"), "-g", "workers", "-o", "json"],
     ["--help"], ["plan", "--help"], ["--version"],
+    ["fake-cloud"],  # its servers stopped too: before, their threads kept the process alive
 ])
 def test_stdout_closed_early_exits_0_silently(argv: list[str]) -> None:
     # Before: click turned EPIPE into exit 1 ("a check failed"), or the flush at interpreter

@@ -67,16 +67,19 @@ def fake_cloud(scenario: str | None, port: int, speed: float, kubeconfig: str | 
         fake.stop()
         raise BadInput(f"cannot write the kubeconfig: {err.strerror}",
                        source=kubeconfig) from err
-    click.echo(f"endpoint: {fake.endpoint}")
-    click.echo(f"kubeconfig: {written}")
-    sys.stdout.flush()
-    click.echo(f"serving {len(fake.groups)} node group(s) at speed x{speed:g}; use "
-               f"--endpoint {fake.endpoint} --insecure; Ctrl-C stops", err=True)
     try:
+        # From here a Ctrl-C at any moment stops the servers: one that came while the lines
+        # below were printed used to leave their threads running, and the process hung.
+        click.echo(f"endpoint: {fake.endpoint}")
+        click.echo(f"kubeconfig: {written}")
+        sys.stdout.flush()
+        click.echo(f"serving {len(fake.groups)} node group(s) at speed x{speed:g}; use "
+                   f"--endpoint {fake.endpoint} --insecure; Ctrl-C stops", err=True)
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
+        click.echo("fake cloud stopped", err=True)
+    finally:
         fake.stop()
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
-        click.echo("fake cloud stopped", err=True)
