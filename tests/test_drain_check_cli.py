@@ -488,3 +488,23 @@ def test_accepted_findings_turn_the_group_verdict_too(tmp_path: Path, run_cli: R
                            "1 warning(s))")
     half = run_cli(*base[:-2], "-o", "json").json()["groups"][0]  # type: ignore[index]
     assert (half["ok"], half["verdict"]) == (False, "blocked")
+
+
+@pytest.mark.parametrize("labelled", [2, 4])
+def test_a_fixed_group_of_another_size_in_the_cluster_is_warned(
+        tmp_path: Path, run_cli: Run, labelled: int) -> None:
+    # workers is fixed at 3 in the state; at 1/0 one node per wave: the waves follow the
+    # cluster's labelled nodes, so 2 or 4 waves, and the mismatch is said
+    items = [node(f"w{i}") for i in range(1, labelled + 1)]
+    result = run_cli("drain-check", "--state", STATE, "-g", "workers", "--nodes", "3",
+                     "--cluster", dump(tmp_path, items), "-o", "json")
+    assert result.exit_code == 0, result.stdout
+    doc = json.loads(result.stdout)
+    (group,) = doc["groups"]
+    assert len(group["waves"]) == labelled
+    (mismatch,) = [f for f in group["findings"] if f["code"] == "group-size-mismatch"]
+    assert mismatch["severity"] == "warning"
+    assert (f"the Terraform state says fixed size 3: the waves follow the cluster's "
+            f"{labelled} ({labelled} wave(s))") in mismatch["message"]
+    assert doc["notes"] == [f"yandex_kubernetes_node_group.workers: --nodes 3 not used: the "
+                            f"live size is known, planning with {labelled} nodes"]

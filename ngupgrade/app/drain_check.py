@@ -25,6 +25,7 @@ from ngupgrade.core.drain.check import DrainReport, GroupDrainReport, check_grou
 from ngupgrade.core.drain.findings import (
     CONSTRAINT_NOT_MODELLED,
     GROUP_REMOVED,
+    GROUP_SIZE_MISMATCH,
     Finding,
     fails,
 )
@@ -32,9 +33,9 @@ from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.membership import group_node_names, membership_text, nodes_per_group
-from ngupgrade.core.model import NodeGroup
+from ngupgrade.core.model import FixedScale, NodeGroup
 from ngupgrade.core.platform import platform_of
-from ngupgrade.core.policy import check_overrides, resolve
+from ngupgrade.core.policy import NODES_OVERRIDE_UNUSED, check_overrides, resolve
 from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, Duration, GroupPlan
 
 if TYPE_CHECKING:
@@ -247,17 +248,40 @@ def drain_check_groups(groups: Sequence[NodeGroup], request: DrainCheckRequest, 
                             read.snapshot.nodes)
     plans = plan_node_groups(groups, _plan_request(request), live_sizes=sizes)
     report = check_plans(zip(groups, plans, strict=True), read.snapshot, request.nodes_at_once)
+    report = DrainReport(tuple(_with_size_drift(r, g, p)
+                               for r, g, p in zip(report.groups, groups, plans, strict=True)))
     if removed:
         report = DrainReport(report.groups + tuple(
             removed_group_report(c, read.snapshot) for c in removed))
     every = [*groups, *(c.before or c.group for c in removed)]
-    notes = read.notes + _missing_nodes(every, sizes)
+    notes = read.notes + _missing_nodes(every, sizes) + tuple(
+        f"{g.address}: {w.message}" for g, p in zip(groups, plans, strict=True)
+        for w in p.warnings if w.code == NODES_OVERRIDE_UNUSED)
     # a dump of another cluster (or the wrong context) must not pass the gate (exit 1)
     unmatched = tuple(g.id for g in every) if every and not any(
         g.id in sizes for g in every) else ()
     durations = {str(g.address): p.duration for g, p in zip(groups, plans, strict=True)}
     return DrainCheckResult(report, notes, request.accept, request.strict, unmatched,
                             durations)
+
+
+def _with_size_drift(report: GroupDrainReport, group: NodeGroup, plan: GroupPlan
+                     ) -> GroupDrainReport:
+    """A fixed group whose nodes in the cluster are not the state's size: a
+    ``group-size-mismatch`` warning saying which count the waves follow (the cluster's, as
+    the upgrade starts from what exists: :func:`ngupgrade.core.simulate.choose_nodes`) and
+    what an offline ``plan`` says (the state's size)."""
+    if not isinstance(group.scale, FixedScale) or plan.nodes_source != "live":
+        return report
+    size = group.scale.size
+    finding = Finding(
+        GROUP_SIZE_MISMATCH, "warning",
+        f"the cluster has {plan.nodes} node(s) {membership_text(group)}, the Terraform state "
+        f"says fixed size {size}: the waves follow the cluster's {plan.nodes} "
+        f"({plan.cycles.max} wave(s)); `ngupgrade plan` without the live count plans {size} "
+        "node(s), and the next `terraform apply` resizes the group to "
+        f"{size}", subject=group.id)
+    return replace(report, findings=(*report.findings, finding))
 
 
 def removed_group_report(change: GroupChange, snapshot: ClusterSnapshot) -> GroupDrainReport:
