@@ -263,6 +263,20 @@ def test_single_replica_disrupted_up_to_once_per_cycle_with_a_surge() -> None:
     assert [f.count for f in find(report2.findings, "single-replica-disrupted")] == [1]
 
 
+def test_single_replica_counts_only_nodes_that_could_take_it() -> None:
+    # 3 nodes at 1/0: 3 waves. With n2 and n3 able to take it, solo is down up to
+    # 1 + min(3 - 1, 2) = 3 times; with n2 NotReady and n3 cordoned, no other node of the
+    # group takes it (h = 0): 1 + min(2, 0) = 1.
+    g = group(policy=(1, 0))
+    pods = [pod("solo-0", "n1", app="solo", owner=("ReplicaSet", "solo-rs"))]
+    healthy = [node("n1"), node("n2"), node("n3")]
+    report = check_group(g, plan(g, 3), cluster(healthy, pods, workloads=deployment("solo", 1)))
+    assert [f.count for f in find(report.findings, "single-replica-disrupted")] == [3]
+    sick = [node("n1"), replace(node("n2"), ready=False), node("n3", unschedulable=True)]
+    report2 = check_group(g, plan(g, 3), cluster(sick, pods, workloads=deployment("solo", 1)))
+    assert [f.count for f in find(report2.findings, "single-replica-disrupted")] == [1]
+
+
 def test_surge_node_room_is_the_yandex_formula_minus_daemonsets() -> None:
     # Template 2 vCPU / 4 GiB: allocatable 1930m (docs). A DaemonSet of 500m lands first:
     # 1430m left. A 1400m pod fits on the surge node, a 1500m pod does not (and the other

@@ -31,7 +31,8 @@ from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
 @click.option("--max-unavailable", "max_unavailable", type=click.IntRange(min=0), metavar="U",
               help="Check with this max_unavailable instead of the state's.")
 @click.option("--nodes", type=click.IntRange(min=0, max=MAX_GROUP_NODES), metavar="N",
-              help="Size of a group that has no node in the cluster objects.")
+              help="Size of a group that has no node in the cluster objects (for a group "
+                   "that has some, a note says it is not used).")
 @click.option("--cycle-minutes", "cycle_minutes", type=CYCLE_MINUTES,
               default=DEFAULT_MINUTES_PER_CYCLE, show_default=True, metavar="M",
               help="Minutes one upgrade cycle takes (above 0, at most 1440): the report's "
