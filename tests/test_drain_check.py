@@ -174,6 +174,20 @@ def test_pdb_that_allows_nothing_blocks_then_the_platform_reacts() -> None:
     assert [w.nodes for w in selectel.waves] == [("n1",)]
 
 
+def test_a_pdb_with_neither_field_refuses_every_eviction_and_says_why() -> None:
+    # A PDB with neither minAvailable nor maxUnavailable: the disruption controller leaves
+    # expectedCount 0, and expectedCount <= 0 forces disruptionsAllowed to 0
+    # (pkg/controller/disruption, updatePdbStatus), however many of the 3 pods are healthy.
+    g = group(size=3, policy=(0, 1))
+    report = check_group(g, plan(g, 3), _api({"n1": 1, "n2": 1, "n3": 1}, 3))
+    blocked = find(report.findings, "pdb-blocks-eviction")
+    assert blocked
+    message = blocked[0].message
+    assert message.startswith("PDB default/api sets neither minAvailable nor maxUnavailable, "
+                              "so Kubernetes expects 0 pods and allows 0 disruptions")
+    assert "0 required" not in message
+
+
 def test_budget_never_recovers_when_the_replacement_fits_nowhere() -> None:
     # 3 api pods of 3000m on n1, maxUnavailable 1 of 3 -> 1 allowed. Only n1 and n2 in the
     # cluster, n2 full (3500m used of 4000m): the first replacement finds no node, so the

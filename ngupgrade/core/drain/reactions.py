@@ -79,10 +79,19 @@ def blocks(pdb: PodDisruptionBudget, left: list[tuple[Pod, str]], wave: int, hea
              if rules.on_blocked_eviction == "force-stop" else
              "the upgrade stops with the cluster in ERROR (seed 001 L88-L92)")
     pod, node = left[0]
+    if pdb.min_available is None and pdb.max_unavailable is None:
+        # the disruption controller sets neither expectedCount nor desiredHealthy for such a
+        # budget, and expectedCount <= 0 forces disruptionsAllowed to 0 (kubernetes
+        # pkg/controller/disruption/disruption.go, updatePdbStatus): it refuses every eviction
+        why = (f"PDB {pdb.ref} sets neither minAvailable nor maxUnavailable, so Kubernetes "
+               "expects 0 pods and allows 0 disruptions whatever is healthy (the disruption "
+               "controller: expectedCount 0 -> disruptionsAllowed 0): it refuses every "
+               f"eviction in wave {wave}")
+    else:
+        why = (f"PDB {pdb.ref} allows no more evictions in wave {wave} ({healthy} healthy, "
+               f"{spec.desired} required; replacements that find no place never bring the "
+               "budget back)")
     return Finding(PDB_BLOCKS_EVICTION, "blocking",
-                   f"PDB {pdb.ref} allows no more evictions in wave {wave} ({healthy} healthy, "
-                   f"{spec.desired} required; replacements that find no place never bring the "
-                   f"budget back): {len(left)} pod(s) cannot be evicted, first {pod.ref}; "
-                   f"{react}",
+                   f"{why}: {len(left)} pod(s) cannot be evicted, first {pod.ref}; {react}",
                    wave=wave, pod=pod.ref, pdb=pdb.ref, node=node, count=len(left),
                    subject=pdb.ref)
