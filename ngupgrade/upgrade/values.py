@@ -10,12 +10,12 @@ from ngupgrade.adapters.cloud.types import (
     LiveCluster,
     LiveNode,
     LiveNodeGroup,
-    OperationRef,
     OperationState,
 )
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.simulate import GroupPlan
+from ngupgrade.upgrade.mutation import MutationApi
 
 if TYPE_CHECKING:
     from ngupgrade.upgrade.steps import Step
@@ -26,24 +26,14 @@ MIN_TIMEOUT_SECONDS = 60 * 60.0
 """The default wait is twice the plan's longest estimate, and never under an hour (C12)."""
 
 
-class UpgradeApi(Protocol):
-    """What the runbook needs of the cloud (``adapters.cloud.gateway.CloudGateway``)."""
-
-    def get_node_group(self, node_group_id: str) -> LiveNodeGroup: ...
+class UpgradeApi(MutationApi, Protocol):
+    """What the runbook needs of the cloud (``adapters.cloud.gateway.CloudGateway``): what a
+    mutation needs (:class:`~ngupgrade.upgrade.mutation.MutationApi`), and the node list
+    and the cluster for progress and the verdict."""
 
     def list_nodes(self, node_group_id: str) -> list[LiveNode]: ...
 
     def get_cluster(self, cluster_id: str) -> LiveCluster: ...
-
-    def list_operations(self, node_group_id: str) -> list[OperationState]: ...
-
-    def list_cluster_operations(self, cluster_id: str) -> list[OperationState]: ...
-
-    def get_operation(self, operation_id: str) -> OperationState: ...
-
-    def update_node_group(self, node_group_id: str, *, policy: DeployPolicy | None = None,
-                          version: str | None = None, latest_revision: bool = False,
-                          current: LiveNodeGroup | None = None) -> OperationRef: ...
 
 
 @dataclass(frozen=True)
