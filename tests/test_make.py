@@ -19,7 +19,10 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make
 
 
 def _dry_run(target: str, tmp_path: Path) -> list[str]:
-    out = subprocess.run(["make", "-n", target, f"VENV={tmp_path / 'venv'}"], cwd=ROOT,
+    # under `make test` the suite runs inside make: without --no-print-directory the nested
+    # make adds "Entering/Leaving directory" lines (MAKELEVEL is inherited)
+    out = subprocess.run(["make", "--no-print-directory", "-n", target,
+                          f"VENV={tmp_path / 'venv'}"], cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout
     return out.splitlines()
 
