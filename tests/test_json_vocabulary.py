@@ -111,7 +111,7 @@ def test_a_short_quota_keeps_its_hint(run_cli, tmp_path: Path) -> None:
     result = run_cli("preflight", "--state", str(EXAMPLE_STATE), "-g", "workers", "--quotas",
                      str(quotas))
     assert result.exit_code == 1
-    assert "a short quota: apply a suggested deploy policy, or ask for a quota increase" \
+    assert "a short quota: apply the suggested deploy policies, or ask for a quota increase" \
         in result.stderr
     assert "--strict" not in result.stderr
 

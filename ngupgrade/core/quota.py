@@ -30,7 +30,7 @@ without a known size quota, a group without ``instance_template``) fails closed 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ngupgrade.core import project_quota, simulate
@@ -433,8 +433,12 @@ class Suggestion:
     ``nodes`` is the N the figures use (fixed size, or for an autoscaled group the autoscaler
     max in the worst case and the current size with ``at_current_size``); ``peak_nodes = N +
     E'``, ``min_ready_nodes = N - U'`` (what the availability costs), ``cycles_min/max`` as in
-    DESIGN.md section 3. ``fits`` is False when even this (with the suggestions before it in
-    the same cloud) leaves a quota short: then only a quota increase helps.
+    DESIGN.md section 3. ``fits`` is False when this (with the suggestions before it in
+    the same cloud) still leaves a quota short; ``fits_together`` is True when every
+    suggestion of the cloud applied together makes it fit (so an earlier one with ``fits``
+    False is a part of the fix, not a dead end); when it is False only a quota increase helps.
+    ``whole_group_down`` is True when the policy drains every node at once (``U' == N``,
+    0 Ready): it fits the quota by taking the group's workloads offline (seed 001 ex. 2, 3).
     """
 
     address: str
@@ -449,6 +453,8 @@ class Suggestion:
     cycles_min: int
     cycles_max: int
     fits: bool
+    fits_together: bool = True
+    whole_group_down: bool = False
 
 
 def _suggestion(gd: GroupDemand, policy: DeployPolicy, quota_ids: tuple[str, ...],
@@ -462,7 +468,8 @@ def _suggestion(gd: GroupDemand, policy: DeployPolicy, quota_ids: tuple[str, ...
                       max_expansion=policy.max_expansion,
                       max_unavailable=policy.max_unavailable, nodes=n,
                       peak_nodes=n + eff.max_expansion, min_ready_nodes=n - eff.max_unavailable,
-                      cycles_min=span.min, cycles_max=span.max, fits=ok)
+                      cycles_min=span.min, cycles_max=span.max, fits=ok, fits_together=ok,
+                      whole_group_down=n > 0 and eff.max_unavailable >= n)
 
 
 def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
@@ -539,7 +546,9 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
         out.append(_suggestion(gd, policy, used, at_current_size, ok))
         if ok:
             break
-    return out
+    # Each is a part of one fix: say whether the parts together are enough.
+    together = bool(out) and out[-1].fits
+    return [replace(s, fits_together=together) for s in out]
 
 
 @dataclass(frozen=True)
@@ -643,8 +652,11 @@ def failure_hints(result: Preflight, *, offline: bool, where: str = "Quota Manag
     hints = []
     if result.short:
         # a suggestion that does not fit (a growth or bigger nodes no policy lowers) is no way out
-        way = (f"apply a suggested deploy policy{policy_flags}, or ask for a quota increase"
-               if any(s.fits for s in result.suggestions) else "ask for a quota increase")
+        fixing = [s for s in result.suggestions if s.fits_together]
+        down = (" (it takes a whole group offline)"
+                if fixing and any(s.whole_group_down for s in fixing) else "")
+        way = (f"apply the suggested deploy policies{policy_flags}{down}, or ask for a quota "
+               "increase" if fixing else "ask for a quota increase")
         hints.append(f"a short quota: {way} ({where}) before the upgrade")
     if result.strict and result.unknown:
         source = ("export their limits into the quota file (docs/quota-preflight.md, "

@@ -17,7 +17,8 @@ JSON (DESIGN.md section 5; stable keys, new keys may be added, none renamed)::
                  "per_node": {...}, "demand": {...}, "demand_at_current_size": {...}}],
      "suggestions": [{"address", "cloud_id", "quota_ids", "kind", "max_expansion",
                       "max_unavailable", "nodes", "peak_nodes", "min_ready_nodes",
-                      "cycles": {"min", "max"}, "fits"}],
+                      "cycles": {"min", "max"}, "fits", "fits_together",
+                      "whole_group_down"}],
      "warnings": [{"code", "message"}],
      "mode": {"sequential", "strict", "at_current_size"}, "api_calls": {method: count}}
 
@@ -80,7 +81,8 @@ def _suggestion_json(s: Suggestion) -> dict[str, Any]:
             "kind": s.kind, "max_expansion": s.max_expansion,
             "max_unavailable": s.max_unavailable, "nodes": s.nodes, "peak_nodes": s.peak_nodes,
             "min_ready_nodes": s.min_ready_nodes,
-            "cycles": {"min": s.cycles_min, "max": s.cycles_max}, "fits": s.fits}
+            "cycles": {"min": s.cycles_min, "max": s.cycles_max}, "fits": s.fits,
+            "fits_together": s.fits_together, "whole_group_down": s.whole_group_down}
 
 
 def preflight_json(result: Preflight) -> dict[str, Any]:
@@ -152,8 +154,16 @@ def suggestion_text(s: Suggestion) -> str:
         what = (f"max_expansion={s.max_expansion} max_unavailable={s.max_unavailable}: "
                 f"peak {s.peak_nodes} nodes, min ready {s.min_ready_nodes} of {s.nodes}{share}, "
                 f"{cyc}")
-    tail = "" if s.fits else "; still short: raise the quota"
-    return f"{s.address}: {what} (for {', '.join(s.quota_ids)}){tail}"
+    fixes = ", ".join(s.quota_ids)
+    if s.fits:
+        tail = f"fixes {fixes}"
+    elif s.fits_together:
+        tail = f"fixes {fixes} together with the suggestion after it"
+    else:
+        tail = f"eases {fixes}, still short with every suggestion: raise the quota"
+    down = ("; WHOLE GROUP DOWN: every node drained at once, its workloads offline"
+            if s.whole_group_down else "")
+    return f"{s.address}: {what}{down} ({tail})"
 
 
 def preflight_table(result: Preflight) -> str:
