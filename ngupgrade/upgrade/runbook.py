@@ -47,6 +47,7 @@ from ngupgrade.upgrade.events import (
     Note,
     OperationSeen,
     Reminder,
+    StepFinished,
     Verdict,
 )
 from ngupgrade.upgrade.mutation import DEFAULT_CONFLICT, ConflictPolicy, Mutation
@@ -177,7 +178,23 @@ class Runbook:
             # --resume alone continues with the journal's policy, explicitly: the plan and
             # the quota gate judge what the steps will send (issue 10 item 8).
             max_e, max_u = existing.override.max_expansion, existing.override.max_unavailable
-        plan = plan_group(group, live_size=len(nodes), live_policy=live.policy,
+        # The size to plan with is the group's before this upgrade: mid-upgrade the live
+        # count includes the surge nodes the upgrade itself created (3 nodes at 2/1 read as
+        # 5: a false fixed-size drift, 5 nodes, 5 cycles). The journal recorded it at the
+        # start; without one, the configured fixed size (issue 11 item 1).
+        start_nodes = len(nodes)
+        if resumed and existing is not None:
+            start_nodes = existing.start_nodes
+        elif running is not None:
+            scale = live.scale or group.scale
+            if isinstance(scale, FixedScale):
+                start_nodes = scale.size
+        if opts.resume and not resumed and running is None and nothing is None:
+            self.emit(Note(group=str(group.address), message=(
+                "nothing to resume: no unfinished journal"
+                + (f" at {journal_path}" if journal_path else "")
+                + " and no operation running on the group; starting the upgrade")))
+        plan = plan_group(group, live_size=start_nodes, live_policy=live.policy,
                           max_expansion=max_e, max_unavailable=max_u,
                           minutes_per_cycle=opts.minutes_per_cycle)
         # The policy the user asked for; whether it needs an Update is the policy step's
@@ -196,13 +213,9 @@ class Runbook:
             journal.writer = self.journal_writer
             journal.clock = self.timing.wall
         else:
-            start_nodes, start_ids = len(nodes), [n.instance_id for n in nodes]
-            if running is not None:
-                # Resume from the cloud's own record, mid-upgrade: the size to come back to is
-                # the configured one, and which nodes are new cannot be told.
-                scale = live.scale or group.scale
-                start_nodes = scale.size if isinstance(scale, FixedScale) else len(nodes)
-                start_ids = []
+            # Resume from the cloud's own record, mid-upgrade: the size to come back to is
+            # the configured one (start_nodes, above), and which nodes are new cannot be told.
+            start_ids = [] if running is not None else [n.instance_id for n in nodes]
             journal = jr.Journal(
                 group_id=group.id, address=str(group.address), name=group.name,
                 target=opts.version, latest_revision=opts.latest_revision,
@@ -220,8 +233,38 @@ class Runbook:
 
     @staticmethod
     def planned_calls(prep: Prepared) -> list[PlannedCall]:
-        """The calls an ``--apply`` run makes for this group: those of its step objects."""
-        return [call for step in prep.steps for call in step.planned_calls()]
+        """The calls an ``--apply`` run makes for this group: on resume first the wait for
+        the operation it attaches to (no Update: that step's own calls are left out), then
+        those of its step objects."""
+        target = Runbook._attach_target(prep)
+        if target is None:
+            return [call for step in prep.steps for call in step.planned_calls()]
+        step_name, op_id = target
+        found = op_id or "the step's operation, found through ListOperations (else its Update)"
+        calls = [PlannedCall("OperationService.Get + NodeGroupService.ListNodes",
+                             f"attach to {found} ({step_name}), no Update: wait until done")]
+        return calls + [call for step in prep.steps if step.name != step_name
+                        for call in step.planned_calls()]
+
+    @staticmethod
+    def _attach_target(prep: Prepared) -> tuple[str, str | None] | None:
+        """What a resumed run attaches to before its steps: (step, operation id or None when
+        ``ListOperations`` must find it), or None when nothing is to be attached to.
+
+        The first journaled step not done; else (no journal) the group's unfinished operation,
+        the version step's when the group reconciles. (An unfinished operation gets this far
+        only with ``--resume``: :meth:`prepare` refuses it otherwise.)
+        """
+        if not prep.resumed and prep.running is None:
+            return None
+        for name in jr.STEPS:
+            rec = prep.journal.step(name)
+            if rec is not None and rec.status != "done":
+                return name, rec.operation_id
+        if prep.running is not None:
+            step = jr.STEP_VERSION if prep.live.status == "RECONCILING" else "unknown"
+            return step, prep.running.id
+        return None
 
     # -- 5-8: the changes -----------------------------------------------------------------------
 
@@ -276,23 +319,15 @@ class Runbook:
 
     def _attach_running(self, prep: Prepared, result: GroupResult) -> None:
         """On resume: wait for the operation that runs on the group (ours, found by id or list)."""
-        if not prep.resumed and not self.options.resume:
+        target = self._attach_target(prep)
+        if target is None:
             return
         j = prep.journal
-        op_id: str | None = None
-        step_name = "unknown"
-        for name in jr.STEPS:
-            rec = j.step(name)
-            if rec is None or rec.status == "done":
-                continue
-            op_id = rec.operation_id or self.ctx.adopt(prep, name)
-            step_name = name
-            break
-        if op_id is None and prep.running is not None:
-            op_id = prep.running.id  # no journal: the cloud's own record (ListOperations)
-            step_name = jr.STEP_VERSION if prep.live.status == "RECONCILING" else "unknown"
+        step_name, op_id = target
         if op_id is None:
-            return
+            op_id = self.ctx.adopt(prep, step_name)
+        if op_id is None:
+            return  # the step's Update never reached the cloud: the step sends it
         try:
             state = self.api.get_operation(op_id)
         except CloudApiError as err:
@@ -310,11 +345,19 @@ class Runbook:
             result.operations[step_name] = op_id  # the verdict names the operation it judged
         self.emit(OperationSeen(group=prep.address, step=step_name, operation_id=op_id,
                                 attached=True, done=state.done))
+        t = self.timing.clock()
         if step_name in (jr.STEP_POLICY, jr.STEP_RESTORE):
             self.ctx.wait_plain(prep, op_id)
         else:
             wait_with_progress(self.ctx, prep, op_id, result)
         self.ctx.confirm(prep, op_id)
+        if step_name in jr.STEPS and j.step(step_name) is not None:
+            # The step is done by this wait: its turn says so instead of starting it again
+            # ("1.30 -> 1.30", "done in 0s"), and the summary counts the time waited.
+            j.finish_step(step_name)
+            result.steps[step_name] = self.timing.clock() - t
+            self.emit(StepFinished(group=prep.address, step=step_name, operation_id=op_id,
+                                   seconds=result.steps[step_name]))
 
     def _reminders(self, prep: Prepared) -> list[str]:
         """Keep Terraform in step (C16): the version, and a policy that differs from the HCL."""

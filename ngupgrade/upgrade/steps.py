@@ -156,6 +156,15 @@ class Context:
         return sent.operation_id
 
 
+def done_reason(step: str, result: GroupResult) -> str:
+    """Why a done step is skipped: done by this run's attach to its operation (a resumed run
+    waited for it before the steps), or by an earlier run."""
+    op_id = result.operations.get(step)
+    if step in result.steps and op_id is not None:
+        return f"done: attached to {op_id} above"
+    return "done before"
+
+
 class Step(Protocol):
     """One step of the sequence: its journal name, its planned calls, its run."""
 
@@ -226,6 +235,8 @@ class PolicyStep:
     def run(self, ctx: Context, result: GroupResult) -> None:
         prep, j, addr = self.prep, self.prep.journal, self.prep.address
         settled = self._settled()
+        if settled == "done before":
+            settled = done_reason(self.name, result)
         if settled is not None:
             if not j.is_done(self.name):
                 j.finish_step(self.name)
@@ -304,7 +315,8 @@ class VersionStep:
     def run(self, ctx: Context, result: GroupResult) -> None:
         prep, j, addr = self.prep, self.prep.journal, self.prep.address
         if j.is_done(self.name):
-            ctx.emit(StepSkipped(group=addr, step=self.name, reason="done before"))
+            ctx.emit(StepSkipped(group=addr, step=self.name,
+                                 reason=done_reason(self.name, result)))
             return
         live = ctx.api.get_node_group(prep.group.id)
         reason = self.skip_reason(live.version, live.new_revision_available)

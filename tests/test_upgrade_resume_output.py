@@ -1,0 +1,99 @@
+"""What `upgrade --resume` says while it attaches to a running upgrade (issue 11 items 1, 2).
+
+The example's workers: fixed 3 nodes, upgraded at 2/1 (N=3, E'=2, U'=1: peak 5, cycles
+ceil(3/3)=1 .. ceil(3/1)=3, 6..18 min at 6 min a cycle). `--timeout 2m` stops the first run
+mid-cycle with the 2 surge nodes up (5 nodes live), exit 6; the resumed run must plan the 3
+nodes the group had, never the 5 the upgrade itself created.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests._upgrade_helpers import cli, example_cloud
+
+BASE = ("-g", "workers", "--version", "1.30", "--max-expansion", "2", "--max-unavailable", "1")
+
+
+@pytest.fixture
+def interrupted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys):
+    """A fake cloud whose workers upgrade (op-2, after the policy's op-1) runs, 5 nodes."""
+    journal = str(tmp_path / "j.json")
+    with example_cloud() as fake:
+        code, _out, err = cli(fake, monkeypatch, capsys, *BASE, "--apply", "--timeout", "2m",
+                              "--journal", journal)
+        assert code == 6, err
+        assert len(fake.gateway().list_nodes("cat1ng0fixed0000abcd")) == 5
+        yield fake, journal
+
+
+def _resume(interrupted, monkeypatch, capsys, *more: str) -> tuple[int, str, str]:
+    fake, journal = interrupted
+    return cli(fake, monkeypatch, capsys, *BASE, "--resume", "--journal", journal, *more)
+
+
+def test_resume_plans_the_size_before_the_upgrade(interrupted, monkeypatch, capsys) -> None:
+    # Before: "nodes 5 (live node count)", cycles 2..5, 12..30 min, a false fixed-size-drift.
+    code, out, err = _resume(interrupted, monkeypatch, capsys, "-o", "json")
+    assert code == 0, err
+    plan = json.loads(out.splitlines()[0])["plan"]["groups"][0]
+    assert (plan["nodes"], plan["peak_nodes"]) == (3, 5)
+    assert plan["cycles"] == {"min": 1, "max": 3}
+    assert (plan["duration"]["min_minutes"], plan["duration"]["max_minutes"]) == (6, 18)
+    assert "fixed-size-drift" not in [w["code"] for w in plan["warnings"]]
+
+
+def test_resume_lists_the_attach_not_an_update(interrupted, monkeypatch, capsys) -> None:
+    # Before: "API calls it would make: NodeGroupService.Update ... version=1.30".
+    code, out, err = _resume(interrupted, monkeypatch, capsys)
+    assert code == 0, err
+    calls = out.split("== API calls it would make", 1)[1].split("\n!", 1)[0]
+    assert "NodeGroupService.Update" not in calls
+    assert "attach to op-2 (version_update), no Update: wait until done" in calls
+
+
+def test_resume_apply_waits_once_and_says_so(interrupted, monkeypatch, capsys) -> None:
+    # Before: after the wait, "-> update the version: 1.30 -> 1.30", "done in 0s", and the
+    # summary "update the version 0s".
+    fake, _ = interrupted
+    code, out, err = _resume(interrupted, monkeypatch, capsys, "--apply")
+    assert code == 0, err
+    assert "1.30 -> 1.30" not in out
+    assert "-> update the version: skipped (done: attached to op-2 above)" in out
+    assert ", cycle 1/3," in out  # progress against the 3 cycles of the 3-node plan
+    summary = out.split("== summary", 1)[1]
+    assert "update the version 0s" not in summary
+    assert "update the version 5m" in summary  # waited from 2 to 7 virtual minutes
+    updates = [c for c in fake.calls_to("NodeGroupService.Update")
+               if "version" in c.request.update_mask.paths]
+    assert len(updates) == 1
+
+
+def test_resume_from_the_clouds_record_plans_the_configured_size(
+        interrupted, monkeypatch, capsys) -> None:
+    fake, journal = interrupted
+    Path(journal).unlink()  # another runner: no journal, the cloud's ListOperations only
+    code, out, err = cli(fake, monkeypatch, capsys, *BASE, "--resume", "-o", "json",
+                         "--journal", journal)
+    assert code == 0, err
+    lines = [json.loads(x) for x in out.splitlines()]
+    plan = lines[0]["plan"]["groups"][0]
+    assert (plan["nodes"], plan["nodes_source"]) == (3, "fixed")  # not the 5 listed now
+    dry = next(x for x in lines if x["event"] == "dry_run")["calls"]
+    assert [c["method"] for c in dry["yandex_kubernetes_node_group.workers"]] == [
+        "OperationService.Get + NodeGroupService.ListNodes"]
+
+
+def test_resume_with_nothing_to_resume_says_it_starts(tmp_path: Path, monkeypatch,
+                                                       capsys) -> None:
+    # Before: a fresh upgrade started without a word.
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, *BASE, "--resume",
+                             "--journal", str(tmp_path / "none.json"))
+    assert code == 0, err
+    assert (f"note: yandex_kubernetes_node_group.workers: nothing to resume: no unfinished "
+            "journal and no operation running on the group; "
+            "starting the upgrade") in out
