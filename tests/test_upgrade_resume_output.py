@@ -94,6 +94,6 @@ def test_resume_with_nothing_to_resume_says_it_starts(tmp_path: Path, monkeypatc
         code, out, err = cli(fake, monkeypatch, capsys, *BASE, "--resume",
                              "--journal", str(tmp_path / "none.json"))
     assert code == 0, err
-    assert (f"note: yandex_kubernetes_node_group.workers: nothing to resume: no unfinished "
+    assert ("note: yandex_kubernetes_node_group.workers: nothing to resume: no unfinished "
             "journal and no operation running on the group; "
             "starting the upgrade") in out
