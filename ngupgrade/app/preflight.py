@@ -24,10 +24,11 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from datetime import datetime
 from threading import Lock
 from typing import Any, Protocol, TypeVar
 
-from ngupgrade.core import quota
+from ngupgrade.core import limits, quota
 from ngupgrade.core.drain.blockers import drain_blockers, why_blocked
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.k8s import PodDisruptionBudget
@@ -85,6 +86,8 @@ class PreflightRequest:
     at_current_size: bool = False
     max_expansion: int | None = None
     max_unavailable: int | None = None
+    start: datetime | None = None
+    """When the upgrade is to start (UTC), for the auto-upgrade window check; None: no check."""
 
 
 class _Calls:
@@ -112,6 +115,7 @@ def run_preflight(
     live_groups: GroupReader | None = None,
     max_workers: int = DEFAULT_MAX_WORKERS,
     build_demand: Callable[..., quota.GroupDemand] = quota.group_demand,
+    peers: Sequence[NodeGroup] = (),
 ) -> quota.Preflight:
     """Run the quota preflight for ``groups`` (already selected) and return the verdict.
 
@@ -120,7 +124,9 @@ def run_preflight(
     flagged); ``live_groups`` gives the live deploy policy of groups whose state leaves it
     unset (else the platform's default is assumed and flagged). ``build_demand`` turns a group
     into its demand, with :func:`ngupgrade.core.quota.group_demand`'s arguments (a Terraform plan
-    brings its own: :func:`ngupgrade.core.plan_quota.change_demand`). Makes no mutating call.
+    brings its own: :func:`ngupgrade.core.plan_quota.change_demand`). ``peers`` are every group
+    of the state: a cluster's groups not checked now count in its ``clusterNodes`` limit at
+    their size (:mod:`ngupgrade.core.limits`). Makes no mutating call.
 
     Raises:
         UsageError: no groups, or no way to tell a group's cloud.
@@ -183,8 +189,10 @@ def run_preflight(
         ]
         listed = {key: f.result() for key, f in list_futures.items()}
 
-    result = quota.evaluate(demands, limits_by_cloud(listed), sequential=request.sequential,
+    by_cloud = limits_by_cloud(listed)
+    result = quota.evaluate(demands, by_cloud, sequential=request.sequential,
                             strict=request.strict, at_current_size=request.at_current_size)
+    result = limits.extend(result, by_cloud, peers=peers, start=request.start)
     return replace(result, api_calls=dict(calls.counts))
 
 

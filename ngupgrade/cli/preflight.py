@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from ngupgrade.adapters.files.pdb_file import read_pdb_file
-from ngupgrade.app.load import forced_platform, load_groups
+from ngupgrade.app.load import forced_platform, load_state, select_groups
 from ngupgrade.app.preflight import (
     PreflightRequest,
     QuotaSource,
@@ -57,6 +58,12 @@ if TYPE_CHECKING:
                    "group's strategy is not in the state: pass the control panel's value).")
 @click.option("--max-unavailable", "max_unavailable", type=int, metavar="U",
               help="Check with this max_unavailable instead of the state's.")
+@click.option("--start-at", "start_at", type=click.DateTime(["%Y-%m-%dT%H:%M",
+                                                              "%Y-%m-%d %H:%M"]),
+              metavar="YYYY-MM-DDTHH:MM",
+              help="When the upgrade is to start, in UTC, for the auto-upgrade window check "
+                   "(a group with maintenance_policy.auto_upgrade whose window may open during "
+                   "the run). Default: now.")
 @click.option("--at-current-size", is_flag=True,
               help="Judge autoscaled groups at their current size instead of the worst case "
                    "(the autoscaler grown to max before the upgrade starts).")
@@ -70,7 +77,7 @@ if TYPE_CHECKING:
 @common_options
 def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | None,
               sequential: bool, strict: bool, max_expansion: int | None,
-              max_unavailable: int | None, at_current_size: bool,
+              max_unavailable: int | None, start_at: datetime | None, at_current_size: bool,
               pdbs_file: str | None, cluster_files: tuple[str, ...], kubeconfig: str | None,
               kube_context: str | None, accept: tuple[str, ...]) -> None:
     """Check the surge of an upgrade against the cloud's quotas (a CI gate; read-only).
@@ -124,21 +131,25 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
                          hint="leave them out with --plan")
     gate = None
     found: list[NodeGroup] = []
+    peers: tuple[NodeGroup, ...] = ()
     if settings.plan is not None:
         from ngupgrade.app.tfplan import load_plan, preflight_plan
 
         gate = load_plan(settings, groups, sequential=sequential)
     else:
-        found = load_groups(settings, groups)
+        peers = load_state(settings).groups  # a cluster's other groups count in its limit
+        found = select_groups(peers, groups)
 
     def check(quotas: QuotaSource, request: PreflightRequest, **live: Any) -> Preflight:
         if gate is not None:
             return preflight_plan(gate, quotas, request, **live)
-        return run_preflight(found, quotas, request, **live)
+        return run_preflight(found, quotas, request, peers=peers, **live)
 
+    start = (start_at.replace(tzinfo=timezone.utc) if start_at is not None
+             else datetime.now(timezone.utc).replace(second=0, microsecond=0))
     request = PreflightRequest(cloud_id=cloud_id, sequential=sequential, strict=strict,
                                at_current_size=at_current_size, max_expansion=max_expansion,
-                               max_unavailable=max_unavailable)
+                               max_unavailable=max_unavailable, start=start)
     selectel = bool(found) and all(g.platform == "selectel" for g in found)
     if selectel and quotas_file is None:
         raise UsageError("a Selectel preflight is offline: pass --quotas FILE with the "

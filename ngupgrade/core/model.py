@@ -297,6 +297,41 @@ class Placement:
 
 
 @dataclass(frozen=True)
+class MaintenanceWindow:
+    """One window in which the service may start an automatic upgrade, in UTC
+    (``maintenance_policy.maintenance_window``; maintenance.proto: daily or weekly, 1-24 h).
+
+    ``day`` is ``monday``..``sunday``, None for every day; ``start_minutes`` after midnight;
+    ``duration_minutes`` long.
+    """
+
+    day: str | None
+    start_minutes: int
+    duration_minutes: int
+
+
+@dataclass(frozen=True)
+class Maintenance:
+    """A Yandex node group's ``maintenance_policy``: ``auto_upgrade`` on or off, and its
+    ``windows`` (empty: any time, the API's ``anytime``)."""
+
+    auto_upgrade: bool
+    windows: tuple[MaintenanceWindow, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlacementGroup:
+    """The compute placement group a Yandex group's nodes run in
+    (``instance_template.placement_policy.placement_group_id``). ``strategy`` is ``spread``
+    (the default: at most 5 VMs, compute limits) or ``partition``, from the
+    ``yandex_compute_placement_group`` in the same state; None when the state does not hold it.
+    """
+
+    id: str
+    strategy: Literal["spread", "partition"] | None = None
+
+
+@dataclass(frozen=True)
 class NodeGroup:
     """One node group found in a Terraform state (``yandex_kubernetes_node_group`` or
     ``selectel_mks_nodegroup_v1``).
@@ -319,6 +354,9 @@ class NodeGroup:
     ``node_names`` are the hostnames of the group's nodes as the state lists them (Selectel's
     ``nodes[].hostname``; empty for Yandex, whose state lists no nodes): which Kubernetes
     nodes are the group's is decided by :mod:`ngupgrade.core.membership`.
+    ``zones`` are the availability zones of a Yandex group's ``allocation_policy.location``;
+    ``placement_group`` its compute placement group; ``maintenance`` its maintenance policy
+    (None when the state has none).
     """
 
     address: TfAddress
@@ -339,6 +377,9 @@ class NodeGroup:
     node_labels: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
     node_taints: tuple[Taint, ...] = ()
     node_names: tuple[str, ...] = field(default=(), compare=False)
+    zones: tuple[str, ...] = ()
+    placement_group: PlacementGroup | None = None
+    maintenance: Maintenance | None = None
 
 
 @dataclass(frozen=True)

@@ -367,7 +367,9 @@ class QuotaVerdict:
     ``limit``/``usage``/``headroom`` are None when unknown. ``status`` is ``ok`` when
     ``demand <= headroom`` (equality passes) or when nothing is demanded, ``short`` when
     ``demand > headroom`` (a headroom of 0 is a number, not unknown: C01 variant B), and
-    ``unknown`` when the limit or usage is missing.
+    ``unknown`` when the limit or usage is missing. ``scope`` names what a per-group or
+    per-cluster limit was judged for (``group ADDRESS``, ``cluster ID``:
+    :mod:`ngupgrade.core.limits`); None for the cloud-wide quotas.
     """
 
     quota_id: str
@@ -376,6 +378,7 @@ class QuotaVerdict:
     headroom: float | None
     demand: int
     status: Status
+    scope: str | None = None
 
     @property
     def shortfall(self) -> float | None:
@@ -630,7 +633,8 @@ def evaluate(groups: Sequence[GroupDemand],
 
 def failure_summary(result: Preflight) -> str:
     """One line naming what failed, for the error the CLI prints (quota ids with need/headroom)."""
-    parts = [f"{cloud}: {q.quota_id} needs {human_quota(q.quota_id, q.demand)}, headroom "
+    parts = [f"{cloud}: {q.quota_id}{f' ({q.scope})' if q.scope else ''} needs "
+             f"{human_quota(q.quota_id, q.demand)}, headroom "
              f"{human_quota(q.quota_id, q.headroom)}" for cloud, q in result.short]
     if result.strict:
         parts += [f"{cloud}: {q.quota_id} unknown" for cloud, q in result.unknown]

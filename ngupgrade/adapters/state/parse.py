@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import msgspec
 
@@ -33,7 +34,9 @@ NODE_GROUP_TYPE = yandex.NODE_GROUP_TYPE
 CLUSTER_TYPE = yandex.CLUSTER_TYPE
 GROUP_TYPES = frozenset({NODE_GROUP_TYPE, selectel.NODE_GROUP_TYPE})
 _CLUSTER_TYPES = frozenset({CLUSTER_TYPE, selectel.CLUSTER_TYPE})
-_INTERESTING = GROUP_TYPES | _CLUSTER_TYPES
+_SIDE_TYPES = _CLUSTER_TYPES | {yandex.PLACEMENT_GROUP_TYPE}
+"""Resources read for what they tell about the groups beside them (clusters, placement)."""
+_INTERESTING = GROUP_TYPES | _SIDE_TYPES
 
 IndexKey = int | str | None
 
@@ -115,13 +118,18 @@ class _RawInstance:
 
 @dataclass
 class _Clusters:
-    """The clusters beside the node groups, by id, one dict per platform."""
+    """The clusters beside the node groups, by id, one dict per platform; and the strategy of
+    each compute placement group by id."""
 
     yandex: dict[str, ClusterInfo]
     selectel: dict[str, selectel.SelectelCluster]
+    placement: dict[str, Literal["spread", "partition"]] = field(default_factory=dict)
 
     def add(self, rtype: str, raw: msgspec.Raw, source: str, path: str) -> None:
-        if rtype == CLUSTER_TYPE:
+        if rtype == yandex.PLACEMENT_GROUP_TYPE:
+            group = _decode(raw, yandex.PLACEMENT_GROUP_SHAPE, source, path)
+            self.placement[group.id] = yandex.placement_strategy(group)
+        elif rtype == CLUSTER_TYPE:
             found = yandex.cluster(_decode(raw, yandex.CLUSTER_SHAPE, source, path))
             self.yandex[found.id] = found
         else:
@@ -245,7 +253,7 @@ def _parse_v4(resources_raw: msgspec.Raw, source: str) -> ParsedState:
             if inst.deposed is not None or not inst.attributes:
                 skipped += res.type in GROUP_TYPES
                 continue
-            if res.type in _CLUSTER_TYPES:
+            if res.type in _SIDE_TYPES:
                 clusters.add(res.type, inst.attributes, source, path)
                 continue
             address = TfAddress(res.type, res.name, inst.index_key, module, "managed")
@@ -273,7 +281,7 @@ def _parse_show_json(values_raw: msgspec.Raw, source: str) -> ParsedState:
             if res.mode != "managed" or res.deposed_key is not None or not res.values:
                 skipped += res.type in GROUP_TYPES
                 continue
-            if res.type in _CLUSTER_TYPES:
+            if res.type in _SIDE_TYPES:
                 clusters.add(res.type, res.values, source, f"{path}.values")
                 continue
             try:
@@ -368,7 +376,8 @@ def _build(
     _one_instance_per_address(instances, source)
     groups = tuple(
         yandex.node_group(_decode(inst.attributes, yandex.NODE_GROUP_SHAPE, source, inst.path),
-                          inst.address, inst.tainted, clusters.yandex, source, inst.path)
+                          inst.address, inst.tainted, clusters.yandex, source, inst.path,
+                          clusters.placement)
         if inst.address.type == NODE_GROUP_TYPE
         else selectel.node_group(_decode(inst.attributes, selectel.NODE_GROUP_SHAPE, source,
                                          inst.path),

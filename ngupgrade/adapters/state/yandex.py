@@ -8,8 +8,9 @@ resources and decodes their attributes into the shapes here.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -22,8 +23,11 @@ from ngupgrade.core.model import (
     BootDisk,
     DeployPolicy,
     FixedScale,
+    Maintenance,
+    MaintenanceWindow,
     NodeGroup,
     NodeResources,
+    PlacementGroup,
     ScalePolicy,
     TfAddress,
 )
@@ -59,8 +63,13 @@ class _Scheduling(msgspec.Struct):
     preemptible: bool | None = None
 
 
+class _PlacementPolicy(msgspec.Struct):
+    placement_group_id: str | None = None
+
+
 class _Template(msgspec.Struct):
     resources: list[_Resources] | None = None
+    placement_policy: list[_PlacementPolicy] | None = None
     platform_id: str | None = None
     nat: bool | None = None
     boot_disk: list[_BootDisk] | None = None
@@ -92,6 +101,25 @@ class _VersionInfo(msgspec.Struct):
     current_version: str | None = None
 
 
+class _Location(msgspec.Struct):
+    zone: str | None = None
+
+
+class _Allocation(msgspec.Struct):
+    location: list[_Location] | None = None
+
+
+class _Window(msgspec.Struct):
+    start_time: str
+    duration: str
+    day: str | None = None
+
+
+class _MaintenancePolicy(msgspec.Struct):
+    auto_upgrade: bool | None = None
+    maintenance_window: list[_Window] | None = None
+
+
 class _NodeGroupAttrs(msgspec.Struct):
     id: str
     scale_policy: list[_Scale] | None = None
@@ -105,6 +133,24 @@ class _NodeGroupAttrs(msgspec.Struct):
     labels: dict[str, str] | None = None
     node_labels: dict[str, str] | None = None
     node_taints: list[str] | None = None
+    allocation_policy: list[_Allocation] | None = None
+    maintenance_policy: list[_MaintenancePolicy] | None = None
+
+
+class _PlacementGroupAttrs(msgspec.Struct):
+    id: str
+    placement_strategy_spread: bool | None = None
+    placement_strategy_partitions: int | None = None
+
+
+PLACEMENT_GROUP_TYPE = "yandex_compute_placement_group"
+PLACEMENT_GROUP_SHAPE = _PlacementGroupAttrs
+
+
+def placement_strategy(attrs: _PlacementGroupAttrs) -> Literal["spread", "partition"]:
+    """A placement group's strategy: ``partition`` when it has partitions, else ``spread``
+    (the provider's default; compute ``placement-groups`` docs)."""
+    return "partition" if attrs.placement_strategy_partitions else "spread"
 
 
 class _Master(msgspec.Struct):
@@ -142,12 +188,16 @@ def _first(items: list | None):  # type: ignore[no-untyped-def,type-arg]
 
 
 def node_group(attrs: _NodeGroupAttrs, address: TfAddress, tainted: bool,
-               clusters: dict[str, ClusterInfo], source: str, path: str) -> NodeGroup:
+               clusters: dict[str, ClusterInfo], source: str, path: str,
+               placement_groups: Mapping[str, Literal["spread", "partition"]] | None = None,
+               ) -> NodeGroup:
     """One Yandex node group of decoded attributes (its cluster, when in the same state, gives
-    ``folder_id`` and ``master_version``).
+    ``folder_id`` and ``master_version``; ``placement_groups`` the strategy of its placement
+    group by id).
 
     Raises:
-        BadInput: no ``scale_policy``, or an ``auto_scale`` min above its max.
+        BadInput: no ``scale_policy``, an ``auto_scale`` min above its max, or a maintenance
+            window whose start or duration is not a time.
     """
     scale = _scale(attrs.scale_policy, source, path, address)
     deploy = _first(attrs.deploy_policy)
@@ -169,7 +219,50 @@ def node_group(attrs: _NodeGroupAttrs, address: TfAddress, tainted: bool,
         labels=dict(attrs.labels or {}),
         node_labels=dict(attrs.node_labels or {}),
         node_taints=_taints(attrs.node_taints or [], source, path),
+        zones=tuple(dict.fromkeys(
+            loc.zone for a in attrs.allocation_policy or [] for loc in a.location or []
+            if loc.zone)),
+        placement_group=_placement(_first(attrs.instance_template), placement_groups or {}),
+        maintenance=_maintenance(_first(attrs.maintenance_policy), source,
+                                 f"{path}.maintenance_policy[0]"),
     )
+
+
+def _placement(template: _Template | None,
+               strategies: Mapping[str, Literal["spread", "partition"]]
+               ) -> PlacementGroup | None:
+    policy = _first(template.placement_policy) if template is not None else None
+    if policy is None or not policy.placement_group_id:
+        return None
+    return PlacementGroup(policy.placement_group_id, strategies.get(policy.placement_group_id))
+
+
+_GO_DURATION = re.compile(r"^(?:(?P<h>\d+)h)?(?:(?P<m>\d+)m)?(?:(?P<s>\d+)s)?$")
+_CLOCK = re.compile(r"^(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?$")
+
+
+def _maintenance(policy: _MaintenancePolicy | None, source: str, path: str
+                 ) -> Maintenance | None:
+    """``maintenance_policy``: ``auto_upgrade`` (the provider's default when unset: true) and
+    its windows (``start_time`` ``"15:00"``, ``duration`` a Go duration ``"3h"``, UTC)."""
+    if policy is None:
+        return None
+    windows = []
+    for i, w in enumerate(policy.maintenance_window or []):
+        where = f"{path}.maintenance_window[{i}]"
+        clock = _CLOCK.match(w.start_time.strip())
+        span = _GO_DURATION.match(w.duration.strip())
+        if clock is None or span is None or not w.duration.strip():
+            raise BadInput(f"maintenance window start_time {w.start_time!r} / duration "
+                           f"{w.duration!r} is not HH:MM and a duration such as 3h",
+                           source=source, path=where)
+        minutes = (int(span["h"] or 0) * 60 + int(span["m"] or 0)
+                   + (1 if span["s"] and int(span["s"]) else 0))
+        windows.append(MaintenanceWindow(day=(w.day or "").lower() or None,
+                                         start_minutes=int(clock["h"]) * 60 + int(clock["m"]),
+                                         duration_minutes=minutes))
+    auto = True if policy.auto_upgrade is None else policy.auto_upgrade
+    return Maintenance(auto_upgrade=auto, windows=tuple(windows))
 
 
 _TAINT = re.compile(r"^(?P<key>[^=:\s]+)(?:=(?P<value>[^:]*))?:(?P<effect>[A-Za-z]+)$")

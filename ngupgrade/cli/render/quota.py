@@ -7,7 +7,8 @@ JSON (DESIGN.md section 5; stable keys, new keys may be added, none renamed)::
     {"ok": bool,
      "clouds": [{"cloud_id", "quotas": [{"quota_id", "unit", "limit", "usage", "headroom",
                                          "demand", "status": "ok"|"short"|"unknown",
-                                         "shortfall"}]}],
+                                         "shortfall", "scope": null|"group ADDRESS"|
+                                         "cluster ID"}]}],
      "groups": [{"address", "id", "name", "cluster_id", "cloud_id",
                  "extra_nodes": {"worst_case", "at_current_size", "managed_kubernetes",
                                  "managed_kubernetes_at_current_size", "nodes", "current",
@@ -73,7 +74,7 @@ def json_unit(quota_id: str) -> str:
 def _quota_json(q: QuotaVerdict) -> dict[str, Any]:
     return {"quota_id": q.quota_id, "unit": json_unit(q.quota_id), "limit": _num(q.limit),
             "usage": _num(q.usage), "headroom": _num(q.headroom), "demand": q.demand,
-            "status": q.status, "shortfall": _num(q.shortfall)}
+            "status": q.status, "shortfall": _num(q.shortfall), "scope": q.scope}
 
 
 def _suggestion_json(s: Suggestion) -> dict[str, Any]:
@@ -191,7 +192,8 @@ def preflight_table(result: Preflight) -> str:
         lines.append(f"{'project' if selectel else 'cloud'} {cloud.cloud_id}")
         rows = [["quota", "limit", "usage", "headroom", "demand", "status"]]
         for q in cloud.quotas:
-            rows.append([q.quota_id, human(q.quota_id, q.limit), human(q.quota_id, q.usage),
+            name = q.quota_id if q.scope is None else f"{q.quota_id} ({q.scope})"
+            rows.append([name, human(q.quota_id, q.limit), human(q.quota_id, q.usage),
                          human(q.quota_id, q.headroom), human(q.quota_id, q.demand),
                          _status_text(q, result.strict)])
         lines.extend(_table(rows))

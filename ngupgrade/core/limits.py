@@ -1,0 +1,232 @@
+"""Limits the cloud-wide quota rows do not show: per group, per cluster, per zone, per
+placement group, and the service's own auto-upgrade window. Pure (the start time is a value).
+
+What :func:`ngupgrade.core.quota.evaluate` leaves out, checked here on the same demands
+(issue 11 items 19-22; reference ``yandex-and-terraform-facts.md`` section 2,
+``kubernetes-and-drain-facts.md`` section 1):
+
+* ``managed-kubernetes.groupNodes.count`` (nodes in one group, 200 by default): each group's
+  peak, ``N + E'`` (worst case: the autoscaler ``max + min(E, max)``), against the limit;
+* ``managed-kubernetes.clusterNodes.count``: the nodes of every group of the cluster (those
+  not upgraded at their size, fixed or the autoscaler max) plus the surge of the upgraded
+  ones (added up, or the largest with ``sequential``);
+  both only when the quota source lists them; the API's ``usage`` of these per-group and
+  per-cluster limits is not a group's own count, so the rows carry the group's or
+  cluster's nodes as their usage and a ``scope``;
+* zonal quotas such as ``compute.instanceT4Gpus.count.ru-central1-d`` beside the cloud-wide
+  one: a group with a node in that zone may put all of its surge there, so its demand of the
+  cloud-wide quota counts on the zonal one too (only when the source lists it);
+* a spread placement group holds at most 5 VMs (compute limits): a peak above 5 cannot place
+  its surge nodes (a warning with the numbers);
+* ``maintenance_policy.auto_upgrade`` with a window that may open while the upgrade runs (any
+  time, when no window is set): the service may start its own upgrade of the group (a warning).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from ngupgrade.core import simulate
+from ngupgrade.core.model import AutoScale, MaintenanceWindow, NodeGroup, QuotaLimit
+from ngupgrade.core.policy import PlanWarning, clamp
+from ngupgrade.core.quota import (
+    CloudVerdict,
+    GroupDemand,
+    Preflight,
+    QuotaVerdict,
+    combine,
+    verdict,
+)
+
+GROUP_NODES = "managed-kubernetes.groupNodes.count"
+CLUSTER_NODES = "managed-kubernetes.clusterNodes.count"
+SPREAD_PLACEMENT_MAX_VMS = 5
+"""VMs in one spread placement group (compute limits, reference section 1)."""
+
+DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEK_MINUTES = 7 * 24 * 60
+
+
+def peak(gd: GroupDemand, at_current_size: bool = False) -> tuple[int, int]:
+    """``(nodes before, surge)`` of one group's upgrade: N and E' (worst case: the autoscaler
+    max and ``min(E, max)``; at the current size: the current count and ``min(E, current)``)."""
+    ex = gd.extra
+    if at_current_size:
+        return ex.current, ex.managed_kubernetes_at_current_size
+    return ex.nodes, ex.managed_kubernetes
+
+
+def _size(group: NodeGroup) -> int:
+    """A group that is not upgraded now, counted in its cluster: fixed size or autoscaler max."""
+    return group.scale.max if isinstance(group.scale, AutoScale) else group.scale.size
+
+
+def _scoped(quota_id: str, scope: str, nodes: int, surge: int, limit: QuotaLimit
+            ) -> QuotaVerdict | None:
+    if limit.limit is None:
+        return None
+    row = verdict(quota_id, surge, QuotaLimit(quota_id, limit.limit, float(nodes)))
+    return replace(row, scope=scope)
+
+
+def node_count_verdicts(demands: Sequence[GroupDemand], peers: Sequence[NodeGroup],
+                        limits: Mapping[str, QuotaLimit], *, sequential: bool = False,
+                        at_current_size: bool = False) -> list[QuotaVerdict]:
+    """The ``groupNodes``/``clusterNodes`` rows of one cloud's groups (``demands``), when
+    ``limits`` lists them. ``peers`` are every group of the state (their clusters' other
+    groups count at their size); empty: only the groups checked."""
+    rows: list[QuotaVerdict] = []
+    group_limit = limits.get(GROUP_NODES)
+    if group_limit is not None:
+        for gd in demands:
+            nodes, surge = peak(gd, at_current_size)
+            row = _scoped(GROUP_NODES, f"group {gd.address}", nodes, surge, group_limit)
+            if row is not None:
+                rows.append(row)
+    cluster_limit = limits.get(CLUSTER_NODES)
+    if cluster_limit is not None:
+        for cluster_id in dict.fromkeys(gd.group.cluster_id for gd in demands):
+            mine = [gd for gd in demands if gd.group.cluster_id == cluster_id]
+            upgraded = {gd.address for gd in mine}
+            others = sum(_size(g) for g in peers
+                         if g.cluster_id == cluster_id and str(g.address) not in upgraded)
+            nodes = others + sum(peak(gd, at_current_size)[0] for gd in mine)
+            surge = combine(({"n": peak(gd, at_current_size)[1]} for gd in mine),
+                            sequential).get("n", 0)
+            row = _scoped(CLUSTER_NODES, f"cluster {cluster_id}", nodes, surge, cluster_limit)
+            if row is not None:
+                rows.append(row)
+    return rows
+
+
+def zonal_verdicts(demands: Sequence[GroupDemand], limits: Mapping[str, QuotaLimit], *,
+                   sequential: bool = False, at_current_size: bool = False
+                   ) -> list[QuotaVerdict]:
+    """Rows of the zonal quotas ``limits`` lists (``<quota id>.<zone>``) that a group with a
+    node in that zone draws on: its whole demand of the cloud-wide quota, the worst case."""
+    rows = []
+    for quota_id in sorted(limits):
+        base, _, zone = quota_id.rpartition(".")
+        if not base or "." not in base:
+            continue
+        drawing = [gd.demand(at_current_size).get(base, 0) for gd in demands
+                   if zone in gd.group.zones and base in gd.per_node]
+        if not drawing:
+            continue
+        total = combine(({"n": d} for d in drawing), sequential).get("n", 0)
+        rows.append(verdict(quota_id, total, limits[quota_id]))
+    return rows
+
+
+def placement_warnings(demands: Sequence[GroupDemand], at_current_size: bool = False
+                       ) -> list[PlanWarning]:
+    """A group in a spread placement group whose peak is above 5 VMs."""
+    out = []
+    for gd in demands:
+        placement = gd.group.placement_group
+        if placement is None or placement.strategy == "partition":
+            continue
+        nodes, surge = peak(gd, at_current_size)
+        if nodes + surge <= SPREAD_PLACEMENT_MAX_VMS:
+            continue
+        assumed = "" if placement.strategy else " (spread assumed: the state does not hold it)"
+        room = max(0, SPREAD_PLACEMENT_MAX_VMS - nodes)
+        out.append(PlanWarning(
+            "spread-placement-group-full",
+            f"{gd.address}: its nodes run in spread placement group {placement.id}{assumed}, "
+            f"which holds at most {SPREAD_PLACEMENT_MAX_VMS} VMs; the upgrade's peak is "
+            f"{nodes + surge} ({nodes} nodes + {surge} surge), so "
+            + (f"at most {room} surge node(s) can be placed: max_expansion {room} or less"
+               if nodes <= SPREAD_PLACEMENT_MAX_VMS else
+               f"even its {nodes} nodes do not fit: use a partition placement group")))
+    return out
+
+
+def run_minutes(gd: GroupDemand, minutes_per_cycle: float,
+                at_current_size: bool = False) -> float:
+    """The upper estimate of one group's upgrade, in minutes: waves x minutes per cycle."""
+    nodes = gd.extra.current if at_current_size else gd.extra.nodes
+    if nodes == 0:
+        return 0.0
+    span = simulate.cycles(nodes, clamp(gd.extra.policy, nodes))
+    return span.max * minutes_per_cycle
+
+
+def window_opening(window: MaintenanceWindow, start: datetime, minutes: float
+                   ) -> datetime | None:
+    """When ``window`` (UTC) is open during ``[start, start + minutes)``: the moment the run
+    first meets it (``start`` itself when it is already open), or None."""
+    begin = start.weekday() * 1440 + start.hour * 60 + start.minute + start.second / 60
+    end = begin + minutes
+    days = range(7) if window.day is None else (DAYS.index(window.day),)
+    hits = []
+    for day in days:
+        opens = day * 1440 + window.start_minutes
+        for week in (-1, 0, 1, 2):
+            w0 = opens + week * WEEK_MINUTES
+            w1 = w0 + window.duration_minutes
+            if w0 < end and w1 > begin:
+                hits.append(max(w0, begin))
+    if not hits:
+        return None
+    return start + timedelta(minutes=min(hits) - begin)
+
+
+def maintenance_warnings(demands: Sequence[GroupDemand], start: datetime,
+                         minutes_per_cycle: float = simulate.DEFAULT_MINUTES_PER_CYCLE,
+                         at_current_size: bool = False) -> list[PlanWarning]:
+    """``auto_upgrade`` on, and a window (or none: any time) that may open while the upgrade
+    runs from ``start`` (UTC) for its upper estimate."""
+    out = []
+    for gd in demands:
+        policy = gd.group.maintenance
+        if policy is None or not policy.auto_upgrade:
+            continue
+        minutes = run_minutes(gd, minutes_per_cycle, at_current_size)
+        run = (f"this upgrade (from {start:%Y-%m-%d %H:%M} UTC, up to {minutes:g} min at "
+               f"{minutes_per_cycle:g} min a cycle)")
+        fix = ("set maintenance_policy.auto_upgrade = false for the run, or start it outside "
+               "the window")
+        if not policy.windows:
+            out.append(PlanWarning(
+                "auto-upgrade-window",
+                f"{gd.address}: auto_upgrade is on with no maintenance window (any time): the "
+                f"service may start its own upgrade of the group during {run}; {fix}"))
+            continue
+        opening = [(w, t) for w in policy.windows
+                   if (t := window_opening(w, start, minutes)) is not None]
+        if opening:
+            w, t = min(opening, key=lambda pair: pair[1])
+            day = w.day or "every day"
+            out.append(PlanWarning(
+                "auto-upgrade-window",
+                f"{gd.address}: auto_upgrade is on and its maintenance window ({day} "
+                f"{w.start_minutes // 60:02d}:{w.start_minutes % 60:02d} UTC for "
+                f"{w.duration_minutes // 60}h{w.duration_minutes % 60:02d}m) is open at "
+                f"{t:%Y-%m-%d %H:%M} UTC, during {run}: the service may start its own upgrade "
+                f"of the group; {fix}"))
+    return out
+
+
+def extend(result: Preflight, limits: Mapping[str, Mapping[str, QuotaLimit]], *,
+           peers: Sequence[NodeGroup] = (), start: datetime | None = None,
+           minutes_per_cycle: float = simulate.DEFAULT_MINUTES_PER_CYCLE) -> Preflight:
+    """``result`` with the rows and warnings above added (``start`` None: no window check)."""
+    clouds = []
+    for cloud in result.clouds:
+        mine = [gd for gd in result.groups if gd.cloud_id == cloud.cloud_id]
+        cloud_limits = limits.get(cloud.cloud_id, {})
+        extra = [*zonal_verdicts(mine, cloud_limits, sequential=result.sequential,
+                                 at_current_size=result.at_current_size),
+                 *node_count_verdicts(mine, peers, cloud_limits, sequential=result.sequential,
+                                      at_current_size=result.at_current_size)]
+        known = {(q.quota_id, q.scope) for q in cloud.quotas}
+        rows = cloud.quotas + tuple(q for q in extra if (q.quota_id, q.scope) not in known)
+        clouds.append(CloudVerdict(cloud.cloud_id, rows))
+    warnings = [*result.warnings, *placement_warnings(result.groups, result.at_current_size)]
+    if start is not None:
+        warnings += maintenance_warnings(result.groups, start, minutes_per_cycle,
+                                         result.at_current_size)
+    return replace(result, clouds=tuple(clouds), warnings=tuple(warnings))
