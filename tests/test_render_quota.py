@@ -48,7 +48,8 @@ def test_c01_json_in_bytes_with_the_design_keys():
     assert quotas["compute.instanceMemory.size"] == {
         "quota_id": "compute.instanceMemory.size", "unit": "bytes",
         "limit": 128 * GIB, "usage": 32 * GIB,
-        "headroom": 96 * GIB, "demand": 16 * GIB, "status": "ok", "shortfall": None}
+        "headroom": 96 * GIB, "demand": 16 * GIB, "status": "ok", "shortfall": None,
+        "scope": None}
     assert quotas["compute.instanceCores.count"]["status"] == "short"
     assert quotas["managed-kubernetes.nodes.count"]["status"] == "unknown"
     assert quotas["managed-kubernetes.nodes.count"]["limit"] is None
