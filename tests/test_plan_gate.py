@@ -82,6 +82,7 @@ def test_without_strict_warnings_pass(run_cli, tmp_path: Path) -> None:
 
 POLICY_COMMANDS = {
     "plan": ["plan"],
+    "preflight": ["preflight", "--quotas", "quotas.yaml"],
     "set-policy": ["set-policy", "-g", "workers"],
     "upgrade": ["upgrade", "-g", "workers", "--version", "1.30"],
 }

@@ -18,6 +18,7 @@ from ngupgrade.app.preflight import (
 )
 from ngupgrade.cli._cluster import accept_option, accepted_codes, cluster_options, cluster_source
 from ngupgrade.cli._common import (
+    POLICY_VALUE,
     common_options,
     emit_json,
     group_option,
@@ -53,10 +54,10 @@ if TYPE_CHECKING:
                    "counts, not the sum.")
 @click.option("--strict", is_flag=True,
               help="An unknown quota (no limit, or not listed) fails the check (exit 1).")
-@click.option("--max-expansion", "max_expansion", type=int, metavar="E",
+@click.option("--max-expansion", "max_expansion", type=POLICY_VALUE, metavar="E",
               help="Check with this max_expansion instead of the state's (a Selectel "
                    "group's strategy is not in the state: pass the control panel's value).")
-@click.option("--max-unavailable", "max_unavailable", type=int, metavar="U",
+@click.option("--max-unavailable", "max_unavailable", type=POLICY_VALUE, metavar="U",
               help="Check with this max_unavailable instead of the state's.")
 @click.option("--start-at", "start_at", type=click.DateTime(["%Y-%m-%dT%H:%M",
                                                               "%Y-%m-%d %H:%M"]),
