@@ -33,7 +33,7 @@ from ngupgrade.core.model import (  # noqa: E402
     QuotaLimit,
     TfAddress,
 )
-from ngupgrade.core.quota import INSTANCES  # noqa: E402
+from ngupgrade.core.quota.catalog import INSTANCES  # noqa: E402
 from ngupgrade.core.simulate import plan_group  # noqa: E402
 
 CLOUD = "b1gbenchcloud0000001"

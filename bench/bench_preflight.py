@@ -30,8 +30,21 @@ from collections.abc import Sequence
 
 from ngupgrade.adapters.state.parse import parse_state
 from ngupgrade.app.preflight import DEFAULT_MAX_WORKERS, run_preflight
-from ngupgrade.core import quota
 from ngupgrade.core.model import GIB, NodeGroup, QuotaLimit
+from ngupgrade.core.quota.catalog import (
+    DISKS,
+    EXTERNAL_ADDRESSES,
+    INSTANCE_CORES,
+    INSTANCE_MEMORY,
+    INSTANCES,
+    MK8S_CORES,
+    MK8S_DISK,
+    MK8S_MEMORY,
+    MK8S_NODES,
+    SERVICES,
+)
+from ngupgrade.core.quota.demand import group_demand, required_services
+from ngupgrade.core.quota.preflight import Preflight, evaluate
 
 PROVIDER = 'provider["registry.terraform.io/yandex-cloud/yandex"]'
 
@@ -105,9 +118,9 @@ class SlowCloud:
 
 
 ALL_QUOTAS = sorted({
-    quota.INSTANCES, quota.INSTANCE_CORES, quota.INSTANCE_MEMORY, quota.DISKS,
-    "compute.hddDisks.size", "compute.ssdDisks.size", quota.MK8S_NODES, quota.MK8S_CORES,
-    quota.MK8S_MEMORY, quota.MK8S_DISK, quota.EXTERNAL_ADDRESSES})
+    INSTANCES, INSTANCE_CORES, INSTANCE_MEMORY, DISKS,
+    "compute.hddDisks.size", "compute.ssdDisks.size", MK8S_NODES, MK8S_CORES,
+    MK8S_MEMORY, MK8S_DISK, EXTERNAL_ADDRESSES})
 
 
 def thread_startup(count: int) -> float:
@@ -122,19 +135,19 @@ def thread_startup(count: int) -> float:
     return time.perf_counter() - start
 
 
-def naive(groups: Sequence[NodeGroup], cloud: SlowCloud) -> quota.Preflight:
+def naive(groups: Sequence[NodeGroup], cloud: SlowCloud) -> Preflight:
     """One group at a time: its folder's cloud, then every service's List, sequentially."""
     demands = []
     limits: dict[str, dict[str, QuotaLimit]] = {}
     for g in groups:
         assert g.folder_id is not None
         cloud_id = cloud.get_folder_cloud_id(g.folder_id)
-        gd = quota.group_demand(g, cloud_id)
-        for service in quota.SERVICES:
+        gd = group_demand(g, cloud_id)
+        for service in SERVICES:
             for q in cloud.list_quota_limits(cloud_id, service):
                 limits.setdefault(cloud_id, {})[q.quota_id] = q
         demands.append(gd)
-    return quota.evaluate(demands, limits)
+    return evaluate(demands, limits)
 
 
 def main() -> None:
@@ -156,7 +169,7 @@ def main() -> None:
           f"(generated {t1 - t0:.3f} s, parsed {t2 - t1:.3f} s); latency {args.latency_ms:g} ms")
 
     def measure(label: str, fn, repeat: int = args.repeat
-                ) -> tuple[float, quota.Preflight, Counter[str]]:
+                ) -> tuple[float, Preflight, Counter[str]]:
         walls = []
         for _ in range(repeat):
             cloud = SlowCloud(rtt)
@@ -180,7 +193,7 @@ def main() -> None:
                        "bench").groups
     wall_bare, _, _ = measure("ngupgrade (no clusters in state)",
                               lambda c: run_preflight(bare, c, directory=c))
-    services = sum(len(s) for s in quota.required_services(result.groups).values())
+    services = sum(len(s) for s in required_services(result.groups).values())
     print(f"QuotaLimitService.List calls: {calls['QuotaLimitService.List']} "
           f"(target clouds x services = {services}) -> "
           f"{'OK' if calls['QuotaLimitService.List'] == services else 'MISSED'}")

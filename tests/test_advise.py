@@ -18,7 +18,7 @@ from ngupgrade.core.advise.judge import MinAvailable, QuotaJudge, Reason, availa
 from ngupgrade.core.advise.recommend import search
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.model import DeployPolicy, NodeGroup, QuotaLimit
-from ngupgrade.core.quota import INSTANCES
+from ngupgrade.core.quota.catalog import INSTANCES
 from ngupgrade.core.simulate import timeline
 from tests.quota_builders import CLOUD, group
 

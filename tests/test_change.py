@@ -1,4 +1,4 @@
-"""core.change and core.plan_quota on plain values: the classification table and the demands."""
+"""core.change and core.quota.plan on plain values: the classification table and the demands."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from ngupgrade.core import quota
 from ngupgrade.core.change import PlannedChange, classify, classify_plan
 from ngupgrade.core.model import GIB, AutoScale, DeployPolicy, FixedScale, QuotaLimit, TfAddress
-from ngupgrade.core.plan_quota import change_demand
+from ngupgrade.core.quota.plan import change_demand
+from ngupgrade.core.quota.preflight import evaluate
 from ngupgrade.testing.builders import node_group
 
 ADDR = TfAddress.parse("yandex_kubernetes_node_group.ng")
@@ -164,7 +164,7 @@ def test_grow_and_roll_suggestion_keeps_the_growth() -> None:
     assert demand.worst_case["vpc.externalAddresses.count"] == 4
     assert demand.demand_with(DeployPolicy(0, 1))["vpc.externalAddresses.count"] == 3
     limits = {"vpc.externalAddresses.count": QuotaLimit("vpc.externalAddresses.count", 8, 6)}
-    result = quota.evaluate([demand], {"cloud": limits})
+    result = evaluate([demand], {"cloud": limits})
     assert [q.quota_id for _, q in result.short] == ["vpc.externalAddresses.count"]
     assert [(s.max_expansion, s.max_unavailable, s.fits) for s in result.suggestions] == [
         (0, 1, False)]

@@ -8,10 +8,10 @@ from _plan_groups import fixed, sel_auto, sel_fixed
 
 from ngupgrade.core import platform as plat
 from ngupgrade.core import policy as pol
-from ngupgrade.core import quota
 from ngupgrade.core.errors import PolicyInvalid
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
 from ngupgrade.core.platform import REBOOT, REINSTALL, SELECTEL, YANDEX
+from ngupgrade.core.quota.demand import extra_nodes
 from ngupgrade.core.simulate import Cycles, GroupPlan, Step, plan_group
 
 
@@ -255,7 +255,7 @@ def test_max_7_with_7_extra_gives_up_to_14() -> None:
     plan = plan_group(sel_auto(1, 7, 7, 0))
     assert (plan.nodes, plan.nodes_source, plan.peak_nodes) == (7, "max", 14)
     assert (total(plan, "create"), total(plan, "delete"), plan.cycles) == (7, 7, Cycles(1, 1))
-    extra = quota.extra_nodes(sel_auto(1, 7, 7, 0), current=7)
+    extra = extra_nodes(sel_auto(1, 7, 7, 0), current=7)
     assert extra.worst_case == 7 and extra.nodes + extra.worst_case == 14
 
 
@@ -291,8 +291,8 @@ def test_selectel_plan_refuses_a_surge_above_the_node_count() -> None:
 
 
 def test_selectel_extra_nodes_with_the_default_strategy_are_none() -> None:
-    extra = quota.extra_nodes(sel_fixed(5, None))
+    extra = extra_nodes(sel_fixed(5, None))
     assert (extra.worst_case, extra.policy, extra.policy_assumed, extra.policy_source) == \
         (0, DeployPolicy(0, 1), True, "default")
-    auto = quota.extra_nodes(sel_auto(1, 7, 7, 0))  # offline: the autoscaler min assumed
+    auto = extra_nodes(sel_auto(1, 7, 7, 0))  # offline: the autoscaler min assumed
     assert (auto.current, auto.worst_case, auto.at_current_size) == (1, 13, 1)

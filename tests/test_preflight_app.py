@@ -10,7 +10,7 @@ import pytest
 from ngupgrade.app.preflight import PreflightRequest, run_preflight
 from ngupgrade.core.errors import CloudApiError, PolicyInvalid, UsageError
 from ngupgrade.core.model import DeployPolicy, QuotaLimit
-from ngupgrade.core.quota import INSTANCE_CORES, INSTANCE_MEMORY, QuotaMappingUnknown
+from ngupgrade.core.quota.catalog import INSTANCE_CORES, INSTANCE_MEMORY, QuotaMappingUnknown
 from tests.quota_builders import group, node
 
 

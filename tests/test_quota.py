@@ -8,10 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ngupgrade.core import quota
 from ngupgrade.core.errors import PolicyInvalid
 from ngupgrade.core.model import GIB, DeployPolicy, QuotaLimit, TfAddress
-from ngupgrade.core.quota import (
+from ngupgrade.core.quota.catalog import (
     DISKS,
     EXTERNAL_ADDRESSES,
     INSTANCE_CORES,
@@ -22,13 +21,17 @@ from ngupgrade.core.quota import (
     MK8S_MEMORY,
     MK8S_NODES,
     QuotaMappingUnknown,
+    node_consumption,
 )
+from ngupgrade.core.quota.demand import check_groups, combine, demand_of, extra_nodes, group_demand
+from ngupgrade.core.quota.preflight import evaluate
+from ngupgrade.core.quota.verdict import fits, verdict
 from tests.quota_builders import CLOUD, group, node, ql
 
 
 def run(groups, quotas, **kw):
-    demands = [quota.group_demand(g, CLOUD, kw.pop(f"current_{g.name}", None)) for g in groups]
-    return quota.evaluate(demands, {CLOUD: {q.quota_id: q for q in quotas}}, **kw)
+    demands = [group_demand(g, CLOUD, kw.pop(f"current_{g.name}", None)) for g in groups]
+    return evaluate(demands, {CLOUD: {q.quota_id: q for q in quotas}}, **kw)
 
 
 def by_id(result):
@@ -40,7 +43,7 @@ def by_id(result):
 
 def test_one_node_consumes_compute_mk8s_and_vpc_in_api_units():
     g = group(res=node(cores=4, memory_gb=16, disk_gb=64, disk_type="network-ssd", nat=True))
-    assert quota.node_consumption(g) == {
+    assert node_consumption(g) == {
         INSTANCES: 1, INSTANCE_CORES: 4, INSTANCE_MEMORY: 16 * GIB, DISKS: 1,
         "compute.ssdDisks.size": 64 * GIB,
         MK8S_NODES: 1, MK8S_CORES: 4, MK8S_MEMORY: 16 * GIB, MK8S_DISK: 64 * GIB,
@@ -55,12 +58,12 @@ def test_one_node_consumes_compute_mk8s_and_vpc_in_api_units():
     ("network-ssd-io-m3", "compute.ssdIOM3Disks.size"),
 ])
 def test_boot_disk_type_picks_its_disk_size_quota(disk_type, quota_id):
-    per_node = quota.node_consumption(group(res=node(disk_gb=93, disk_type=disk_type)))
+    per_node = node_consumption(group(res=node(disk_gb=93, disk_type=disk_type)))
     assert per_node[quota_id] == 93 * GIB
 
 
 def test_no_nat_no_public_address():
-    assert EXTERNAL_ADDRESSES not in quota.node_consumption(group(res=node(nat=False)))
+    assert EXTERNAL_ADDRESSES not in node_consumption(group(res=node(nat=False)))
 
 
 @pytest.mark.parametrize(("platform", "quota_id"), [
@@ -69,13 +72,13 @@ def test_no_nat_no_public_address():
     ("standard-v3-t4", "compute.instanceT4Gpus.count"),
 ])
 def test_gpus_go_on_the_gpu_quota_of_their_platform(platform, quota_id):
-    per_node = quota.node_consumption(group(res=node(gpus=2, platform=platform)))
+    per_node = node_consumption(group(res=node(gpus=2, platform=platform)))
     assert per_node[quota_id] == 2
     assert per_node[INSTANCE_CORES] == 2  # a GPU VM's vCPUs still count
 
 
 def test_high_freq_platform_counts_on_both_core_quotas():
-    per_node = quota.node_consumption(group(res=node(cores=8, platform="highfreq-v3")))
+    per_node = node_consumption(group(res=node(cores=8, platform="highfreq-v3")))
     assert per_node["compute.instanceHighFreqCores.count"] == 8
     assert per_node[INSTANCE_CORES] == 8
 
@@ -89,69 +92,69 @@ def test_high_freq_platform_counts_on_both_core_quotas():
 def test_unknown_platform_or_disk_type_fails_closed_naming_group_and_value(res, named):
     g = group("gpu", res=res)
     with pytest.raises(QuotaMappingUnknown) as err:
-        quota.node_consumption(g)
+        node_consumption(g)
     assert "yandex_kubernetes_node_group.gpu" in err.value.message
     assert named in err.value.message
     assert err.value.exit_code == 1
 
 
 def test_unknown_platform_without_gpus_or_own_core_quota_is_fine():
-    per_node = quota.node_consumption(group(res=node(platform="standard-v9", gpus=0)))
+    per_node = node_consumption(group(res=node(platform="standard-v9", gpus=0)))
     assert per_node[INSTANCE_CORES] == 2
 
 
 def test_missing_node_resources_or_boot_disk_fail_closed():
     with pytest.raises(QuotaMappingUnknown, match="no instance_template"):
-        quota.node_consumption(group("bare", no_node=True))
+        node_consumption(group("bare", no_node=True))
     with pytest.raises(QuotaMappingUnknown, match="no boot_disk"):
-        quota.node_consumption(group("nodisk", res=node(disk_type="")))
+        node_consumption(group("nodisk", res=node(disk_type="")))
 
 
 def test_check_groups_names_every_bad_group_at_once():
     with pytest.raises(QuotaMappingUnknown) as err:
-        quota.check_groups([group("a", no_node=True), group("ok"),
+        check_groups([group("a", no_node=True), group("ok"),
                             group("b", res=node(disk_type="network-nvme"))])
     assert "node_group.a" in err.value.message and "node_group.b" in err.value.message
 
 
 def test_check_groups_refuses_invalid_policy_naming_the_group():
     with pytest.raises(PolicyInvalid, match=r"node_group\.zero: deploy policy: "):
-        quota.check_groups([group("zero", policy=(0, 0))])
+        check_groups([group("zero", policy=(0, 0))])
 
 
 # --- extra nodes ----------------------------------------------------------------------------
 
 
 def test_fixed_group_extra_is_clamped_expansion():
-    assert quota.extra_nodes(group(size=3, policy=(5, 0))).worst_case == 3  # C04 A
-    ex = quota.extra_nodes(group(size=3, policy=(2, 0)))
+    assert extra_nodes(group(size=3, policy=(5, 0))).worst_case == 3  # C04 A
+    ex = extra_nodes(group(size=3, policy=(2, 0)))
     assert (ex.worst_case, ex.at_current_size, ex.managed_kubernetes) == (2, 2, 2)
     assert ex.current_source == "fixed"
 
 
 def test_autoscaled_worst_case_seed_001_max_7_expansion_7_reaches_14_nodes():
     g = group("batch", auto=(1, 7), policy=(7, 0))
-    offline = quota.extra_nodes(g)
+    offline = extra_nodes(g)
     assert offline.current_source == "assumed_min" and offline.current == 1
     assert offline.worst_case == 7 + 7 - 1  # grows to max, then 7 surge nodes
     assert offline.current + offline.worst_case == 14
     assert offline.at_current_size == 1
     assert offline.managed_kubernetes == 7  # that service already counts the group at max
-    live = quota.extra_nodes(g, current=7)
+    live = extra_nodes(g, current=7)
     assert live.current_source == "api"
     assert live.current + live.worst_case == 14
     assert (live.worst_case, live.at_current_size, live.managed_kubernetes) == (7, 7, 7)
 
 
 def test_autoscaled_at_current_size_uses_min_e_current():
-    ex = quota.extra_nodes(group("batch", auto=(1, 5), policy=(3, 0)), current=2)
+    ex = extra_nodes(group("batch", auto=(1, 5), policy=(3, 0)), current=2)
     assert ex.at_current_size == 2  # seed 000: 2 nodes at the start, 2 created instead of 3
     assert ex.worst_case == 5 + 3 - 2
     assert ex.managed_kubernetes == 3
 
 
 def test_unset_policy_is_provider_default_3_0_never_0_0():
-    ex = quota.extra_nodes(group(size=4, policy=None))
+    ex = extra_nodes(group(size=4, policy=None))
     assert ex.policy_assumed and (ex.policy.max_expansion, ex.policy.max_unavailable) == (3, 0)
     assert ex.worst_case == 3
 
@@ -161,7 +164,7 @@ def test_unset_policy_is_provider_default_3_0_never_0_0():
 
 def test_c06_unset_policy_4_nodes_extra_6_cores_12_gib_3_public_ips():
     g = group("ng", size=4, policy=None, res=node(cores=2, memory_gb=4, nat=True))
-    d = quota.group_demand(g, CLOUD).worst_case
+    d = group_demand(g, CLOUD).worst_case
     assert d[INSTANCE_CORES] == 6
     assert d[INSTANCE_MEMORY] == 12 * GIB
     assert d[EXTERNAL_ADDRESSES] == 3
@@ -351,28 +354,28 @@ def groups(draw, name="g"):
        st.booleans())
 def test_demand_never_decreases_as_expansion_grows(g, e, current, at_current):
     u = g.policy.max_unavailable
-    d1 = quota.demand_of(quota.node_consumption(g),
-                         quota.extra_nodes(g, current, policy=DeployPolicy(e, u)), at_current)
-    d2 = quota.demand_of(quota.node_consumption(g),
-                         quota.extra_nodes(g, current, policy=DeployPolicy(e + 1, u)), at_current)
+    d1 = demand_of(node_consumption(g),
+                         extra_nodes(g, current, policy=DeployPolicy(e, u)), at_current)
+    d2 = demand_of(node_consumption(g),
+                         extra_nodes(g, current, policy=DeployPolicy(e + 1, u)), at_current)
     assert all(d2[q] >= d1[q] for q in d1)
 
 
 @given(groups(), st.integers(0, 1000))
 def test_equality_boundary_property(g, usage):
-    demand = quota.group_demand(g, CLOUD).worst_case[INSTANCES]
-    at_edge = quota.verdict(INSTANCES, demand, QuotaLimit(INSTANCES, usage + demand, usage))
+    demand = group_demand(g, CLOUD).worst_case[INSTANCES]
+    at_edge = verdict(INSTANCES, demand, QuotaLimit(INSTANCES, usage + demand, usage))
     assert at_edge.status == "ok"
     if demand > 0:
-        over = quota.verdict(INSTANCES, demand, QuotaLimit(INSTANCES, usage + demand - 1, usage))
+        over = verdict(INSTANCES, demand, QuotaLimit(INSTANCES, usage + demand - 1, usage))
         assert over.status == "short"
 
 
 @given(st.lists(groups(), min_size=1, max_size=5))
 def test_sequential_is_at_most_the_sum_and_at_least_each_group(gs):
-    demands = [quota.group_demand(g, CLOUD).worst_case for g in gs]
-    total = quota.combine(demands)
-    largest = quota.combine(demands, sequential=True)
+    demands = [group_demand(g, CLOUD).worst_case for g in gs]
+    total = combine(demands)
+    largest = combine(demands, sequential=True)
     for qid in total:
         assert largest[qid] <= total[qid]
         assert all(largest[qid] >= d.get(qid, 0) for d in demands)
@@ -386,17 +389,17 @@ def _renamed(gs):
 @given(st.lists(groups(), min_size=1, max_size=4), st.integers(0, 50), st.booleans())
 def test_suggestions_never_0_0_lower_expansion_and_fit_when_they_say_so(gs, headroom, sequential):
     gs = _renamed(gs)
-    demands = [quota.group_demand(g, CLOUD) for g in gs]
+    demands = [group_demand(g, CLOUD) for g in gs]
     limits = {INSTANCES: QuotaLimit(INSTANCES, 1000 + headroom, 1000)}
-    result = quota.evaluate(demands, {CLOUD: limits}, sequential=sequential)
+    result = evaluate(demands, {CLOUD: limits}, sequential=sequential)
     policies = {gd.address: gd.extra.policy for gd in demands}
     for s in result.suggestions:
         assert s.max_expansion + s.max_unavailable > 0
         assert s.max_expansion < policies[s.address].max_expansion
         policies[s.address] = DeployPolicy(s.max_expansion, s.max_unavailable)
     if result.suggestions:
-        applied = [quota.demand_of(gd.per_node, quota.extra_nodes(gd.group,
+        applied = [demand_of(gd.per_node, extra_nodes(gd.group,
                                                                    policy=policies[gd.address]))
                    for gd in demands]
-        fits = quota.fits(quota.combine(applied, sequential), limits, [INSTANCES])
-        assert fits == result.suggestions[-1].fits
+        fitted = fits(combine(applied, sequential), limits, [INSTANCES])
+        assert fitted == result.suggestions[-1].fits

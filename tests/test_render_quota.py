@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from ngupgrade.cli.render.quota import failure_summary, human, preflight_json, preflight_table
-from ngupgrade.core import quota
 from ngupgrade.core.model import GIB
+from ngupgrade.core.quota.catalog import INSTANCE_CORES, INSTANCE_MEMORY
+from ngupgrade.core.quota.demand import group_demand
+from ngupgrade.core.quota.preflight import evaluate
 from tests.quota_builders import CLOUD, group, node, ql
 
 
 def c01():
     g = group("dev", size=2, policy=(1, 0), res=node(cores=4, memory_gb=16, disk_gb=64))
-    limits = {q.quota_id: q for q in [ql(quota.INSTANCE_CORES, 10, 8),
-                                      ql(quota.INSTANCE_MEMORY, 128 * GIB, 32 * GIB)]}
-    return quota.evaluate([quota.group_demand(g, CLOUD)], {CLOUD: limits})
+    limits = {q.quota_id: q for q in [ql(INSTANCE_CORES, 10, 8),
+                                      ql(INSTANCE_MEMORY, 128 * GIB, 32 * GIB)]}
+    return evaluate([group_demand(g, CLOUD)], {CLOUD: limits})
 
 
 def test_human_units():

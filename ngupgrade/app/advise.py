@@ -35,7 +35,7 @@ from ngupgrade.core.membership import nodes_per_group
 from ngupgrade.core.model import NodeGroup, QuotaLimit
 from ngupgrade.core.platform import YANDEX, platform_of
 from ngupgrade.core.policy import policy_text
-from ngupgrade.core.quota import Preflight
+from ngupgrade.core.quota.preflight import Preflight
 from ngupgrade.core.simulate import PlanWarning
 
 

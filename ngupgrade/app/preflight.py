@@ -28,14 +28,16 @@ from datetime import datetime
 from threading import Lock
 from typing import Any, Protocol, TypeVar
 
-from ngupgrade.core import limits, quota
 from ngupgrade.core.drain.blockers import drain_blockers, why_blocked
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.k8s import PodDisruptionBudget
 from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup, QuotaLimit
 from ngupgrade.core.platform import platform_of
 from ngupgrade.core.policy import PlanWarning, resolve
-from ngupgrade.core.quota import Preflight
+from ngupgrade.core.quota import limits
+from ngupgrade.core.quota.catalog import service_of
+from ngupgrade.core.quota.demand import GroupDemand, check_groups, group_demand
+from ngupgrade.core.quota.preflight import Preflight, evaluate
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -114,19 +116,20 @@ def run_preflight(
     nodes: NodeLister | None = None,
     live_groups: GroupReader | None = None,
     max_workers: int = DEFAULT_MAX_WORKERS,
-    build_demand: Callable[..., quota.GroupDemand] = quota.group_demand,
+    build_demand: Callable[..., GroupDemand] = group_demand,
     peers: Sequence[NodeGroup] = (),
-) -> quota.Preflight:
+) -> Preflight:
     """Run the quota preflight for ``groups`` (already selected) and return the verdict.
 
     ``directory`` resolves clouds when ``request.cloud_id`` is None (live mode); ``nodes``
     gives live node counts of autoscaled groups (else the autoscaler ``min`` is assumed and
     flagged); ``live_groups`` gives the live deploy policy of groups whose state leaves it
     unset (else the platform's default is assumed and flagged). ``build_demand`` turns a group
-    into its demand, with :func:`ngupgrade.core.quota.group_demand`'s arguments (a Terraform plan
-    brings its own: :func:`ngupgrade.core.plan_quota.change_demand`). ``peers`` are every group
-    of the state: a cluster's groups not checked now count in its ``clusterNodes`` limit at
-    their size (:mod:`ngupgrade.core.limits`). Makes no mutating call.
+    into its demand, with :func:`ngupgrade.core.quota.demand.group_demand`'s arguments (a
+    Terraform plan brings its own: :func:`ngupgrade.core.quota.plan.change_demand`). ``peers``
+    are every group of the state: a cluster's groups not checked now count in its
+    ``clusterNodes`` limit at their size (:mod:`ngupgrade.core.quota.limits`). Makes no
+    mutating call.
 
     Raises:
         UsageError: no groups, or no way to tell a group's cloud.
@@ -138,7 +141,7 @@ def run_preflight(
                          "--group selected none")
     _check_platforms(groups, request)
     overrides = request.max_expansion is not None or request.max_unavailable is not None
-    per_node = quota.check_groups(groups, max_expansion=request.max_expansion,
+    per_node = check_groups(groups, max_expansion=request.max_expansion,
                                   max_unavailable=request.max_unavailable)
     if request.cloud_id is None and directory is None:
         raise UsageError("cannot tell which cloud the node groups are in",
@@ -172,7 +175,7 @@ def run_preflight(
         services: dict[str, set[str]] = {}
         for address, cloud in cloud_of.items():
             services.setdefault(cloud, set()).update(
-                quota.service_of(q) for q in per_node[address])
+                service_of(q) for q in per_node[address])
         list_limits = (_list_of(quotas) if getattr(quotas, "offline", False)
                        else calls.wrap("QuotaLimitService.List", _list_of(quotas)))
         wanted = [(cloud, service) for cloud, names in services.items()
@@ -190,7 +193,7 @@ def run_preflight(
         listed = {key: f.result() for key, f in list_futures.items()}
 
     by_cloud = limits_by_cloud(listed)
-    result = quota.evaluate(demands, by_cloud, sequential=request.sequential,
+    result = evaluate(demands, by_cloud, sequential=request.sequential,
                             strict=request.strict, at_current_size=request.at_current_size)
     result = limits.extend(result, by_cloud, peers=peers, start=request.start)
     return replace(result, api_calls=dict(calls.counts))

@@ -3,7 +3,7 @@
 :func:`load_plan` reads and classifies the plan once (any command that takes ``--plan`` starts
 here); :func:`plan_rolls` plans each roll with the planned values; :func:`preflight_plan`
 checks the quotas of every change that needs nodes. The rules are in
-:mod:`ngupgrade.core.change` and :mod:`ngupgrade.core.plan_quota`.
+:mod:`ngupgrade.core.change` and :mod:`ngupgrade.core.quota.plan`.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from ngupgrade.app.load import select_groups
 from ngupgrade.app.plan import PlanRequest, plan_node_groups
 from ngupgrade.app.preflight import PreflightRequest, QuotaSource, run_preflight
 from ngupgrade.app.settings import Settings
-from ngupgrade.core import quota
 from ngupgrade.core.change import GroupChange, PlanVerdict, classify_plan
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.model import DeployPolicy, NodeGroup
-from ngupgrade.core.plan_quota import change_demand
+from ngupgrade.core.quota.demand import GroupDemand
+from ngupgrade.core.quota.plan import change_demand
+from ngupgrade.core.quota.preflight import Preflight
 from ngupgrade.core.simulate import GroupPlan
 
 NEEDS_NODES = ("roll", "resize", "create", "replace")
@@ -92,7 +93,7 @@ def _from_plan(plan: GroupPlan) -> GroupPlan:
 
 
 def preflight_plan(gate: PlanGate, quotas: QuotaSource, request: PreflightRequest,
-                   **live: Any) -> quota.Preflight:
+                   **live: Any) -> Preflight:
     """The quota preflight of every change that needs nodes (``roll``, ``resize``, ``create``,
     ``replace``), together by default (C25). ``live`` passes the live sources of
     :func:`ngupgrade.app.preflight.run_preflight` (``directory``, ``nodes``, ``live_groups``).
@@ -101,13 +102,13 @@ def preflight_plan(gate: PlanGate, quotas: QuotaSource, request: PreflightReques
     """
     busy = [c for c in gate.changes if c.kind in NEEDS_NODES]
     if not busy:
-        return quota.Preflight(clouds=(), groups=(), suggestions=(), warnings=(),
+        return Preflight(clouds=(), groups=(), suggestions=(), warnings=(),
                                sequential=request.sequential, strict=request.strict,
                                at_current_size=request.at_current_size)
     by_address = {str(c.address): c for c in busy}
 
     def build(group: NodeGroup, cloud_id: str, current: int | None,
-              per_node: Any, live_policy: DeployPolicy | None) -> quota.GroupDemand:
+              per_node: Any, live_policy: DeployPolicy | None) -> GroupDemand:
         return change_demand(by_address[str(group.address)], cloud_id, current, per_node,
                              live_policy)
 

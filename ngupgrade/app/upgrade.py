@@ -38,7 +38,7 @@ from ngupgrade.core.errors import (
 )
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.policy import check_overrides, policy_text
-from ngupgrade.core.quota import failure_hints, failure_summary
+from ngupgrade.core.quota.preflight import failure_hints, failure_summary
 from ngupgrade.core.units import human_seconds
 from ngupgrade.upgrade.events import (
     CallsToMake,

@@ -31,7 +31,7 @@ from ngupgrade.core.change import REPLACE_DELETES_ALL_NODES, TAINTS_RECREATE_GRO
 from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.policy import check_overrides
-from ngupgrade.core.quota import Preflight, failure_hints
+from ngupgrade.core.quota.preflight import Preflight, failure_hints
 
 if TYPE_CHECKING:
     from ngupgrade.app.drain_check import DrainCheckResult

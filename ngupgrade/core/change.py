@@ -114,7 +114,8 @@ IN_PLACE = ("name", "description", "labels", "node_labels", "maintenance_policy"
 ROLL = ("version", "instance_template", "allocation_policy")
 NODE_RESOURCES = ("instance_template.resources", "instance_template.boot_disk",
                   "instance_template.platform_id")
-"""What one node consumes (:mod:`ngupgrade.core.quota`): unknown here, no quota can be judged."""
+"""What one node consumes (:mod:`ngupgrade.core.quota.catalog`): unknown here, no quota can be
+judged."""
 
 # Stable finding codes.
 REPLACE_DELETES_ALL_NODES = "replace-deletes-all-nodes"

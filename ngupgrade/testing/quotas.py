@@ -1,6 +1,7 @@
 """Quota accounting of the fake cloud: usage moves with the node count, charged per node with
-the core's catalog (:func:`ngupgrade.core.quota.node_consumption`, DESIGN.md section 4), so the
-fake and the preflight cannot disagree on what a node draws (GPUs included).
+the core's catalog (:func:`ngupgrade.core.quota.catalog.node_consumption`, DESIGN.md
+section 4), so the fake and the preflight cannot disagree on what a node draws (GPUs
+included).
 
 The real service refuses a create that would pass a limit; the world then fails the version
 update with RESOURCE_EXHAUSTED (seed 000 L71: the operation stops when resources are short).
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ngupgrade.core.model import QuotaLimit
-from ngupgrade.core.quota import QuotaMappingUnknown, node_consumption
+from ngupgrade.core.quota.catalog import QuotaMappingUnknown, node_consumption
 from ngupgrade.testing.objects import FakeGroup
 
 DEFAULT_CLOUD = "b1gfakecloud000000001"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ngupgrade.core.errors import BadInput
-from ngupgrade.core.quota import SERVICES
+from ngupgrade.core.quota.catalog import SERVICES
 from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 from ngupgrade.testing import checks
 from ngupgrade.testing.group_override import (

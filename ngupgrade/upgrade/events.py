@@ -57,7 +57,7 @@ class PlanReady(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class PreflightDone(Event):
-    """The quota gate's verdict (``report``: ``core.quota`` preflight result)."""
+    """The quota gate's verdict (``report``: ``core.quota.preflight.Preflight``)."""
 
     kind: ClassVar[str] = "preflight"
     ok: bool

@@ -176,7 +176,7 @@ class RolloutWatch:
 
 def tight_quota_text(preflight: Any) -> str | None:
     """The quota with the least room left after the group's surge, from a preflight verdict
-    (``core.quota.Preflight``): ``compute.instanceCores.count (needs 4, headroom 6)``."""
+    (``core.quota.preflight.Preflight``): ``compute.instanceCores.count (needs 4, headroom 6)``."""
     from ngupgrade.core.units import human_quota
 
     best: tuple[float, str] | None = None

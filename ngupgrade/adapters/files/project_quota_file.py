@@ -18,7 +18,7 @@ the project they belong to::
 bad input that names the closest known key; every fault is a ``BadInput`` (exit 3) naming the
 file and the JSON path. The result is a :class:`~ngupgrade.adapters.files.quota_file.QuotaFile`
 whose one "cloud" is the project and whose quota ids are ``<resource>.<zone>``
-(:mod:`ngupgrade.core.project_quota`).
+(:mod:`ngupgrade.core.quota.selectel`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 from ngupgrade.adapters.files.quota_file import QuotaFile, _decode, _kind
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import QuotaLimit
-from ngupgrade.core.project_quota import RESOURCES, quota_id
+from ngupgrade.core.quota.selectel import RESOURCES, quota_id
 from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 
 TOP_KEYS = ("project_id", "quotas")

@@ -13,7 +13,7 @@ from typing import Any
 from ngupgrade.cli.render.drain import drain_suites
 from ngupgrade.core.change import PlanVerdict
 from ngupgrade.core.drain.check import DrainReport
-from ngupgrade.core.quota import Preflight
+from ngupgrade.core.quota.preflight import Preflight
 from ngupgrade.core.units import human_quota
 
 

@@ -1,6 +1,6 @@
 """Rendering of a quota preflight: a table in units people read, JSON in the API's units.
 
-Pure: takes a :class:`ngupgrade.core.quota.Preflight`, returns text or plain dicts.
+Pure: takes a :class:`ngupgrade.core.quota.preflight.Preflight`, returns text or plain dicts.
 
 JSON (DESIGN.md section 5; stable keys, new keys may be added, none renamed)::
 
@@ -35,12 +35,12 @@ from typing import Any
 
 from ngupgrade.core.drain.blockers import why_blocked
 from ngupgrade.core.policy import policy_text
-from ngupgrade.core.quota import (
+from ngupgrade.core.quota.preflight import (
     Preflight,
-    QuotaVerdict,
-    Suggestion,
     failure_summary,  # noqa: F401  (re-exported for the CLI)
 )
+from ngupgrade.core.quota.suggest import Suggestion
+from ngupgrade.core.quota.verdict import QuotaVerdict
 from ngupgrade.core.units import human_quota as human
 from ngupgrade.core.units import quota_unit
 
@@ -186,7 +186,7 @@ def preflight_table(result: Preflight) -> str:
     lines.append(f"Quota preflight: {verdict}  [{mode}]")
     for cloud in result.clouds:
         lines.append("")
-        # a Selectel group's quotas are its project's (core.project_quota)
+        # a Selectel group's quotas are its project's (core.quota.selectel)
         selectel = any(gd.group.platform == "selectel" for gd in result.groups
                        if gd.cloud_id == cloud.cloud_id)
         lines.append(f"{'project' if selectel else 'cloud'} {cloud.cloud_id}")

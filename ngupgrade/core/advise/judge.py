@@ -30,10 +30,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from ngupgrade.core import quota
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup, QuotaLimit
 from ngupgrade.core.policy import MAX_UNAVAILABLE_AT_AUTOSCALER_MIN
+from ngupgrade.core.quota.demand import demand_of, extra_nodes
+from ngupgrade.core.quota.verdict import QuotaVerdict, verdict
 from ngupgrade.core.units import human_quota
 
 QUOTA_SHORT = "quota-short"
@@ -182,10 +183,11 @@ class QuotaJudge:
     """One group's view of its cloud's headroom: which surges fit.
 
     ``limits`` is the cloud's quota id -> :class:`QuotaLimit`, one mapping shared by every
-    group of the cloud; ``per_node`` what one node consumes (:func:`quota.node_consumption`);
-    ``current`` the live node count of an autoscaled group (None: offline, the autoscaler min
-    is assumed, as the preflight does). ``at_current_size`` judges an autoscaled group at its
-    current size instead of the worst case; ``strict`` makes an unknown quota blocking.
+    group of the cloud; ``per_node`` what one node consumes
+    (:func:`ngupgrade.core.quota.catalog.node_consumption`); ``current`` the live node count
+    of an autoscaled group (None: offline, the autoscaler min is assumed, as the preflight
+    does). ``at_current_size`` judges an autoscaled group at its current size instead of the
+    worst case; ``strict`` makes an unknown quota blocking.
     Demands depend on ``E`` only; they are cached.
     """
 
@@ -203,15 +205,15 @@ class QuotaJudge:
         found = self._demands.get(e)
         if found is None:
             policy = DeployPolicy(e, 0 if e else 1)  # demand does not depend on U; never 0/0
-            extra = quota.extra_nodes(self.group, self.current, policy=policy)
-            found = quota.demand_of(self.per_node, extra, self.at_current_size)
+            extra = extra_nodes(self.group, self.current, policy=policy)
+            found = demand_of(self.per_node, extra, self.at_current_size)
             self._demands[e] = found
         return found
 
-    def verdicts(self, e: int) -> list[quota.QuotaVerdict]:
+    def verdicts(self, e: int) -> list[QuotaVerdict]:
         """Each quota the group consumes, judged at ``max_expansion = e``."""
         need = self.demand(e)
-        return [quota.verdict(q, need.get(q, 0), self.limits.get(q)) for q in sorted(need)]
+        return [verdict(q, need.get(q, 0), self.limits.get(q)) for q in sorted(need)]
 
     def blocked(self, e: int) -> bool:
         """True when ``max_expansion = e`` leaves a quota short (unknown too, under strict)."""

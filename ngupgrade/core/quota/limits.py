@@ -1,7 +1,7 @@
 """Limits the cloud-wide quota rows do not show: per group, per cluster, per zone, per
 placement group, and the service's own auto-upgrade window. Pure (the start time is a value).
 
-What :func:`ngupgrade.core.quota.evaluate` leaves out, checked here on the same demands
+What :func:`ngupgrade.core.quota.preflight.evaluate` leaves out, checked here on the same demands
 (issue 11 items 19-22; reference ``yandex-and-terraform-facts.md`` section 2,
 ``kubernetes-and-drain-facts.md`` section 1):
 
@@ -31,14 +31,9 @@ from datetime import datetime, timedelta
 from ngupgrade.core import simulate
 from ngupgrade.core.model import AutoScale, MaintenanceWindow, NodeGroup, QuotaLimit
 from ngupgrade.core.policy import PlanWarning, clamp
-from ngupgrade.core.quota import (
-    CloudVerdict,
-    GroupDemand,
-    Preflight,
-    QuotaVerdict,
-    combine,
-    verdict,
-)
+from ngupgrade.core.quota.demand import GroupDemand, combine
+from ngupgrade.core.quota.preflight import Preflight
+from ngupgrade.core.quota.verdict import CloudVerdict, QuotaVerdict, verdict
 
 GROUP_NODES = "managed-kubernetes.groupNodes.count"
 CLUSTER_NODES = "managed-kubernetes.clusterNodes.count"

@@ -1,7 +1,8 @@
 """The extra nodes and quota demand of each change a Terraform plan makes to a node group.
 
-Pure. Builds :class:`ngupgrade.core.quota.GroupDemand` values that
-:func:`ngupgrade.core.quota.evaluate` judges like those of an upgrade (DESIGN.md sections 4, 11):
+Pure. Builds :class:`ngupgrade.core.quota.demand.GroupDemand` values that
+:func:`ngupgrade.core.quota.preflight.evaluate` judges like those of an upgrade (DESIGN.md
+sections 4, 11):
 
 * ``roll``: per quota, the most the group holds at any moment of the roll's timeline
   (:func:`ngupgrade.core.simulate.timeline` under the deploy policy counted for quotas,
@@ -35,12 +36,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import partial
 
-from ngupgrade.core import quota
 from ngupgrade.core.change import GroupChange
 from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
 from ngupgrade.core.policy import clamp, in_force
-from ngupgrade.core.quota import CurrentSource, ExtraNodes, GroupDemand
+from ngupgrade.core.quota.catalog import node_consumption, service_of
+from ngupgrade.core.quota.demand import (
+    CurrentSource,
+    ExtraNodes,
+    GroupDemand,
+    demand_of,
+    extra_nodes,
+)
 from ngupgrade.core.simulate import timeline
 
 
@@ -73,7 +80,7 @@ def _before_consumption(change: GroupChange) -> dict[str, int]:
     if change.before is None:
         return {}
     try:
-        return quota.node_consumption(change.before)
+        return node_consumption(change.before)
     except CheckFailed:
         return {}
 
@@ -90,7 +97,7 @@ def change_demand(change: GroupChange, cloud_id: str, current: int | None = None
     ids cannot place.
     """
     group = change.group
-    consumption = dict(per_node) if per_node is not None else quota.node_consumption(group)
+    consumption = dict(per_node) if per_node is not None else node_consumption(group)
     if change.kind == "roll":
         return _roll(change, cloud_id, current, consumption, live_policy)
     if change.kind == "resize":
@@ -105,8 +112,8 @@ def change_demand(change: GroupChange, cloud_id: str, current: int | None = None
         return _delete_first(change, cloud_id, current, consumption)
     else:
         extra = _extra(group, current, worst=0, at_current=0, mk8s=0, mk8s_at_current=0)
-    return GroupDemand(group, cloud_id, consumption, extra, quota.demand_of(consumption, extra),
-                       quota.demand_of(consumption, extra, at_current_size=True),
+    return GroupDemand(group, cloud_id, consumption, extra, demand_of(consumption, extra),
+                       demand_of(consumption, extra, at_current_size=True),
                        reducible=False)
 
 
@@ -167,8 +174,8 @@ def _roll_figures(change: GroupChange, current: int | None, old: Mapping[str, in
                   ) -> dict[str, int]:
     """The demand of a roll under ``policy``: compute/vpc and managed-kubernetes apart."""
     group, prior = change.group, change.before
-    mk8s_new = {q: v for q, v in new.items() if quota.service_of(q) == "managed-kubernetes"}
-    mk8s_old = {q: v for q, v in old.items() if quota.service_of(q) == "managed-kubernetes"}
+    mk8s_new = {q: v for q, v in new.items() if service_of(q) == "managed-kubernetes"}
+    mk8s_old = {q: v for q, v in old.items() if service_of(q) == "managed-kubernetes"}
     rest_new = {q: v for q, v in new.items() if q not in mk8s_new}
     rest_old = {q: v for q, v in old.items() if q not in mk8s_old}
     if isinstance(group.scale, FixedScale):
@@ -193,7 +200,7 @@ def _roll(change: GroupChange, cloud_id: str, current: int | None,
     if policy is None and group.policy is None:
         policy = live_policy
     # validates the policy and resolves the one in force; the counts are the timeline's
-    base = quota.extra_nodes(group, current, policy=policy,
+    base = extra_nodes(group, current, policy=policy,
                              policy_source="plan" if policy is not None else None)
     old = _before_consumption(change) if change.before is not None else dict(consumption)
     figures = partial(_roll_figures, change, current, old, consumption)

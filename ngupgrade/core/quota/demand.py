@@ -1,0 +1,220 @@
+"""What the surge of an upgrade needs: extra nodes, and their demand on each quota. Pure.
+
+Rules (DESIGN.md section 4):
+
+* Extra nodes of a fixed group: ``E' = min(E, N)``. Of an autoscaled group: for compute and
+  vpc, the worst case ``max + min(E, max) - current`` (the autoscaler may grow the group to
+  ``max`` before the upgrade starts; seed 001: max 7, E 7 gives up to 14 nodes); for
+  managed-kubernetes ``min(E, max)``, since that service already counts the group at its max
+  (``ru/managed-kubernetes/concepts/limits.md``). The figures at the current size,
+  ``min(E, current)``, are reported too.
+* A group's demand is what one node consumes (:mod:`ngupgrade.core.quota.catalog`) times the
+  extra nodes of each quota's family; quota id -> amount in API units (bytes for ``*.size``).
+* Groups of one cloud upgraded together add up; upgraded one after another (``sequential``),
+  the largest demand per quota counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup
+from ngupgrade.core.platform import platform_of
+from ngupgrade.core.policy import PolicySource, clamp, resolve, validate
+from ngupgrade.core.quota.catalog import (
+    QuotaMappingUnknown,
+    node_consumption,
+    place_node,
+    service_of,
+)
+
+CurrentSource = Literal["fixed", "api", "assumed_min"]
+
+
+@dataclass(frozen=True)
+class ExtraNodes:
+    """How many nodes an upgrade adds on top of today's usage, by quota family.
+
+    ``worst_case``/``at_current_size`` count for compute and vpc quotas;
+    ``managed_kubernetes``/``managed_kubernetes_at_current_size`` for managed-kubernetes ones.
+    ``current`` is the node count the figures start from; ``current_source`` says where it came
+    from: ``fixed`` (the fixed size), ``api`` (live count) or ``assumed_min`` (offline, the
+    autoscaler ``min``: the most conservative). ``nodes`` is N for the worst case (``size`` or
+    the autoscaler ``max``). ``policy`` is the deploy policy in force; ``policy_source`` says
+    where it came from: the state, the live group (``NodeGroupService.Get``, used when the state
+    leaves it unset), or the platform's default (Yandex 3/0; ``policy-assumed``).
+    """
+
+    worst_case: int
+    at_current_size: int
+    managed_kubernetes: int
+    managed_kubernetes_at_current_size: int
+    nodes: int
+    current: int
+    current_source: CurrentSource
+    policy: DeployPolicy
+    policy_assumed: bool
+    policy_source: PolicySource = "state"
+
+
+def extra_nodes(group: NodeGroup, current: int | None = None,
+                policy: DeployPolicy | None = None,
+                policy_source: PolicySource | None = None) -> ExtraNodes:
+    """The extra nodes of one group's upgrade (DESIGN.md section 4).
+
+    ``current`` is the live node count of an autoscaled group (ignored for a fixed group); None
+    means offline, and the autoscaler ``min`` is assumed. ``policy`` overrides the group's own
+    (the live one, or a suggestion being tried; ``policy_source`` says which, default
+    ``live``); without it the state's, else the platform's default (assumed). Raises
+    PolicyInvalid for a policy outside the platform's bounds or 0/0.
+    """
+    platform = platform_of(group)
+    resolved = resolve(group.policy, platform=platform)
+    configured, assumed, source = resolved.policy, resolved.assumed, resolved.source
+    if policy is not None:
+        configured, assumed, source = policy, False, policy_source or "live"
+    validate(configured, platform=platform, scale=group.scale)
+    scale = group.scale
+    if isinstance(scale, AutoScale):
+        size_source: CurrentSource = "api" if current is not None else "assumed_min"
+        now = current if current is not None else scale.min
+        now = max(now, 0)  # clamp() refuses a negative count; a live count never is one
+        e_max = clamp(configured, scale.max).max_expansion
+        e_now = clamp(configured, now).max_expansion
+        at_current = e_now
+        # Surge nodes are outside the autoscaler's limits: max + min(E, max) (seed 001 L234).
+        worst = max(platform.worst_case_peak(configured, scale) - now, at_current)
+        return ExtraNodes(worst_case=worst, at_current_size=at_current,
+                          managed_kubernetes=e_max, managed_kubernetes_at_current_size=e_now,
+                          nodes=scale.max, current=now, current_source=size_source,
+                          policy=configured, policy_assumed=assumed, policy_source=source)
+    e = clamp(configured, scale.size).max_expansion
+    return ExtraNodes(worst_case=e, at_current_size=e, managed_kubernetes=e,
+                      managed_kubernetes_at_current_size=e, nodes=scale.size,
+                      current=scale.size, current_source="fixed",
+                      policy=configured, policy_assumed=assumed, policy_source=source)
+
+
+def demand_of(per_node: Mapping[str, int], extra: ExtraNodes,
+              at_current_size: bool = False) -> dict[str, int]:
+    """Per-node consumption times the extra nodes of each quota's family: quota id -> amount."""
+    compute_vpc = extra.at_current_size if at_current_size else extra.worst_case
+    mk8s = (extra.managed_kubernetes_at_current_size if at_current_size
+            else extra.managed_kubernetes)
+    return {
+        qid: amount * (mk8s if service_of(qid) == "managed-kubernetes" else compute_vpc)
+        for qid, amount in per_node.items()
+    }
+
+
+@dataclass(frozen=True)
+class GroupDemand:
+    """One group's share of a preflight: where it lives, its extra nodes, what they consume.
+
+    ``worst_case`` and ``at_current_size`` map quota id -> amount in API units.
+    """
+
+    group: NodeGroup
+    cloud_id: str
+    per_node: Mapping[str, int]
+    extra: ExtraNodes
+    worst_case: Mapping[str, int]
+    at_current_size: Mapping[str, int]
+    reducible: bool = True
+    """False when a smaller deploy policy cannot lower the demand (a Terraform replace or create:
+    :mod:`ngupgrade.core.plan_quota`): no suggestion is made for it."""
+    demand_at: Callable[[DeployPolicy, bool], Mapping[str, int]] | None = field(
+        default=None, compare=False, repr=False)
+    """The demand under another deploy policy, ``(policy, at_current_size) -> quota id ->
+    amount``, when it is more than the surge (a Terraform roll that also resizes the group or
+    changes what a node consumes: :mod:`ngupgrade.core.plan_quota`); None: the surge only."""
+
+    @property
+    def address(self) -> str:
+        return str(self.group.address)
+
+    def demand(self, at_current_size: bool = False) -> Mapping[str, int]:
+        """The figures the verdict counts: worst case, or at the current size."""
+        return self.at_current_size if at_current_size else self.worst_case
+
+    def demand_with(self, policy: DeployPolicy, at_current_size: bool = False
+                    ) -> Mapping[str, int]:
+        """The figures under ``policy`` instead (a suggestion being tried): the part a policy
+        cannot lower (a growth, a bigger node) stays counted."""
+        if self.demand_at is not None:
+            return self.demand_at(policy, at_current_size)
+        live = self.extra.current if self.extra.current_source == "api" else None
+        return demand_of(self.per_node, extra_nodes(self.group, live, policy=policy),
+                         at_current_size)
+
+
+def check_groups(groups: Sequence[NodeGroup], *, max_expansion: int | None = None,
+                 max_unavailable: int | None = None) -> dict[str, dict[str, int]]:
+    """Validate every group before any API call; per-node consumption by group address.
+
+    ``max_expansion``/``max_unavailable`` are command-line overrides (checked with the
+    group's own values under its platform's bounds).
+
+    Raises:
+        PolicyInvalid: a deploy policy outside the platform's bounds or 0/0 (C05), naming
+            the group.
+        QuotaMappingUnknown: every group whose resources cannot be placed, all in one message.
+    """
+    problems: list[str] = []
+    result: dict[str, dict[str, int]] = {}
+    for group in groups:
+        platform = platform_of(group)
+        resolved = resolve(group.policy, max_expansion=max_expansion,
+                           max_unavailable=max_unavailable, platform=platform)
+        validate(resolved.policy, subject=f"node group {group.address}",
+                 platform=platform, scale=group.scale)
+        per_node, found = place_node(group)
+        problems.extend(found)
+        result[str(group.address)] = per_node
+    if problems:
+        raise QuotaMappingUnknown("; ".join(problems),
+                                  hint="ngupgrade never skips a quota it cannot place")
+    return result
+
+
+def group_demand(group: NodeGroup, cloud_id: str, current: int | None = None,
+                 per_node: Mapping[str, int] | None = None,
+                 live_policy: DeployPolicy | None = None,
+                 override: DeployPolicy | None = None) -> GroupDemand:
+    """Build one group's :class:`GroupDemand` (see :func:`extra_nodes` for ``current``).
+
+    ``live_policy`` (from ``NodeGroupService.Get``) replaces a policy the state leaves unset
+    (C06: never 0/0, the platform's default only when nothing better is known);
+    ``override`` (``--max-expansion``/``--max-unavailable`` resolved) replaces both.
+    """
+    consumption = dict(per_node) if per_node is not None else node_consumption(group)
+    if override is not None:
+        extra = extra_nodes(group, current, policy=override, policy_source="override")
+    else:
+        use_live = live_policy if group.policy is None else None
+        extra = extra_nodes(group, current, policy=use_live)
+    return GroupDemand(group=group, cloud_id=cloud_id, per_node=consumption, extra=extra,
+                       worst_case=demand_of(consumption, extra),
+                       at_current_size=demand_of(consumption, extra, at_current_size=True))
+
+
+def combine(demands: Iterable[Mapping[str, int]], sequential: bool = False) -> dict[str, int]:
+    """Add demands up (groups upgraded together), or take the largest per quota (sequential)."""
+    total: dict[str, int] = {}
+    for demand in demands:
+        for qid, amount in demand.items():
+            if sequential:
+                total[qid] = max(total.get(qid, 0), amount)
+            else:
+                total[qid] = total.get(qid, 0) + amount
+    return total
+
+
+def required_services(demands: Iterable[GroupDemand]) -> dict[str, tuple[str, ...]]:
+    """cloud id -> the Quota Manager services whose quotas these groups consume (sorted)."""
+    needed: dict[str, set[str]] = {}
+    for gd in demands:
+        needed.setdefault(gd.cloud_id, set()).update(service_of(q) for q in gd.per_node)
+    return {cloud: tuple(sorted(services)) for cloud, services in needed.items()}

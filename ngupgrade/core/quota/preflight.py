@@ -1,0 +1,143 @@
+"""The quota preflight of an upgrade: every cloud's verdicts, suggestions and warnings. Pure.
+
+Plain values in, plain values out; no I/O, no clock. The use case in
+:mod:`ngupgrade.app.preflight` fetches the limits and feeds them to :func:`evaluate`, with the
+demands of :mod:`ngupgrade.core.quota.demand` (an upgrade) or
+:mod:`ngupgrade.core.quota.plan` (a Terraform plan); :mod:`ngupgrade.core.quota.limits` adds
+the limits the cloud-wide rows do not show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ngupgrade.core.k8s import PodDisruptionBudget
+from ngupgrade.core.model import QuotaLimit
+from ngupgrade.core.platform import platform_of
+from ngupgrade.core.policy import PlanWarning, policy_text
+from ngupgrade.core.quota.demand import GroupDemand, combine
+from ngupgrade.core.quota.suggest import Suggestion, suggest
+from ngupgrade.core.quota.verdict import CloudVerdict, QuotaVerdict, verdict
+from ngupgrade.core.units import human_quota
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """The whole verdict: per cloud, per group, suggestions, warnings.
+
+    ``ok`` is False when any quota is short, or, with ``strict``, unknown, or when a
+    PodDisruptionBudget blocks the drain.
+    """
+
+    clouds: tuple[CloudVerdict, ...]
+    groups: tuple[GroupDemand, ...]
+    suggestions: tuple[Suggestion, ...]
+    warnings: tuple[PlanWarning, ...]
+    sequential: bool = False
+    strict: bool = False
+    at_current_size: bool = False
+    api_calls: Mapping[str, int] = field(default_factory=dict)
+    drain_blockers: tuple[PodDisruptionBudget, ...] = ()
+    """PodDisruptionBudgets that allow 0 disruptions (``--pdbs``; C15): fail under strict."""
+
+    @property
+    def short(self) -> tuple[tuple[str, QuotaVerdict], ...]:
+        return tuple((c.cloud_id, q) for c in self.clouds for q in c.short)
+
+    @property
+    def unknown(self) -> tuple[tuple[str, QuotaVerdict], ...]:
+        return tuple((c.cloud_id, q) for c in self.clouds for q in c.unknown)
+
+    @property
+    def ok(self) -> bool:
+        return not self.short and not (self.strict and (self.unknown or self.drain_blockers))
+
+
+def evaluate(groups: Sequence[GroupDemand],
+             limits: Mapping[str, Mapping[str, QuotaLimit]], *, sequential: bool = False,
+             strict: bool = False, at_current_size: bool = False) -> Preflight:
+    """Compare the combined demand of ``groups`` with the limits of their clouds.
+
+    ``limits`` maps cloud id -> quota id -> :class:`QuotaLimit`; a quota id missing there is
+    ``unknown``. Clouds appear in the order their first group does; quotas by id.
+    """
+    clouds: list[CloudVerdict] = []
+    suggestions: list[Suggestion] = []
+    warnings: list[PlanWarning] = []
+    order = list(dict.fromkeys(gd.cloud_id for gd in groups))
+    for cloud_id in order:
+        mine = [gd for gd in groups if gd.cloud_id == cloud_id]
+        total = combine((gd.demand(at_current_size) for gd in mine), sequential)
+        quota_ids = sorted({q for gd in mine for q in gd.per_node})
+        cloud_limits = limits.get(cloud_id, {})
+        cloud = CloudVerdict(cloud_id, tuple(
+            verdict(q, total.get(q, 0), cloud_limits.get(q)) for q in quota_ids))
+        clouds.append(cloud)
+        for q in cloud.unknown:
+            why = "not listed by the quota source" if q.quota_id not in cloud_limits else (
+                "limit or usage missing")
+            warnings.append(PlanWarning(
+                "quota-unknown",
+                f"cloud {cloud_id}: {q.quota_id} is unknown ({why}); its demand is unchecked"))
+        suggestions.extend(suggest(cloud, mine, cloud_limits, sequential=sequential,
+                                   at_current_size=at_current_size))
+    for gd in groups:
+        if gd.extra.policy_assumed:
+            platform = platform_of(gd.group)
+            warnings.append(PlanWarning(
+                "policy-assumed",
+                f"{gd.address}: {platform.policy_noun} unset in state; assumed the provider "
+                f"default {policy_text(platform.default_policy)}"))
+        if gd.extra.current_source == "assumed_min":
+            warnings.append(PlanWarning(
+                "current-size-assumed",
+                f"{gd.address}: live node count unknown; assumed the autoscaler min "
+                f"{gd.extra.current}"))
+    return Preflight(clouds=tuple(clouds), groups=tuple(groups), suggestions=tuple(suggestions),
+                     warnings=tuple(warnings), sequential=sequential, strict=strict,
+                     at_current_size=at_current_size)
+
+
+def failure_summary(result: Preflight) -> str:
+    """One line naming what failed, for the error the CLI prints (quota ids with need/headroom)."""
+    parts = [f"{cloud}: {q.quota_id}{f' ({q.scope})' if q.scope else ''} needs "
+             f"{human_quota(q.quota_id, q.demand)}, headroom "
+             f"{human_quota(q.quota_id, q.headroom)}" for cloud, q in result.short]
+    if result.strict:
+        parts += [f"{cloud}: {q.quota_id} unknown" for cloud, q in result.unknown]
+        parts += [f"PodDisruptionBudget {p.ref} allows 0 disruptions"
+                  for p in result.drain_blockers]
+    return "quota preflight failed: " + "; ".join(parts)
+
+
+def failure_hints(result: Preflight, *, offline: bool, where: str = "Quota Manager",
+                  policy_flags: str = "") -> list[str]:
+    """What to do about each kind of failure of ``result``, one hint per kind.
+
+    A short quota: a suggested deploy policy that fits, or a quota increase (``where``);
+    an unknown quota under ``--strict``: missing data, so export its limit (``offline``: into
+    the quota file) or drop ``--strict``, never "ask for an increase"; a PodDisruptionBudget
+    that allows no disruption: relax it. ``policy_flags`` names the flags that apply a policy
+    (``" (--max-expansion / --max-unavailable)"`` in ``upgrade``).
+    """
+    hints = []
+    if result.short:
+        # a suggestion that does not fit (a growth or bigger nodes no policy lowers) is no way out
+        fixing = [s for s in result.suggestions if s.fits_together]
+        down = (" (it takes a whole group offline)"
+                if fixing and any(s.whole_group_down for s in fixing) else "")
+        way = (f"apply the suggested deploy policies{policy_flags}{down}, or ask for a quota "
+               "increase" if fixing else "ask for a quota increase")
+        hints.append(f"a short quota: {way} ({where}) before the upgrade")
+    if result.strict and result.unknown:
+        source = ("export their limits into the quota file (docs/quota-preflight.md, "
+                  "\"Exporting the limits\")" if offline else
+                  "the API gave no limit for them: check that the account may read them "
+                  "(quota-manager.viewer)")
+        hints.append(f"an unknown quota under --strict: {source}, or drop --strict to let "
+                     "unknown quotas pass as warnings")
+    if result.strict and result.drain_blockers:
+        hints.append("a PodDisruptionBudget allows no disruption under --strict: scale its "
+                     "workload or relax the budget before the upgrade, or drop --strict")
+    return hints
