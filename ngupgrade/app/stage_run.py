@@ -25,9 +25,10 @@ from ngupgrade.app.timing import Timing
 from ngupgrade.app.upgrade import UpgradeInterrupted, UpgradeRequest
 from ngupgrade.core.errors import NgUpgradeError
 from ngupgrade.core.model import DeployPolicy, NodeGroup
+from ngupgrade.upgrade.context import Prepared
 from ngupgrade.upgrade.events import Emit, Event
 from ngupgrade.upgrade.runbook import Runbook
-from ngupgrade.upgrade.values import GroupResult, Prepared, UpgradeApi
+from ngupgrade.upgrade.values import GroupResult, UpgradeApi
 
 SLEEP_SLICE = 1.0
 """Seconds a group's wait sleeps at most before it looks whether the run was stopped."""

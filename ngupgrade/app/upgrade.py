@@ -40,6 +40,7 @@ from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.policy import check_overrides, policy_text
 from ngupgrade.core.quota.preflight import failure_hints, failure_summary
 from ngupgrade.core.units import human_seconds
+from ngupgrade.upgrade.context import Prepared
 from ngupgrade.upgrade.events import (
     CallsToMake,
     DrainGateDone,
@@ -56,7 +57,6 @@ from ngupgrade.upgrade.runbook import Runbook
 from ngupgrade.upgrade.values import (
     GroupResult,
     PlannedCall,
-    Prepared,
     UpgradeApi,
     UpgradeOptions,
 )

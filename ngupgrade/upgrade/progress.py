@@ -6,7 +6,7 @@ The cloud operation is never cancelled: a stall or a deadline raises, resumable.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ngupgrade.adapters.cloud.types import OperationState
 from ngupgrade.adapters.cloud.waiter import wait_operation
@@ -16,13 +16,11 @@ from ngupgrade.core.policy import policy_text
 from ngupgrade.core.rollout import RolloutTracker
 from ngupgrade.core.stall import StallWatchdog
 from ngupgrade.core.units import human_seconds
+from ngupgrade.upgrade.context import Context, Prepared
 from ngupgrade.upgrade.events import Diagnosed, Progress, Verdict
 from ngupgrade.upgrade.rules import PDB_HINT, cycle_estimate
-from ngupgrade.upgrade.values import GroupResult, Prepared
+from ngupgrade.upgrade.values import GroupResult
 from ngupgrade.upgrade.watch import RolloutWatch
-
-if TYPE_CHECKING:
-    from ngupgrade.upgrade.steps import Context
 
 
 def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupResult) -> None:

@@ -40,6 +40,7 @@ from ngupgrade.core.errors import (
 from ngupgrade.core.model import DeployPolicy, FixedScale, NodeGroup
 from ngupgrade.core.policy import in_force, policy_text
 from ngupgrade.core.simulate import plan_group
+from ngupgrade.upgrade.context import Context, Prepared
 from ngupgrade.upgrade.events import (
     Emit,
     Event,
@@ -53,14 +54,8 @@ from ngupgrade.upgrade.events import (
 from ngupgrade.upgrade.mutation import DEFAULT_CONFLICT, ConflictPolicy, Mutation
 from ngupgrade.upgrade.progress import wait_with_progress
 from ngupgrade.upgrade.rules import check_target_version
-from ngupgrade.upgrade.steps import Context, build_steps
-from ngupgrade.upgrade.values import (
-    GroupResult,
-    PlannedCall,
-    Prepared,
-    UpgradeApi,
-    UpgradeOptions,
-)
+from ngupgrade.upgrade.steps import build_steps
+from ngupgrade.upgrade.values import GroupResult, PlannedCall, UpgradeApi, UpgradeOptions
 
 
 def policy_drift(live: LiveNodeGroup, group: NodeGroup) -> DeployPolicy | None:

@@ -17,143 +17,19 @@ The steps, in order (issue 6, steps 5 to 8; each journaled):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
 
 from ngupgrade.adapters.cloud.proto import mask_paths
-from ngupgrade.adapters.cloud.types import LiveNodeGroup
-from ngupgrade.adapters.cloud.waiter import Timing, wait_reconciled
+from ngupgrade.adapters.cloud.waiter import wait_reconciled
 from ngupgrade.adapters.files import journal as jr
-from ngupgrade.core.errors import CheckFailed, CloudApiError
+from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
 from ngupgrade.core.policy import in_force, policy_text
-from ngupgrade.upgrade import adopt
-from ngupgrade.upgrade.events import (
-    Emit,
-    Note,
-    OperationSeen,
-    StepFinished,
-    StepSkipped,
-    StepStarted,
-    Verdict,
-)
-from ngupgrade.upgrade.mutation import Change, Mutation, OutcomeUnknown
+from ngupgrade.upgrade.context import Context, Prepared, Step
+from ngupgrade.upgrade.events import StepFinished, StepSkipped, StepStarted, Verdict
+from ngupgrade.upgrade.mutation import Change
 from ngupgrade.upgrade.progress import wait_with_progress
-from ngupgrade.upgrade.values import (
-    MIN_TIMEOUT_SECONDS,
-    GroupResult,
-    PlannedCall,
-    Prepared,
-    UpgradeApi,
-    UpgradeOptions,
-)
-
-
-@dataclass
-class Context:
-    """What a step needs while it runs: the cloud, the options, time and the event sink.
-
-    ``emit(event)`` sends one event (the runbook stamps its ``at``). ``kube``: a read-only
-    lister on the cluster (``upgrade --kubeconfig``; ``ngupgrade.upgrade.pods.PodLister``) or
-    None: the wait then sees the pods of draining nodes.
-    """
-
-    api: UpgradeApi
-    options: UpgradeOptions
-    timing: Timing
-    emit: Emit
-    mutation: Mutation
-    kube: Any = None
-    provisional: dict[str, str] = field(default_factory=dict)
-    """Operation id -> step: adopted while running, not yet confirmed as the step's."""
-
-    def timeout(self, prep: Prepared) -> float:
-        """``--timeout``, else twice the plan's longest estimate, at least an hour (C12)."""
-        if self.options.timeout is not None:
-            return self.options.timeout
-        return max(MIN_TIMEOUT_SECONDS, 2 * prep.plan.duration.max_minutes * 60)
-
-    def wait_plain(self, prep: Prepared, op_id: str) -> LiveNodeGroup:
-        """Wait for a policy operation (no progress to show), then for the group to read
-        RUNNING again: the group as then read. A step is never "done" while the group still
-        reconciles (issue 10 item 12).
-
-        Raises:
-            OperationFailed: the operation failed.
-            GroupNotRunning: it succeeded but the group is STOPPED, STOPPING or DELETING.
-            OperationTimeout: still running, or still not RUNNING after the settle polls.
-        """
-        t = self.timing
-        return wait_reconciled(self.api, prep.group.id, op_id, timeout=self.timeout(prep),
-                               policy=t.poll, clock=t.clock, sleep=t.sleep)
-
-    def adopt(self, prep: Prepared, step: str) -> str | None:
-        """The operation ``step``'s Update started, when its id never reached the journal
-        (:mod:`ngupgrade.upgrade.adopt`): journaled at once when it is known to be the step's;
-        a running one only once :meth:`confirm` has seen what it left.
-
-        Raises:
-            ForeignOperation: every operation new since the step's snapshot is someone else's.
-        """
-        found = adopt.match(self.api.list_operations(prep.group.id), prep.journal, step,
-                            prep.group.id)
-        if found is None:
-            return None
-        if found.provisional:
-            self.provisional[found.operation_id] = step
-        else:
-            prep.journal.set_operation(step, found.operation_id)
-        return found.operation_id
-
-    def confirm(self, prep: Prepared, op_id: str) -> None:
-        """After the wait for ``op_id``: when it was adopted provisionally, did it make its
-        step's change? Then it is journaled as the step's.
-
-        Raises:
-            ForeignOperation: it did not (someone else's operation, named).
-        """
-        step = self.provisional.pop(op_id, None)
-        if step is None:
-            return
-        adopt.confirm(self.api.get_operation(op_id), prep.journal, step)
-        prep.journal.set_operation(step, op_id)
-
-    def send(self, prep: Prepared, step: str, change: Change, *,
-             current: LiveNodeGroup) -> str:
-        """The step's one Update, journaled: the operation id to wait for.
-
-        A step started before (a resumed run) attaches to its operation, by id or found
-        through ``ListOperations``, and sends nothing. Otherwise :class:`Mutation` sends it;
-        the step is journaled as started (with the operations already there) before each
-        Update call. A definite refusal removes the step again (a rerun starts it); an
-        unknown outcome keeps it started, so ``--resume`` looks for its operation first.
-        """
-        j = prep.journal
-        rec = j.step(step)
-        if rec is not None and rec.status != "done":
-            op_id = rec.operation_id or self.adopt(prep, step)
-            if op_id is not None:
-                self.emit(OperationSeen(group=prep.address, step=step, operation_id=op_id,
-                          attached=True))
-                return op_id
-        try:
-            sent = self.mutation.send(prep.group.id, change, current=current,
-                                      before_send=lambda known: j.start_step(step, known))
-        except OutcomeUnknown:
-            raise
-        except CloudApiError:
-            if j.steps.pop(step, None) is not None:
-                j.save()
-            raise
-        if sent.reached_by is not None:
-            self.emit(Note(group=prep.address,
-                      message=f"{change.text()} already in place after operation "
-                              f"{sent.reached_by} (not started by this run): nothing sent, "
-                              "attaching to it"))
-        j.set_operation(step, sent.operation_id)
-        self.emit(OperationSeen(group=prep.address, step=step, operation_id=sent.operation_id,
-                  attached=sent.attached, update_calls=sent.update_calls))
-        return sent.operation_id
+from ngupgrade.upgrade.values import GroupResult, PlannedCall, UpgradeOptions
 
 
 def done_reason(step: str, result: GroupResult) -> str:
@@ -163,20 +39,6 @@ def done_reason(step: str, result: GroupResult) -> str:
     if step in result.steps and op_id is not None:
         return f"done: attached to {op_id} above"
     return "done before"
-
-
-class Step(Protocol):
-    """One step of the sequence: its journal name, its planned calls, its run."""
-
-    name: str
-
-    def planned_calls(self) -> list[PlannedCall]:
-        """The calls ``--apply`` makes for this step; empty when it is not needed."""
-        ...
-
-    def run(self, ctx: Context, result: GroupResult) -> None:
-        """Run (or resume, or skip) the step; record its seconds and operation in ``result``."""
-        ...
 
 
 @dataclass

@@ -1,24 +1,14 @@
-"""The values of a runbook upgrade: what the user asked for, a prepared group, a planned call,
-a group's result, and the Protocol of the cloud the runbook works against."""
+"""The values of a runbook upgrade: what the user asked for, a planned call, a group's result,
+and the Protocol of the cloud the runbook works against. The prepared group, which lists its
+steps, is in :mod:`ngupgrade.upgrade.context`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from ngupgrade.adapters.cloud.types import (
-    LiveCluster,
-    LiveNode,
-    LiveNodeGroup,
-    OperationState,
-)
-from ngupgrade.adapters.files import journal as jr
-from ngupgrade.core.model import DeployPolicy, NodeGroup
-from ngupgrade.core.simulate import GroupPlan
+from ngupgrade.adapters.cloud.types import LiveCluster, LiveNode
 from ngupgrade.upgrade.mutation import MutationApi
-
-if TYPE_CHECKING:
-    from ngupgrade.upgrade.steps import Step
 
 DEFAULT_STALL_SECONDS = 30 * 60.0
 """No progress for this long means stalled (C15: "watchdog 30 min")."""
@@ -59,49 +49,6 @@ class UpgradeOptions:
     def target_label(self) -> str:
         """The version, or ``latest revision``."""
         return self.version or "latest revision"
-
-
-@dataclass
-class Prepared:
-    """One group, read and checked, with its plan, its journal (not yet saved) and its steps.
-
-    ``steps`` are the step objects :meth:`Runbook.run` runs; the dry run lists their planned
-    calls, so what it shows and what ``--apply`` sends come from one decision per step.
-    """
-
-    group: NodeGroup
-    live: LiveNodeGroup
-    nodes: list[LiveNode]
-    cluster: LiveCluster
-    running: OperationState | None
-    plan: GroupPlan
-    override: DeployPolicy | None
-    """The policy the user asked the upgrade to run with (--max-expansion/--max-unavailable),
-    or None; whether an Update is needed for it is the policy step's decision."""
-    terraform_policy: DeployPolicy | None
-    journal: jr.Journal
-    resumed: bool
-    nothing_to_do: str | None = None
-    """Why the group needs no upgrade (already at the target), or None."""
-    restore_only: bool = False
-    """Already at the target, but the group runs a deploy policy other than the one Terraform
-    declares and ``--restore-policy`` was given: only the verdict and the restore run. Decided
-    from the cloud and the state, so it holds without a journal (issue 10 item 5)."""
-    tight_quota: str | None = None
-    """The preflight's quota with the least room after the surge, as text (the watchdog
-    names it when a surge node is not created)."""
-    steps: list[Step] = field(default_factory=list)
-
-    @property
-    def address(self) -> str:
-        """The Terraform address."""
-        return str(self.group.address)
-
-    @property
-    def needs_surge(self) -> bool:
-        """True when the version update is still to be sent (the preflight gate counts it)."""
-        return (self.nothing_to_do is None and not self.restore_only
-                and self.journal.step(jr.STEP_VERSION) is None)
 
 
 @dataclass(frozen=True)
