@@ -28,6 +28,7 @@ from datetime import datetime
 from threading import Lock
 from typing import Any, Protocol, TypeVar
 
+from ngupgrade.core import simulate
 from ngupgrade.core.drain.blockers import drain_blockers, why_blocked
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.k8s import PodDisruptionBudget
@@ -90,6 +91,9 @@ class PreflightRequest:
     max_unavailable: int | None = None
     start: datetime | None = None
     """When the upgrade is to start (UTC), for the auto-upgrade window check; None: no check."""
+    minutes_per_cycle: float = simulate.DEFAULT_MINUTES_PER_CYCLE
+    """Minutes one cycle takes, for the upgrade's length in that check (``upgrade
+    --cycle-minutes``)."""
 
 
 class _Calls:
@@ -195,7 +199,8 @@ def run_preflight(
     by_cloud = limits_by_cloud(listed)
     result = evaluate(demands, by_cloud, sequential=request.sequential,
                             strict=request.strict, at_current_size=request.at_current_size)
-    result = limits.extend(result, by_cloud, peers=peers, start=request.start)
+    result = limits.extend(result, by_cloud, peers=peers, start=request.start,
+                           minutes_per_cycle=request.minutes_per_cycle)
     return replace(result, api_calls=dict(calls.counts))
 
 

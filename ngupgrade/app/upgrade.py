@@ -7,7 +7,10 @@ Order of work, so that nothing changes before every check has passed:
 2. every selected group is read from the state and from the cloud, checked and planned
    (:meth:`ngupgrade.upgrade.runbook.Runbook.prepare`);
 3. the quota preflight runs once for all groups that still need their version update, as
-   sequential upgrades (the largest demand per quota counts), with the override policy;
+   sequential upgrades (the largest demand per quota counts), with the override policy, and
+   with the limits ``ngupgrade preflight`` checks beside the cloud-wide quotas
+   (:mod:`ngupgrade.core.quota.limits`: the cluster's other groups of the state count in its
+   node limit; the auto-upgrade window from now, for the plan's length);
    with cluster objects (``--cluster`` or ``--kubeconfig``) the drain check of the same
    groups under the same policy (issue 13): a quota shortfall or a blocking drain finding
    not ``--accept``-ed is :class:`~ngupgrade.core.errors.CheckFailed` (exit 1) before any
@@ -24,6 +27,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from typing import Any
 
 from ngupgrade.adapters.files import journal as jr
@@ -38,6 +42,7 @@ from ngupgrade.core.errors import (
 )
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.policy import check_overrides, policy_text
+from ngupgrade.core.quota import limits
 from ngupgrade.core.quota.preflight import failure_hints, failure_summary
 from ngupgrade.core.units import human_seconds
 from ngupgrade.upgrade.context import Prepared
@@ -144,7 +149,8 @@ def run_upgrade(
     """Plan, gate and (with ``apply``) run the upgrade of the selected groups.
 
     ``timing`` None is real time. ``api`` None opens the cloud gateway for ``settings`` on it.
-    ``groups`` given: select from these instead of reading ``settings.state``.
+    ``groups`` given: select from these instead of reading ``settings.state`` (all of them
+    are the state's groups, whose clusters' node limits the quota gate counts).
 
     Raises:
         UsageError (2; also a group on a platform ngupgrade does not change),
@@ -153,12 +159,12 @@ def run_upgrade(
         dump), CloudApiError / KubeApiError (4), OperationFailed (5),
         OperationTimeout / Stalled (6), UpgradeInterrupted (130).
     """
-    from ngupgrade.app.load import load_groups, refuse_changes, select_groups
+    from ngupgrade.app.load import load_state, refuse_changes, select_groups
 
     timing = timing or Timing()
     check_request(request)
-    selected = (select_groups(groups, request.selectors) if groups is not None
-                else load_groups(settings, request.selectors))
+    peers = tuple(groups) if groups is not None else load_state(settings).groups
+    selected = select_groups(peers, request.selectors)
     refuse_changes(selected, "upgrade", settings)
     owned = api is None
     if api is None:
@@ -178,7 +184,7 @@ def run_upgrade(
 
             kube = runbook.ctx.kube = open_pod_watch(request.cluster.kubeconfig,
                                                      request.cluster.context)
-        _prepare_and_run(settings, request, selected, api, runbook, report)
+        _prepare_and_run(settings, request, selected, api, runbook, report, peers)
     finally:
         report.seconds = timing.clock() - runbook.t0
         if kube is not None:
@@ -191,7 +197,8 @@ def run_upgrade(
 
 
 def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequence[Any],
-                     api: UpgradeApi, runbook: Runbook, report: UpgradeReport) -> None:
+                     api: UpgradeApi, runbook: Runbook, report: UpgradeReport,
+                     peers: Sequence[NodeGroup]) -> None:
     with contextlib.ExitStack() as locks:
         for group in groups:
             path = None
@@ -202,11 +209,11 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
                 # the "unfinished journal" check and then share the file (issue 10 item 2).
                 locks.enter_context(jr.JournalLock(path, jr.holder_text(request.command)))
             report.prepared.append(runbook.prepare(group, path))
-        _gate_and_run(settings, request, api, runbook, report)
+        _gate_and_run(settings, request, api, runbook, report, peers)
 
 
 def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
-                  runbook: Runbook, report: UpgradeReport) -> None:
+                  runbook: Runbook, report: UpgradeReport, peers: Sequence[NodeGroup]) -> None:
     event = runbook.emit
     plans = [p.plan for p in report.prepared]
     event(PlanReady(plans=tuple(plans)))  # the CLI renders it (cli/render/plan.py)
@@ -217,7 +224,8 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
 
     gated = [p for p in report.prepared if p.needs_surge]
     if gated:
-        report.preflight = _preflight(settings, request, gated, api)
+        start = datetime.fromtimestamp(runbook.timing.wall(), timezone.utc)
+        report.preflight = _preflight(settings, request, gated, api, peers, start)
         event(PreflightDone(ok=report.preflight.ok, report=report.preflight))
         from ngupgrade.upgrade.watch import tight_quota_text
 
@@ -235,6 +243,9 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
     listed = {addr: [{"method": c.method, "detail": c.detail} for c in calls]
               for addr, calls in report.calls.items()}
     event(CallsToMake(calls=listed) if request.apply else DryRun(calls=listed))
+    for warning in report.preflight.warnings if report.preflight is not None else ():
+        if warning.code in limits.RUN_WARNINGS and warning.group is not None:
+            event(Warned(group=warning.group, code=warning.code, message=warning.message))
     for prep in report.prepared:
         if not prep.restore_only:
             _terraform_warning(prep, event, request.options.restore_policy)
@@ -346,11 +357,20 @@ def _terraform_warning(prep: Prepared, event: Emit, restore: bool) -> None:
 
 
 def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prepared],
-               api: Any) -> Any:
-    """The quota gate for the groups still to upgrade, with the policy they will run with."""
+               api: Any, peers: Sequence[NodeGroup], start: datetime) -> Any:
+    """The quota gate for the groups still to upgrade, with the policy they will run with:
+    :func:`ngupgrade.app.preflight.run_preflight`, the one path of ``ngupgrade preflight``
+    (the cloud-wide quotas and :mod:`ngupgrade.core.quota.limits`), as sequential upgrades from
+    ``start`` (UTC), every group of the state (``peers``) counted in its cluster's limit."""
     from ngupgrade.app.preflight import PreflightRequest, run_preflight
 
     groups = [replace(p.group, policy=p.plan.policy.policy) for p in gated]
+
+    def gate(cloud: str | None) -> PreflightRequest:
+        return PreflightRequest(cloud_id=cloud, sequential=True, strict=request.strict,
+                                start=start,
+                                minutes_per_cycle=request.options.minutes_per_cycle)
+
     cloud_id = request.cloud_id
     if request.quotas_file is not None:
         from ngupgrade.adapters.files.quota_file import read_quota_file
@@ -362,8 +382,6 @@ def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prep
                 held = ", ".join(source.cloud_ids) or "no named cloud"
                 raise UsageError(f"which cloud? the quota file {request.quotas_file} holds "
                                  f"{held}", hint="pass --cloud-id ID")
-        return run_preflight(groups, source, PreflightRequest(
-            cloud_id=cloud_id, sequential=True, strict=request.strict), nodes=api)
-    return run_preflight(groups, api, PreflightRequest(
-        cloud_id=cloud_id, sequential=True, strict=request.strict),
-        directory=api if cloud_id is None else None, nodes=api)
+        return run_preflight(groups, source, gate(cloud_id), nodes=api, peers=peers)
+    return run_preflight(groups, api, gate(cloud_id),
+                         directory=api if cloud_id is None else None, nodes=api, peers=peers)

@@ -76,10 +76,13 @@ WARNING_CODES = (
 class PlanWarning:
     """Something a user must know before an upgrade: a stable ``code`` and a one-line message.
 
-    The one warning type of every report (``plan``, ``preflight``)."""
+    The one warning type of every report (``plan``, ``preflight``). ``group``: the address
+    of the node group it is about, when the producer knows one (the ``upgrade`` gate sends such
+    a warning as its own ``warning`` event; reports render ``code`` and ``message`` only)."""
 
     code: str
     message: str
+    group: str | None = None
 
 
 @dataclass(frozen=True)

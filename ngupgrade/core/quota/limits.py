@@ -40,6 +40,12 @@ CLUSTER_NODES = "managed-kubernetes.clusterNodes.count"
 SPREAD_PLACEMENT_MAX_VMS = 5
 """VMs in one spread placement group (compute limits, reference section 1)."""
 
+PLACEMENT_FULL = "spread-placement-group-full"
+AUTO_UPGRADE_WINDOW = "auto-upgrade-window"
+RUN_WARNINGS = (PLACEMENT_FULL, AUTO_UPGRADE_WINDOW)
+"""The codes of the warnings about the run itself (each names its group): ``ngupgrade upgrade``
+shows them before its changes like its other warnings, besides the preflight report."""
+
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 WEEK_MINUTES = 7 * 24 * 60
 
@@ -129,13 +135,14 @@ def placement_warnings(demands: Sequence[GroupDemand], at_current_size: bool = F
         assumed = "" if placement.strategy else " (spread assumed: the state does not hold it)"
         room = max(0, SPREAD_PLACEMENT_MAX_VMS - nodes)
         out.append(PlanWarning(
-            "spread-placement-group-full",
+            PLACEMENT_FULL,
             f"{gd.address}: its nodes run in spread placement group {placement.id}{assumed}, "
             f"which holds at most {SPREAD_PLACEMENT_MAX_VMS} VMs; the upgrade's peak is "
             f"{nodes + surge} ({nodes} nodes + {surge} surge), so "
             + (f"at most {room} surge node(s) can be placed: max_expansion {room} or less"
                if nodes <= SPREAD_PLACEMENT_MAX_VMS else
-               f"even its {nodes} nodes do not fit: use a partition placement group")))
+               f"even its {nodes} nodes do not fit: use a partition placement group"),
+            group=gd.address))
     return out
 
 
@@ -186,9 +193,10 @@ def maintenance_warnings(demands: Sequence[GroupDemand], start: datetime,
                "the window")
         if not policy.windows:
             out.append(PlanWarning(
-                "auto-upgrade-window",
+                AUTO_UPGRADE_WINDOW,
                 f"{gd.address}: auto_upgrade is on with no maintenance window (any time): the "
-                f"service may start its own upgrade of the group during {run}; {fix}"))
+                f"service may start its own upgrade of the group during {run}; {fix}",
+                group=gd.address))
             continue
         opening = [(w, t) for w in policy.windows
                    if (t := window_opening(w, start, minutes)) is not None]
@@ -196,12 +204,12 @@ def maintenance_warnings(demands: Sequence[GroupDemand], start: datetime,
             w, t = min(opening, key=lambda pair: pair[1])
             day = w.day or "every day"
             out.append(PlanWarning(
-                "auto-upgrade-window",
+                AUTO_UPGRADE_WINDOW,
                 f"{gd.address}: auto_upgrade is on and its maintenance window ({day} "
                 f"{w.start_minutes // 60:02d}:{w.start_minutes % 60:02d} UTC for "
                 f"{w.duration_minutes // 60}h{w.duration_minutes % 60:02d}m) is open at "
                 f"{t:%Y-%m-%d %H:%M} UTC, during {run}: the service may start its own upgrade "
-                f"of the group; {fix}"))
+                f"of the group; {fix}", group=gd.address))
     return out
 
 

@@ -1,0 +1,140 @@
+"""The upgrade's quota gate runs the limits `ngupgrade preflight` checks (core/quota/limits.py):
+nodes per group and per cluster (the cluster's other groups counted), the zonal quotas, a
+spread placement group's peak, the auto-upgrade window while the upgrade runs.
+
+Through the real CLI on the fake cloud (real gRPC, the SDK). The example state: cluster
+catq0n7i0h9ka1b2c3d4 holds gpu (fixed 1), workers (fixed 3, 1/0) and batch (autoscaled 1..7).
+The fake's wall clock starts at 2027-01-15 08:00 UTC, a Friday.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests._upgrade_helpers import STATE, cli, example_cloud, updates
+
+CLOUD = "b1gexamplecloud000001"
+WORKERS = "yandex_kubernetes_node_group.workers"
+Capsys = pytest.CaptureFixture[str]
+
+
+def _state(tmp_path: Path, workers: dict[str, Any],
+           extra: list[dict[str, Any]] | None = None) -> str:
+    doc = json.loads(Path(STATE).read_text())
+    attrs = next(r for r in doc["resources"] if r.get("name") == "workers")
+    attrs["instances"][0]["attributes"].update(workers)
+    doc["resources"] += extra or []
+    path = tmp_path / "state.tfstate"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def _lines(out: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_cluster_node_limit_counts_the_other_groups_and_refuses_before_any_update(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
+    # workers at 2/1: 3 nodes + 2 surge. The cluster: gpu 1 + batch 7 (its max) + workers 3
+    # = 11 nodes, + 2 = 13 > 12. Before, the gate counted workers alone (3 + 2 <= 12) and the
+    # upgrade went on.
+    with example_cloud() as fake:
+        fake.quotas[CLOUD]["managed-kubernetes.clusterNodes.count"] = [12.0, 0.0]
+        code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
+                             "--max-expansion", "2", "--max-unavailable", "1", "--apply",
+                             "--journal", str(tmp_path / "j.json"), "-o", "json")
+        assert updates(fake) == []
+    assert code == 1, err
+    events = _lines(out)
+    gate = next(e for e in events if e["event"] == "preflight")
+    assert gate["ok"] is False
+    (row,) = [q for q in gate["preflight"]["clouds"][0]["quotas"]
+              if q["quota_id"] == "managed-kubernetes.clusterNodes.count"]
+    assert (row["scope"], row["limit"], row["usage"], row["headroom"], row["demand"],
+            row["status"]) == ("cluster catq0n7i0h9ka1b2c3d4", 12, 11, 1, 2, "short")
+    last = events[-1]
+    assert (last["event"], last["exit_code"], last["error"]["code"]) == (
+        "error", 1, "check-failed")
+    assert last["message"] == (
+        "quota preflight failed: b1gexamplecloud000001: managed-kubernetes.clusterNodes.count "
+        "(cluster catq0n7i0h9ka1b2c3d4) needs 2 nodes, headroom 1 node; nothing was changed")
+    assert "calls" not in [e["event"] for e in events]
+    assert not (tmp_path / "j.json").exists()
+
+
+def test_group_node_limit_refuses_in_text_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: Capsys) -> None:
+    with example_cloud() as fake:
+        fake.quotas[CLOUD]["managed-kubernetes.groupNodes.count"] = [4.0, 0.0]
+        code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
+                             "--max-expansion", "2", "--max-unavailable", "1", "--apply",
+                             "--journal", str(tmp_path / "j.json"))
+        assert updates(fake) == []
+    assert code == 1
+    assert ("managed-kubernetes.groupNodes.count (group yandex_kubernetes_node_group.workers)"
+            "  4 nodes    3 nodes   1 node     2 nodes  SHORT by 1 node") in out
+    assert ("error: quota preflight failed: b1gexamplecloud000001: "
+            "managed-kubernetes.groupNodes.count (group yandex_kubernetes_node_group.workers) "
+            "needs 2 nodes, headroom 1 node; nothing was changed") in err
+
+
+MONDAY_15 = {"day": "monday", "start_time": "15:00", "duration": "3h"}
+FRIDAY_08_10 = {"day": "friday", "start_time": "08:10", "duration": "1h"}
+
+
+def _maintenance(*windows: dict[str, str]) -> dict[str, Any]:
+    return {"maintenance_policy": [{"auto_repair": True, "auto_upgrade": True,
+                                    "maintenance_window": list(windows)}]}
+
+
+def test_an_auto_upgrade_window_during_the_run_is_a_warning_event(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
+    # workers at 1/0: 3 cycles x 6 min = 18 min from Friday 08:00; a window at 08:10 opens
+    # during the run, one on Monday does not.
+    opening = _state(tmp_path, _maintenance(MONDAY_15, FRIDAY_08_10))
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "--state", opening, "-g", "workers",
+                             "--version", "1.30", "-o", "json")
+        assert code == 0, err
+    warnings = [e for e in _lines(out) if e["event"] == "warning"]
+    assert [(w["group"], w["code"]) for w in warnings] == [(WORKERS, "auto-upgrade-window")]
+    assert warnings[0]["message"] == (
+        "yandex_kubernetes_node_group.workers: auto_upgrade is on and its maintenance window "
+        "(friday 08:10 UTC for 1h00m) is open at 2027-01-15 08:10 UTC, during this upgrade "
+        "(from 2027-01-15 08:00 UTC, up to 18 min at 6 min a cycle): the service may start its "
+        "own upgrade of the group; set maintenance_policy.auto_upgrade = false for the run, or "
+        "start it outside the window")
+    # --cycle-minutes is the run's own estimate: 3 x 2 min ends before 08:10
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "--state", opening, "-g", "workers",
+                             "--version", "1.30", "--cycle-minutes", "2", "-o", "json")
+        assert code == 0, err
+    assert [e for e in _lines(out) if e["event"] == "warning"] == []
+
+
+def test_a_full_spread_placement_group_is_a_warning_line_before_the_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
+    template = json.loads(Path(STATE).read_text())
+    workers = next(r for r in template["resources"] if r.get("name") == "workers")
+    tpl = workers["instances"][0]["attributes"]["instance_template"]
+    tpl[0]["placement_policy"] = [{"placement_group_id": "fd8pg0example"}]
+    pg = {"mode": "managed", "type": "yandex_compute_placement_group", "name": "pg",
+          "instances": [{"attributes": {"id": "fd8pg0example",
+                                        "placement_strategy_spread": True}}]}
+    state = _state(tmp_path, {"instance_template": tpl}, [pg])
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "--state", state, "-g", "workers",
+                             "--version", "1.30", "--max-expansion", "3", "--max-unavailable",
+                             "0")
+        assert code == 0, err  # a warning: the upgrade may still run (no Update in a dry run)
+        assert updates(fake) == []
+    expected = ("! yandex_kubernetes_node_group.workers: its nodes run in spread placement group "
+                "fd8pg0example, which holds at most 5 VMs; the upgrade's peak is 6 (3 nodes + "
+                "3 surge), so at most 2 surge node(s) can be placed: max_expansion 2 or less")
+    lines = out.splitlines()
+    assert expected in lines
+    assert lines.index(expected) > lines.index("== API calls it would make")
