@@ -294,8 +294,8 @@ def test_two_groups_that_cannot_surge_together_run_one_after_the_other() -> None
 
 def test_two_groups_that_fit_together_share_one_stage() -> None:
     shared = {INSTANCES: QuotaLimit(INSTANCES, 30, 10)}  # headroom 20
-    a = group("a", size=10, gid="catgroupa")
-    b = group("b", size=10, gid="catgroupb")
+    a = group("a", size=10, cluster_id="catclustera", gid="catgroupa")
+    b = group("b", size=10, cluster_id="catclusterb", gid="catgroupb")
     quotas = {str(g.address): judge(g, 0, limits=shared) for g in (a, b)}
     plan = advise_groups([a, b], quotas=quotas).schedule
     assert len(plan.stages) == 1 and plan.total_minutes == 6
@@ -308,8 +308,8 @@ def test_a_smaller_surge_joins_when_it_adds_less_than_running_alone() -> None:
     # 20/0, one 6-min cycle on 20 VMs: not beside A (10 VMs left). B at 10/0 beside A:
     # ceil(20/10) = 2 cycles = 12 min, within A's 12: adds 0 instead of 6.
     shared = {INSTANCES: QuotaLimit(INSTANCES, 100, 70)}
-    a = group("a", size=40, gid="catgroupa", policy=(0, 1))
-    b = group("b", size=20, gid="catgroupb", policy=(0, 1))
+    a = group("a", size=40, cluster_id="catclustera", gid="catgroupa", policy=(0, 1))
+    b = group("b", size=20, cluster_id="catclusterb", gid="catgroupb", policy=(0, 1))
     quotas = {str(g.address): judge(g, 0, limits=shared) for g in (a, b)}
     advice = advise_groups([a, b], quotas=quotas, min_available=MinAvailable(percent=100))
     assert [pairs([g.recommended]) for g in advice.groups if g.recommended] == [
@@ -326,8 +326,8 @@ def test_a_smaller_surge_that_adds_as_much_as_running_alone_waits() -> None:
     # ceil(10/5) = 2 cycles = 12 min, adding 6 to the stage: no better than its own 6-min
     # stage, so it waits.
     shared = {INSTANCES: QuotaLimit(INSTANCES, 100, 85)}  # headroom 15
-    a = group("a", size=10, gid="catgroupa", policy=(0, 1))
-    b = group("b", size=10, gid="catgroupb", policy=(0, 1))
+    a = group("a", size=10, cluster_id="catclustera", gid="catgroupa", policy=(0, 1))
+    b = group("b", size=10, cluster_id="catclusterb", gid="catgroupb", policy=(0, 1))
     quotas = {str(g.address): judge(g, 0, limits=shared) for g in (a, b)}
     plan = advise_groups([a, b], quotas=quotas,
                          min_available=MinAvailable(percent=100)).schedule
@@ -337,7 +337,8 @@ def test_a_smaller_surge_that_adds_as_much_as_running_alone_waits() -> None:
 
 
 def test_active_operations_limit() -> None:
-    gs = [group(f"g{i}", size=3, gid=f"catgroup{i}") for i in range(3)]
+    gs = [group(f"g{i}", size=3, cluster_id=f"catcluster{i}", gid=f"catgroup{i}")
+          for i in range(3)]
     plan = advise_groups(gs, max_parallel=2).schedule
     assert [len(st.groups) for st in plan.stages] == [2, 1]
     assert plan.stages[1].why_new is not None
@@ -483,8 +484,8 @@ def test_the_policy_to_apply_is_the_one_the_schedule_runs() -> None:
     30 VMs, A (40 nodes) 20/0; B (20 nodes) alone 20/0, but the schedule runs it at 10/0 beside
     A. The policy to apply (the printed command) is 10/0: both applied fit, 20 + 10 = 30."""
     shared = {INSTANCES: QuotaLimit(INSTANCES, 100, 70)}
-    a = group("a", size=40, gid="catgroupa", policy=(0, 1))
-    b = group("b", size=20, gid="catgroupb", policy=(0, 1))
+    a = group("a", size=40, cluster_id="catclustera", gid="catgroupa", policy=(0, 1))
+    b = group("b", size=20, cluster_id="catclusterb", gid="catgroupb", policy=(0, 1))
     quotas = {str(g.address): judge(g, 0, limits=shared) for g in (a, b)}
     advice = advise_groups([a, b], quotas=quotas, min_available=MinAvailable(percent=100))
     ga, gb = advice.groups

@@ -3,15 +3,38 @@
 The example cloud (quotas.yaml): 13 VMs, 42 cores, 2 public IPs, 1248 GiB of HDD and 0 A100
 GPUs of headroom. workers: fixed 3 nodes, 4 cores, NAT (1 IP each). batch: autoscaled 1..7,
 2 cores, 96 GiB HDD; offline its current size is taken as the min (1), so its worst case is
-7 + min(E, 7) - 1 extra VMs. gpu: fixed 1 node with an A100.
+7 + min(E, 7) - 1 extra VMs. gpu: fixed 1 node with an A100. All three are in one cluster
+(catq0n7i0h9ka1b2c3d4), which runs one operation at a time (field report C13);
+:func:`two_clusters` moves batch to a second cluster of the same folder.
 """
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 from tests.conftest import EXAMPLE_STATE, EXAMPLES
 
 QUOTAS = str(EXAMPLES / "quotas.yaml")
 BATCH = 'module.pools["prod"].yandex_kubernetes_node_group.this["batch"]'
+SECOND_CLUSTER = "catq0n7i0h9kb2c3d4e5"
+
+
+def two_clusters(tmp_path: Path) -> str:
+    """The example state with a second cluster (a copy of ``main``, same folder) holding
+    batch; workers and gpu stay in the first."""
+    doc = json.loads(EXAMPLE_STATE.read_text())
+    main = next(r for r in doc["resources"] if r["type"] == "yandex_kubernetes_cluster")
+    second = json.loads(json.dumps(main))
+    second["name"] = "second"
+    second["instances"][0]["attributes"]["id"] = SECOND_CLUSTER
+    doc["resources"].append(second)
+    for r in doc["resources"]:
+        if r.get("module") == 'module.pools["prod"]':
+            r["instances"][0]["attributes"]["cluster_id"] = SECOND_CLUSTER
+    path = tmp_path / "two-clusters.tfstate"
+    path.write_text(json.dumps(doc))
+    return str(path)
 
 
 def test_workers_json(run_cli) -> None:
@@ -51,7 +74,8 @@ def test_workers_json(run_cli) -> None:
                                 "why_not_earlier": None, "groups": [
                                     {"address": "yandex_kubernetes_node_group.workers",
                                      "max_expansion": 2, "max_unavailable": 0,
-                                     "minutes": 12}]}]
+                                     "minutes": 12, "cluster_id": "catq0n7i0h9ka1b2c3d4",
+                                     "start_minutes": 0, "after": None}]}]
 
 
 def test_the_whole_example_gpu_has_no_safe_policy(run_cli) -> None:
@@ -72,15 +96,21 @@ def test_the_whole_example_gpu_has_no_safe_policy(run_cli) -> None:
     assert batch["availability"]["max_unavailable"] == 0
     assert (batch["recommended"]["max_expansion"], batch["recommended"]["minutes"]) == (
         7, {"min": 6, "max": 6})
-    # Together: workers 2/0 (2 VMs) leaves 11 VMs, so batch fits only 6 + E <= 11, E <= 5;
-    # ceil(7/4) = ceil(7/5) = 2 cycles: 4/0 in 12 min, inside workers' 12 min.
-    assert doc["schedule"] == [{"stage": 1, "start_minutes": 0, "minutes": 12,
-                                "why_not_earlier": None, "groups": [
-                                    {"address": "yandex_kubernetes_node_group.workers",
-                                     "max_expansion": 2, "max_unavailable": 0, "minutes": 12},
-                                    {"address": BATCH, "max_expansion": 4,
-                                     "max_unavailable": 0, "minutes": 12}]}]
-    assert doc["schedule_minutes"] == {"total": 12, "sequential": 18}
+    # One cluster: batch behind workers (12 min) would end at 12 + 6 = 18, adding its whole
+    # 6 min, no less than a stage of its own: stage 2 at 12, with its own 7/0. 12 + 6 = 18.
+    cluster = "catq0n7i0h9ka1b2c3d4"
+    assert doc["schedule"] == [
+        {"stage": 1, "start_minutes": 0, "minutes": 12, "why_not_earlier": None, "groups": [
+            {"address": "yandex_kubernetes_node_group.workers", "max_expansion": 2,
+             "max_unavailable": 0, "minutes": 12, "cluster_id": cluster, "start_minutes": 0,
+             "after": None}]},
+        {"stage": 2, "start_minutes": 12, "minutes": 6, "why_not_earlier": (
+            f"with stage 1: its cluster {cluster} runs one operation at a time (field report "
+            "C13): it would wait for yandex_kubernetes_node_group.workers (12 min); joining "
+            "stage 1 at 7/0 would add 6 min, no less than running alone"), "groups": [
+            {"address": BATCH, "max_expansion": 7, "max_unavailable": 0, "minutes": 6,
+             "cluster_id": cluster, "start_minutes": 12, "after": None}]}]
+    assert doc["schedule_minutes"] == {"total": 18, "sequential": 18}
     assert workers["recommended"]["max_expansion"] == 2
 
 
@@ -154,13 +184,15 @@ def test_cluster_objects_reach_the_drain_check() -> None:
     assert blocked[(3, 0)] == ["quota-short"]
 
 
-def test_the_printed_commands_are_the_schedules_and_fit_together(run_cli) -> None:
-    """The example (headroom 13 VMs, 2 IPs): workers alone 2/0 (NAT: 2 IPs), 2 cycles, 12 min;
-    batch alone 7/0 (7 + 7 - 1 = 13 VMs), 6 min. Beside workers' 2 VMs batch may take 11:
-    7 + E - 1 <= 11, E <= 5, ceil(7/5) = 2 cycles = 12 min, first reached at 4/0, adding 0 min
-    to workers' 12: one stage. The commands printed are 2/0 and 4/0 (2 + 10 = 12 VMs <= 13);
-    batch's own 7/0 is still shown as the recommendation alone."""
-    result = run_cli("advise", "--state", str(EXAMPLE_STATE), "--quotas", QUOTAS, "-g", "workers",
+def test_the_printed_commands_are_the_schedules_and_fit_together(run_cli,
+                                                                  tmp_path: Path) -> None:
+    """Batch in a second cluster (headroom 13 VMs, 2 IPs): workers alone 2/0 (NAT: 2 IPs), 2
+    cycles, 12 min; batch alone 7/0 (7 + 7 - 1 = 13 VMs), 6 min. Beside workers' 2 VMs batch
+    may take 11: 7 + E - 1 <= 11, E <= 5, ceil(7/5) = 2 cycles = 12 min, first reached at 4/0,
+    adding 0 min to workers' 12: one stage. The commands printed are 2/0 and 4/0 (2 + 10 = 12
+    VMs <= 13); batch's own 7/0 is still shown as the recommendation alone."""
+    state = two_clusters(tmp_path)
+    result = run_cli("advise", "--state", state, "--quotas", QUOTAS, "-g", "workers",
                      "-g", BATCH)
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
@@ -172,8 +204,9 @@ def test_the_printed_commands_are_the_schedules_and_fit_together(run_cli) -> Non
             "this[\"batch\"]' --max-expansion 4 --max-unavailable 0 --apply") in lines
     assert ("    ngupgrade set-policy -g yandex_kubernetes_node_group.workers --max-expansion 2 "
             "--max-unavailable 0 --apply") in lines
-    doc = run_cli("advise", "--state", str(EXAMPLE_STATE), "--quotas", QUOTAS, "-g", "workers",
+    doc = run_cli("advise", "--state", state, "--quotas", QUOTAS, "-g", "workers",
                   "-g", BATCH, "-o", "json").json()
+    assert doc["schedule_minutes"] == {"total": 12, "sequential": 18}
     batch = doc["groups"][1]
     assert (batch["recommended"]["max_expansion"], batch["scheduled"]["max_expansion"],
             batch["scheduled"]["stage"]) == (7, 4, 1)
@@ -207,14 +240,16 @@ def test_quota_flags_without_a_quota_source_are_usage_errors(run_cli) -> None:
     assert huge.exit_code == 1 and "Traceback" not in huge.stderr
 
 
-def test_report_wording(run_cli) -> None:
+def test_report_wording(run_cli, tmp_path: Path) -> None:
     """--cycle-minutes named once; a stage says when it starts and how long it takes;
-    --max-parallel 1: "1 operation already runs"; batch (auto 1..7, 7 nodes, floor 6): U
-    could be 1 by the floor but stays 0 below the autoscaler min 1, and the line says why."""
+    --max-parallel 1 (batch in a second cluster): "1 operation already runs"; batch (auto
+    1..7, 7 nodes, floor 6): U could be 1 by the floor but stays 0 below the autoscaler min 1,
+    and the line says why."""
     base = ["advise", "--state", str(EXAMPLE_STATE), "--quotas", QUOTAS]
     lines = run_cli(*base, "-g", "workers", "--cycle-minutes", "0.5").stdout.splitlines()
     assert "  minutes per cycle: 0.5 (--cycle-minutes)" in lines
-    out = run_cli(*base, "-g", "workers", "-g", BATCH, "--max-parallel", "1").stdout
+    out = run_cli("advise", "--state", two_clusters(tmp_path), "--quotas", QUOTAS, "-g",
+                  "workers", "-g", BATCH, "--max-parallel", "1").stdout
     assert "  stage 2: starts at 12 min, takes up to 6 min" in out.splitlines()
     assert "with stage 1: 1 operation already runs in b1gexamplefolder00001" in out
     assert ("max_unavailable up to 0 (below the autoscaler min 1)"

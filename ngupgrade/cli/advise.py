@@ -52,7 +52,8 @@ def _min_available(ctx: click.Context, param: click.Parameter, value: str | None
                    "else 6.")
 @click.option("--max-parallel", type=click.IntRange(min=1), default=DEFAULT_MAX_PARALLEL,
               show_default=True, metavar="K",
-              help="Groups upgraded at once per folder (the cloud's active-operations limit).")
+              help="Groups upgraded at once per folder (the cloud's active-operations limit; "
+                   "the groups of one cluster run one after another and count once).")
 @click.option("--at-current-size", is_flag=True,
               help="Judge autoscaled groups' quotas at their current size, not the worst case "
                    "(offline: the planned N, warned as current-size-assumed). With --quotas "
@@ -74,7 +75,8 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
     Ready at the worst moment. The answer: the Pareto front, the fastest policy that nothing
     blocks (ties to the cheaper), why each faster one is blocked, the `ngupgrade set-policy`
     command and the Terraform block that apply it; for several groups, which run together
-    under the shared headroom and in what order. With cluster objects (--cluster or
+    under the shared headroom and in what order (a cluster's groups one after another: the
+    cloud runs one operation per cluster). With cluster objects (--cluster or
     --kubeconfig) each policy on the front is drain-checked too (docs/drain.md): a blocking
     finding rejects it, and the availability floor only forbids the whole group down.
 

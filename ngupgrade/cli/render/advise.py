@@ -18,19 +18,24 @@ JSON (issue 14; keys may be added, never renamed)::
                  "set_policy", "terraform", "change_hint",
                  "warnings": [{"code", "message"}]}],
      "schedule": [{"stage", "start_minutes", "minutes", "why_not_earlier",
-                   "groups": [{"address", "max_expansion", "max_unavailable", "minutes"}]}],
+                   "groups": [{"address", "max_expansion", "max_unavailable", "minutes",
+                               "cluster_id", "start_minutes", "after"}]}],
      "schedule_minutes": {"total", "sequential"}}
 
     POLICY = {"max_expansion", "max_unavailable", "cycles": {"min", "max"},
               "minutes": {"min", "max"}, "surge_node_hours", "min_available_nodes"}
 
 ``recommended.minutes`` is a range (``cycles x minutes per cycle``); schedules use its upper
-end. ``recommended`` is the group's fastest safe policy alone; ``scheduled`` the one the
-schedule runs it with (smaller when it shares its cloud's headroom in a stage). ``set_policy``
-and ``terraform`` apply ``scheduled`` (the two printed policies of a schedule fit together;
-each group's own recommendation may not), with ``timeouts { update }`` when the upgrade may
-outlast Terraform's update timeout; null when no policy is safe, or on a platform that
-ngupgrade does not change (Selectel: ``change_hint`` says where the strategy is set).
+end. A stage's groups of one cluster run one after another (field report C13): a schedule
+group's ``start_minutes`` is when it starts (from the start of the schedule), ``after`` the
+group of its cluster it waits for (null: it starts with the stage), and the stage's
+``minutes`` its longest cluster. ``recommended`` is the group's fastest safe policy alone;
+``scheduled`` the one the schedule runs it with (smaller when it shares its cloud's headroom in
+a stage). ``set_policy`` and ``terraform`` apply ``scheduled`` (the printed policies of a
+schedule fit together as it runs them; each group's own recommendation may not), with
+``timeouts { update }`` when the upgrade may outlast Terraform's update timeout; null when no
+policy is safe, or on a platform that ngupgrade does not change (Selectel: ``change_hint``
+says where the strategy is set).
 ``warnings`` are those ``ngupgrade plan`` gives for the policy applied, and
 ``current-size-assumed``.
 """
@@ -153,7 +158,9 @@ def advise_json(advice: Advice) -> dict[str, Any]:
              "groups": [{"address": p.address,
                          "max_expansion": p.option.candidate.max_expansion,
                          "max_unavailable": p.option.candidate.max_unavailable,
-                         "minutes": _num(p.option.minutes)} for p in st.groups]}
+                         "minutes": _num(p.option.minutes), "cluster_id": p.cluster_id,
+                         "start_minutes": _num(st.start_minutes + p.offset_minutes),
+                         "after": p.after} for p in st.groups]}
             for i, st in enumerate(plan.stages, start=1)],
         "schedule_minutes": {"total": _num(plan.total_minutes),
                              "sequential": _num(plan.sequential_minutes)},
@@ -273,8 +280,11 @@ def advise_text(advice: Advice) -> str:
                 lines.append(f"    not earlier: {st.why_new}")
             for p in st.groups:
                 c = p.option.candidate
+                after = "" if p.after is None else (
+                    f", starts at {_num(st.start_minutes + p.offset_minutes)} min after "
+                    f"{p.after} (same cluster: one operation at a time)")
                 lines.append(f"    {p.address}  {c.max_expansion}/{c.max_unavailable}, up to "
-                             f"{_num(p.option.minutes)} min")
+                             f"{_num(p.option.minutes)} min{after}")
     blocked = [g.address for g in advice.groups if not g.ok]
     if blocked:
         lines.append(f"no safe policy: {', '.join(blocked)}")

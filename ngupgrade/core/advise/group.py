@@ -235,7 +235,7 @@ def advise_groups(groups: Sequence[NodeGroup], *,
             for qid, lim in judge.limits.items():
                 room[qid] = lim.headroom
     jobs = [Job(a.address, a.quota.cloud_id if a.quota else None, scope_of(a),
-                tuple(a.option(c) for c in _options(a)))
+                tuple(a.option(c) for c in _options(a)), cluster_id=a.group.cluster_id)
             for a in out if a.recommended is not None]
     plan = schedule(jobs, headroom, max_parallel=max_parallel)
     placed = {p.address: (i, p.option.candidate)

@@ -1,35 +1,62 @@
 """A schedule for upgrading several node groups: which run together, in what order. Pure.
 
-The schedule is a sequence of stages; the groups of a stage run at the same time, a stage starts
-when the one before has finished, and a stage lasts as long as its slowest group (the upper
-bound of its duration). Inside a stage (DESIGN.md sections 4 and 9):
+The schedule is a sequence of stages; a stage starts when the one before has finished. The
+cloud runs one operation at a time per cluster (field report C13: a node-group update is
+refused while another operation upgrades the same cluster), so inside a stage the groups of one
+cluster form a *lane* and run one after another, in the order they were placed, while the lanes
+of different clusters run at the same time (this is what ``upgrade --schedule advised`` does:
+:func:`by_cluster` gives it the lanes). A group's minutes are the upper bound of its duration;
+a lane lasts the sum of its groups' minutes, and a stage as long as its longest lane: the max
+over clusters of the sum of that cluster's groups' minutes in the stage. Inside a stage
+(DESIGN.md sections 4 and 9):
 
-* the surges of the groups of one cloud add up and must fit that cloud's one headroom
+* the surges that can be up at once must fit their cloud's one headroom
   (``demand <= limit - usage`` per quota; an unknown quota does not constrain, as in the
-  preflight); between stages the surge nodes are gone (every policy ends at ``N`` nodes);
-* at most ``max_parallel`` groups run per operations scope (the folder when the state names
-  it, else the cloud): "concurrent operations per folder: 15" (reference, quotas section);
-  the API refuses more with "The limit on maximum number of active operations has exceeded"
-  (field report C23).
+  preflight): one group of each lane at a time, so per quota the stage draws the sum over its
+  lanes of the largest demand in each lane; between two groups of a lane, and between stages,
+  the surge nodes are gone (every policy ends at ``N`` nodes);
+* at most ``max_parallel`` operations run at once per operations scope (the folder when the
+  state names it, else the cloud), that is ``max_parallel`` lanes (clusters): "concurrent
+  operations per folder: 15" (reference, quotas section); the API refuses more with "The limit
+  on maximum number of active operations has exceeded" (field report C23).
 
 Minimising the total time exactly is a bin-packing problem; the groups are placed greedily,
-slowest first: each either joins an earlier stage, with the fastest of its safe policies that
-still fits there (a slower, smaller surge can be worth it when it barely lengthens the stage),
-or opens a new stage with its own fastest policy, whichever adds less time (a tie opens a new
-stage: a group alone is simpler to watch; among stages, the earlier wins). Each new stage
-after the first says why its first group could not join.
+slowest first: each either joins an earlier stage (at the end of its cluster's lane there),
+with the fastest of its safe policies that still fits, or opens a new stage with its own
+fastest policy, whichever adds less time (a tie opens a new stage: a group alone is simpler to
+watch; among stages, the earlier wins). So a group joins a stage where its cluster already has
+a lane only when another cluster's lane is longer there and it ends no later than that plus
+its own time; else it gets a stage of its own. Each new stage after the first says why its
+first group could not join.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ngupgrade.core.advise.candidates import Candidate
 from ngupgrade.core.units import human_quota
 
 DEFAULT_MAX_PARALLEL = 15
 """Concurrent operations per folder (reference ``yandex-and-terraform-facts.md``, quotas)."""
+
+T = TypeVar("T")
+
+
+def by_cluster(items: Sequence[T], cluster_of: Callable[[T], str]) -> list[list[T]]:
+    """The lanes of a stage: ``items`` grouped by cluster, each lane in the items' order, the
+    lanes in the order of their first item. A lane's groups run one after another, the lanes
+    at the same time (module docstring; field report C13).
+
+    >>> by_cluster(["a1", "b1", "a2"], lambda s: s[0])
+    [['a1', 'a2'], ['b1']]
+    """
+    lanes: dict[str, list[T]] = {}
+    for item in items:
+        lanes.setdefault(cluster_of(item), []).append(item)
+    return list(lanes.values())
 
 
 @dataclass(frozen=True)
@@ -46,31 +73,44 @@ class Option:
 class Job:
     """A group to schedule: ``options`` fastest first (its recommendation is the first);
     ``cloud_id`` names the headroom it draws on (None: not checked); ``scope`` the operations
-    scope (folder or cloud id)."""
+    scope (folder or cloud id); ``cluster_id`` its cluster (one operation at a time)."""
 
     address: str
     cloud_id: str | None
     scope: str
     options: tuple[Option, ...]
+    cluster_id: str
 
 
 @dataclass(frozen=True)
 class Placed:
-    """A group in a stage, with the policy it runs with there."""
+    """A group in a stage, with the policy it runs with there. ``offset_minutes``: when it
+    starts, in minutes from the start of its stage (the groups of its cluster placed before it
+    in the stage run first); ``after``: the address of the group of its cluster it waits for
+    (None: it starts with the stage)."""
 
     address: str
     option: Option
+    cluster_id: str = ""
+    offset_minutes: float = 0.0
+    after: str | None = None
 
 
 @dataclass(frozen=True)
 class Stage:
-    """Groups that run together; ``start_minutes`` from the start of the schedule.
+    """Groups that run together; ``start_minutes`` from the start of the schedule;
+    ``minutes`` the longest lane (the max over clusters of the sum of their groups' minutes).
     ``why_new``: why the first group of this stage did not join an earlier one."""
 
     start_minutes: float
     minutes: float
     groups: tuple[Placed, ...]
     why_new: str | None = None
+
+    @property
+    def lanes(self) -> list[list[Placed]]:
+        """The groups per cluster (:func:`by_cluster`): each lane runs one after another."""
+        return by_cluster(self.groups, lambda p: p.cluster_id)
 
 
 @dataclass(frozen=True)
@@ -85,11 +125,56 @@ class Schedule:
 
 @dataclass
 class _Open:
-    minutes: float
+    """A stage being filled. ``lanes``: cluster -> minutes of its groups so far; ``peaks``:
+    (cloud, cluster) -> quota -> the largest demand of the lane; ``used``: cloud -> quota -> the
+    sum of the peaks of its lanes; ``scopes``: scope -> the clusters running there."""
+
     placed: list[Placed] = field(default_factory=list)
-    used: dict[str, dict[str, int]] = field(default_factory=dict)  # cloud -> quota -> demand
-    scopes: dict[str, int] = field(default_factory=dict)
+    lanes: dict[str, float] = field(default_factory=dict)
+    peaks: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
+    used: dict[str, dict[str, int]] = field(default_factory=dict)
+    scopes: dict[str, set[str]] = field(default_factory=dict)
     why_new: str | None = None
+
+    @property
+    def minutes(self) -> float:
+        """The longest lane (module docstring)."""
+        return max(self.lanes.values(), default=0.0)
+
+    def added(self, job: Job, option: Option) -> float:
+        """Minutes the stage grows by when ``job`` joins it with ``option`` (at the end of
+        its cluster's lane)."""
+        return max(0.0, self.lanes.get(job.cluster_id, 0.0) + option.minutes - self.minutes)
+
+    def scope_full(self, job: Job, max_parallel: int) -> bool:
+        """True when ``job`` would be one lane too many in its operations scope."""
+        running = self.scopes.get(job.scope, set())
+        return job.cluster_id not in running and len(running) >= max_parallel
+
+    def peak(self, job: Job, qid: str) -> int:
+        """The largest demand on ``qid`` of ``job``'s lane in this stage (0: none yet)."""
+        return self.peaks.get((job.cloud_id or "", job.cluster_id), {}).get(qid, 0)
+
+    def need(self, job: Job, qid: str, amount: int) -> int:
+        """The cloud's demand on ``qid`` in this stage once ``job`` joins with ``amount``:
+        its lane draws its largest demand, one group at a time."""
+        mine = self.peak(job, qid)
+        return self.used.get(job.cloud_id or "", {}).get(qid, 0) - mine + max(mine, amount)
+
+    def put(self, job: Job, option: Option) -> None:
+        start = self.lanes.get(job.cluster_id, 0.0)
+        before = [p for p in self.placed if p.cluster_id == job.cluster_id]
+        self.placed.append(Placed(job.address, option, job.cluster_id, start,
+                                  before[-1].address if before else None))
+        self.lanes[job.cluster_id] = start + option.minutes
+        self.scopes.setdefault(job.scope, set()).add(job.cluster_id)
+        if job.cloud_id is not None:
+            peak = self.peaks.setdefault((job.cloud_id, job.cluster_id), {})
+            used = self.used.setdefault(job.cloud_id, {})
+            for qid, amount in option.demand.items():
+                if amount > peak.get(qid, 0):
+                    used[qid] = used.get(qid, 0) + amount - peak.get(qid, 0)
+                    peak[qid] = amount
 
 
 def _fits(stage: _Open, job: Job, option: Option,
@@ -98,11 +183,10 @@ def _fits(stage: _Open, job: Job, option: Option,
     the scheduler asks this often)."""
     if job.cloud_id is None:
         return True
-    used = stage.used.get(job.cloud_id, {})
     room = headroom.get(job.cloud_id, {})
     for qid, amount in option.demand.items():
         have = room.get(qid)
-        if amount > 0 and have is not None and used.get(qid, 0) + amount > have:
+        if amount > 0 and have is not None and stage.need(job, qid, amount) > have:
             return False
     return True
 
@@ -110,18 +194,23 @@ def _fits(stage: _Open, job: Job, option: Option,
 def _misfit(stage: _Open, job: Job, option: Option,
             headroom: Mapping[str, Mapping[str, float | None]], max_parallel: int) -> str:
     """Why ``option`` of ``job`` does not fit in ``stage``, for the report."""
-    if stage.scopes.get(job.scope, 0) >= max_parallel:
+    if stage.scope_full(job, max_parallel):
         runs = "1 operation already runs" if max_parallel == 1 else (
             f"{max_parallel} operations already run")
         return f"{runs} in {job.scope} (the active-operations limit, --max-parallel)"
-    used = stage.used.get(job.cloud_id or "", {})
     room = headroom.get(job.cloud_id or "", {})
     for qid, amount in sorted(option.demand.items()):
         have = room.get(qid)
-        if amount > 0 and have is not None and used.get(qid, 0) + amount > have:
+        if amount > 0 and have is not None and stage.need(job, qid, amount) > have:
+            taken = stage.need(job, qid, 0) - stage.peak(job, qid)  # the other lanes
             return (f"cloud {job.cloud_id}: {qid} headroom {human_quota(qid, have)}, "
-                    f"{human_quota(qid, used.get(qid, 0))} taken by the stage, "
+                    f"{human_quota(qid, taken)} taken by the stage, "
                     f"{human_quota(qid, amount)} more needed")
+    lane = [p.address for p in stage.placed if p.cluster_id == job.cluster_id]
+    if lane:
+        return (f"its cluster {job.cluster_id} runs one operation at a time (field report "
+                f"C13): it would wait for {', '.join(lane)} "
+                f"({stage.lanes[job.cluster_id]:g} min)")
     return "it fits, but a stage of its own is faster"
 
 
@@ -167,20 +256,18 @@ def schedule(jobs: Sequence[Job], headroom: Mapping[str, Mapping[str, float | No
         own = job.options[0]
         choice: tuple[float, int, Option] | None = None  # (added minutes, stage index, option)
         for index, stage in enumerate(stages):
-            if stage.scopes.get(job.scope, 0) >= max_parallel:
+            if stage.scope_full(job, max_parallel):
                 continue
             option = _first_fit(stage, job, headroom)
             if option is None:
                 continue
-            added = max(0.0, option.minutes - stage.minutes)
+            added = stage.added(job, option)
             if choice is None or added < choice[0]:
                 choice = (added, index, option)
                 if added == 0:
                     break
         if choice is not None and choice[0] < own.minutes:
-            stage = stages[choice[1]]
-            _put(stage, job, choice[2])
-            stage.minutes = max(stage.minutes, choice[2].minutes)
+            stages[choice[1]].put(job, choice[2])
             continue
         why_not = None
         if stages:
@@ -190,8 +277,8 @@ def schedule(jobs: Sequence[Job], headroom: Mapping[str, Mapping[str, float | No
                 why_not += (f"; joining stage {choice[1] + 1} at {c.max_expansion}/"
                             f"{c.max_unavailable} would add {choice[0]:g} min, no less than "
                             "running alone")
-        fresh = _Open(minutes=own.minutes, why_new=why_not)
-        _put(fresh, job, own)
+        fresh = _Open(why_new=why_not)
+        fresh.put(job, own)
         stages.append(fresh)
     out: list[Stage] = []
     start = 0.0
@@ -200,12 +287,3 @@ def schedule(jobs: Sequence[Job], headroom: Mapping[str, Mapping[str, float | No
         start += stage.minutes
     alone = sum(j.options[0].minutes for j in order)
     return Schedule(tuple(out), start, alone)
-
-
-def _put(stage: _Open, job: Job, option: Option) -> None:
-    stage.placed.append(Placed(job.address, option))
-    stage.scopes[job.scope] = stage.scopes.get(job.scope, 0) + 1
-    if job.cloud_id is not None:
-        used = stage.used.setdefault(job.cloud_id, {})
-        for qid, amount in option.demand.items():
-            used[qid] = used.get(qid, 0) + amount
