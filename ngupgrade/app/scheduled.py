@@ -9,13 +9,16 @@ Order of work, so that nothing changes before every check has passed:
 3. the advisor (:func:`ngupgrade.app.advise.advise`, the same inputs as ``ngupgrade advise``:
    the quotas live or ``--quotas``, ``--min-available``, the cluster objects) schedules the
    other groups: stages of groups whose surges fit one shared headroom per cloud, at most
-   ``--max-parallel`` per folder. A group with no safe policy stops the run (exit 1);
+   ``--max-parallel`` clusters per folder, a stage's groups of one cluster one after another
+   in the order of the stage (:mod:`ngupgrade.core.advise.schedule`, whose minutes are what
+   step 5 takes). A group with no safe policy stops the run (exit 1);
 4. every group is read, checked and planned with its policy
    (:meth:`~ngupgrade.upgrade.runbook.Runbook.prepare`); the plans, the stages and the calls
    are shown; without ``apply`` that is all;
 5. with ``apply``: the stages one after another; the groups of a stage in parallel, one thread
    and one runbook (its own gateway, journal and policy override) each. Groups of one
-   cluster in a stage run one after another inside it: the cloud serializes operations per
+   cluster in a stage run one after another inside it, as the advisor counted them
+   (:func:`ngupgrade.core.advise.schedule.by_cluster`): the cloud serializes operations per
    cluster (field report C13; C25: "never starts a group while another in the same cluster is
    still reconciling"), and the fake refuses a second Update with FAILED_PRECONDITION. A stage
    ends when all its groups end; a group failing stops the later stages. The run exits as its
@@ -165,7 +168,8 @@ def _stages(run: StageRun, selected: list[NodeGroup], paths: dict[str, str],
     for st in advice.schedule.stages:
         stages.append(PlannedStage(
             [Slot(by_address[p.address], p.option.candidate.policy, p.option.minutes,
-                  journal=paths.get(by_address[p.address].id)) for p in st.groups],
+                  journal=paths.get(by_address[p.address].id), after=p.after)
+             for p in st.groups],
             st.start_minutes, st.minutes, st.why_new))
     return stages
 

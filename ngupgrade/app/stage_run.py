@@ -23,6 +23,7 @@ from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.timing import Timing
 from ngupgrade.app.upgrade import UpgradeInterrupted, UpgradeRequest
+from ngupgrade.core.advise.schedule import by_cluster
 from ngupgrade.core.errors import NgUpgradeError
 from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.upgrade.context import Prepared
@@ -48,13 +49,15 @@ def closing(api: Any) -> Iterator[Any]:
 @dataclass
 class Slot:
     """One group in a stage: its policy (None: a resumed group keeps its journal's), the
-    advisor's minutes, and how it ended (``pending``, ``done``, ``failed``, ``interrupted``,
-    ``not_run``)."""
+    advisor's minutes, the group of its cluster it waits for in the stage (``after``: the
+    advisor's lane, which :meth:`PlannedStage.lanes` runs), and how it ended (``pending``,
+    ``done``, ``failed``, ``interrupted``, ``not_run``)."""
 
     group: NodeGroup
     policy: DeployPolicy | None
     minutes: float | None
     journal: str | None = None
+    after: str | None = None
     prep: Prepared | None = None
     outcome: str = "pending"
     error: BaseException | None = None
@@ -66,9 +69,11 @@ class Slot:
         return str(self.group.address)
 
     def describe(self) -> dict[str, Any]:
-        """The ``stage`` event's view: address, cluster, policy, expected minutes."""
+        """The ``stage`` event's view: address, cluster, policy, expected minutes, the group
+        it waits for."""
         return {"address": self.address, "cluster_id": self.group.cluster_id,
-                "policy": jr.policy_json(self.policy), "minutes": self.minutes}
+                "policy": jr.policy_json(self.policy), "minutes": self.minutes,
+                "after": self.after}
 
 
 @dataclass
@@ -82,11 +87,10 @@ class PlannedStage:
     why_new: str | None = None
 
     def lanes(self) -> list[list[Slot]]:
-        """The slots per cluster, in order: one lane runs its groups one after another."""
-        by: dict[str, list[Slot]] = {}
-        for slot in self.slots:
-            by.setdefault(slot.group.cluster_id, []).append(slot)
-        return list(by.values())
+        """The slots per cluster, in order: one lane runs its groups one after another
+        (:func:`ngupgrade.core.advise.schedule.by_cluster`, the advisor's own lanes, so that
+        the stage takes what ``ngupgrade advise`` says)."""
+        return by_cluster(self.slots, lambda s: s.group.cluster_id)
 
 
 @dataclass

@@ -203,7 +203,8 @@ class PlainDisplay(Display):
             minutes = "" if g["minutes"] is None else f", {g['minutes']:g} min"
             policy = ("its journal's policy" if g["policy"] is None
                       else _policy(g["policy"]))
-            return f"{short_name(g['address'])} ({policy}{minutes})"
+            after = "" if not g.get("after") else f", after {short_name(g['after'])}"
+            return f"{short_name(g['address'])} ({policy}{minutes}{after})"
 
         head = f"stage {s.stage}/{s.stages}"
         groups = ", ".join(who(g) for g in s.groups)

@@ -106,15 +106,16 @@ def signals_as_interrupt() -> Iterator[None]:
               default="sequential", show_default=True,
               help="sequential: the groups one after another, in the order given. advised: "
                    "the `ngupgrade advise` schedule: stages one after another, the groups of a "
-                   "stage in parallel (their surges fit one shared headroom), each with the "
-                   "policy the schedule gives it.")
+                   "stage in parallel (those of one cluster one after another; their surges "
+                   "fit one shared headroom), each with the policy the schedule gives it.")
 @click.option("--min-available", "min_available", metavar="N|P%",
               callback=_min_available,
               help="With --schedule advised: nodes that must stay Ready at the worst moment "
                    "(as `ngupgrade advise`). Default: one node down at a time.")
 @click.option("--max-parallel", type=click.IntRange(min=1), default=None, metavar="K",
               help=f"With --schedule advised: groups upgraded at once per folder (default "
-                   f"{DEFAULT_MAX_PARALLEL}, the cloud's active-operations limit).")
+                   f"{DEFAULT_MAX_PARALLEL}, the cloud's active-operations limit; the groups "
+                   "of one cluster run one after another and count once).")
 @click.option("--time-scale", type=TIME_SCALE, default=1.0,
               hidden=True, help="Virtual seconds per real second (drills on the fake cloud).")
 @cluster_options
