@@ -174,6 +174,28 @@ def test_pdb_that_allows_nothing_blocks_then_the_platform_reacts() -> None:
     assert [w.nodes for w in selectel.waves] == [("n1",)]
 
 
+def test_a_forced_stop_is_counted_apart_from_the_evictions() -> None:
+    # One wave drains n1 and n2 together (2 nodes at 0/2). web-0 (n1) and web-1 (n2) have no
+    # PDB: 2 evictions, both go to o1. api-0 (n1) is 1 replica under minAvailable 1: 0
+    # disruptions allowed, the eviction API refuses it. Yandex stops n1 after 420 s with it:
+    # api-0 goes down (forced-stop), not evicted: evicted 2, blocked 1. Selectel refuses it
+    # too and stops the upgrade with api-0 still running: evicted 2, blocked 1.
+    from tests.drain_builders import pdb
+    g = group(size=2, policy=(0, 2))
+    pods = [pod("web-0", "n1"), pod("web-1", "n2"),
+            pod("api-0", "n1", app="api", owner=("ReplicaSet", "api-rs"))]
+    snap = cluster([node("n1"), node("n2"), node("o1", group=OTHER_ID)], pods,
+                   workloads=deployment("web", 2) + deployment("api", 1),
+                   pdbs=(pdb("api", "api", min_available=1),))
+    yandex = check_group(g, plan(g, 2), snap)
+    assert [(w.nodes, w.pods_evicted, w.pods_blocked) for w in yandex.waves] == [
+        (("n1", "n2"), 2, 1)]
+    assert [(f.node, f.count) for f in find(yandex.findings, "forced-stop")] == [("n1", 1)]
+    selectel = check_group(g, plan(g, 2), snap, SELECTEL_DRAIN_RULES)
+    assert [(w.pods_evicted, w.pods_blocked) for w in selectel.waves] == [(2, 1)]
+    assert "upgrade-stops" in codes(selectel.blocking)
+
+
 def test_a_pdb_with_neither_field_refuses_every_eviction_and_says_why() -> None:
     # A PDB with neither minAvailable nor maxUnavailable: the disruption controller leaves
     # expectedCount 0, and expectedCount <= 0 forces disruptionsAllowed to 0

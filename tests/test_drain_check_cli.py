@@ -133,6 +133,30 @@ def test_single_replica_under_min_available_1_blocks_and_forces_the_stop(
     assert "pdb-blocks-eviction" in result.stdout
 
 
+def test_a_forced_stop_is_blocked_not_evicted_in_the_wave_table(tmp_path: Path, run_cli: Run
+                                                                ) -> None:
+    # 1/0, one node per wave; web's PDB (minAvailable 2 of 3) lets its one pod per wave go.
+    # api-0 (1 replica, minAvailable 1) is refused on w2: Yandex stops w2 with it (it went
+    # down, it was not evicted). The worst order (w1, w2, w3) then places it on the old w3,
+    # the node with the most room, where wave 3 is refused it again and stops w3: evicted
+    # 1, 1, 1 (the web pods) and blocked 0, 1, 1 (the evicted column used to say 1, 2, 2).
+    path = dump(tmp_path, blocked_cluster())
+    base = ["drain-check", "--state", STATE, "-g", "workers", "--cluster", path]
+    doc = json.loads(run_cli(*base, "-o", "json").stdout)
+    waves = [(w["nodes"], w["pods_evicted"], w["pods_blocked"])
+             for w in doc["groups"][0]["waves"]]
+    assert waves == [(["w1"], 1, 0), (["w2"], 1, 1), (["w3"], 1, 1)]
+    forced = [(f["wave"], f["node"], f["count"]) for f in doc["groups"][0]["findings"]
+              if f["code"] == "forced-stop"]
+    assert forced == [(2, "w2", 1), (3, "w3", 1)]
+    text = run_cli(*base).stdout
+    header = next(line for line in text.splitlines() if line.lstrip().startswith("wave "))
+    assert header.split() == ["wave", "nodes", "drained", "surge", "Ready", "evicted",
+                              "blocked", "no", "place", "PDB", "waits"]
+    rows = [line.split() for line in text.splitlines() if line.startswith(("  1 ", "  2 "))]
+    assert rows == [["1", "w1", "1", "1", "0", "0", "0"], ["2", "w2", "2", "1", "1", "0", "0"]]
+
+
 def test_accept_proceeds_past_read_findings(tmp_path: Path, run_cli: Run) -> None:
     path = dump(tmp_path, blocked_cluster())
     base = ["drain-check", "--state", STATE, "-g", "workers", "--cluster", path]

@@ -46,7 +46,7 @@ def test_table_names_wave_pod_and_node() -> None:
     assert "rules: yandex: a wave's nodes drain together; a node is stopped after 420 s" in text
     assert "30 order(s) of its 5 node(s) evaluated (all of them)" in text
     rows = [line.split() for line in text.splitlines() if line.startswith("  1 ")]
-    assert rows == [["1", "n1,", "n2", "0", "6", "3", "0"]]
+    assert rows == [["1", "n1,", "n2", "0", "6", "0", "3", "0"]]  # nothing blocked
     assert "BLOCKING pods-do-not-fit  wave 1  pod default/p-n2-0  node n2  every order" in text
     assert text.rstrip().endswith("BLOCKED: a wave means downtime or data loss")
 

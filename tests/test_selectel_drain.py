@@ -106,6 +106,7 @@ def test_default_0_1_stops_the_upgrade_at_checkout_s_node() -> None:
     assert [w.nodes for w in report.waves] == [("workers-0",), ("workers-1",), ("workers-2",),
                                               ("workers-3",)]
     assert [w.pods_evicted for w in report.waves] == [2, 1, 2, 0]
+    assert [w.pods_blocked for w in report.waves] == [0, 0, 0, 1]  # checkout, left running
     assert [w.in_place for w in report.waves] == [w.nodes for w in report.waves]
     stops = [f for f in report.findings if f.code == "upgrade-stops"]
     (stop,) = stops

@@ -11,16 +11,20 @@ JSON (issue 12; stable keys, new keys may be added, none renamed)::
                  "rules": {"platform", "drain_timeout_seconds", "on_blocked_eviction",
                            "nodes_at_once": "wave"|"one"},
                  "orders": {"evaluated", "exhaustive"}, "nodes": [name],
-                 "waves": [{"number", "nodes", "surge_ready", "pods_evicted", "pods_unplaced",
-                            "unplaced": ["ns/pod"], "pdb_waits", "in_place", "deleted"}],
+                 "waves": [{"number", "nodes", "surge_ready", "pods_evicted", "pods_blocked",
+                            "pods_unplaced", "unplaced": ["ns/pod"], "pdb_waits", "in_place",
+                            "deleted"}],
                  "findings": [{"code", "severity": "blocking"|"warning"|"info", "wave",
                                "every_order", "pod", "pdb", "node", "message", "count",
                                "component", "suggestion", "accepted"}]}]}
 
 ``wave``, ``pod``, ``pdb``, ``node``, ``count``, ``component``, ``suggestion`` are null when
-the finding has none. ``waves`` are those of the worst order. ``ok`` and ``verdict`` follow
-``--accept`` and ``--strict``: a group whose failing findings were all accepted is ``ok`` with
-the verdict ``accepted``; each finding keeps its ``severity`` and says ``accepted``.
+the finding has none. ``waves`` are those of the worst order; ``pods_evicted`` counts the pods
+evicted through the eviction API only, ``pods_blocked`` those whose eviction was refused
+(Yandex's forced stop takes them down with the node; Selectel stops the upgrade with them
+running). ``ok`` and ``verdict`` follow ``--accept`` and ``--strict``: a group whose failing
+findings were all accepted is ``ok`` with the verdict ``accepted``; each finding keeps its
+``severity`` and says ``accepted``.
 
 JUnit (``--output junit``): one test suite per group; one test case for the group's verdict
 and one per finding; blocking findings (and a blocked verdict) are failures, so a CI system
@@ -73,7 +77,8 @@ def group_verdict(report: GroupDrainReport, *, accepted: frozenset[str] = frozen
 def wave_json(wave: WaveSummary) -> dict[str, Any]:
     """One wave of the worst order."""
     return {"number": wave.number, "nodes": list(wave.nodes), "surge_ready": wave.surge_ready,
-            "pods_evicted": wave.pods_evicted, "pods_unplaced": wave.pods_unplaced,
+            "pods_evicted": wave.pods_evicted, "pods_blocked": wave.pods_blocked,
+            "pods_unplaced": wave.pods_unplaced,
             "unplaced": list(wave.unplaced), "pdb_waits": wave.pdb_waits,
             "in_place": list(wave.in_place), "deleted": list(wave.deleted)}
 
@@ -131,10 +136,12 @@ def _verdict(report: GroupDrainReport, accepted: frozenset[str] = frozenset(),
 
 
 def _wave_rows(waves: tuple[WaveSummary, ...]) -> list[str]:
-    rows = [("wave", "nodes drained", "surge Ready", "evicted", "no place", "PDB waits")]
+    rows = [("wave", "nodes drained", "surge Ready", "evicted", "blocked", "no place",
+             "PDB waits")]
     for w in waves:
         rows.append((str(w.number), ", ".join(w.nodes) or "-", str(w.surge_ready),
-                     str(w.pods_evicted), str(w.pods_unplaced), str(w.pdb_waits)))
+                     str(w.pods_evicted), str(w.pods_blocked), str(w.pods_unplaced),
+                     str(w.pdb_waits)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip()
             for row in rows]

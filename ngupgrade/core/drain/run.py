@@ -18,9 +18,12 @@ from ngupgrade.core.drain.unplaced import Unplaced
 @dataclass(frozen=True)
 class WaveSummary:
     """One wave as the report shows it: the nodes drained, the surge nodes Ready when the
-    drain starts, pods evicted (forced stops included), the pods that found no node during
-    the wave (``unplaced``, ``namespace/name``), evictions that waited for a PDB, and which
-    drained nodes come back updated in place or are deleted."""
+    drain starts, pods evicted through the eviction API, the pods that found no node during
+    the wave (``unplaced``, ``namespace/name``; forced-down pods included), evictions that
+    waited for a PDB, which drained nodes come back updated in place or are deleted, and
+    ``pods_blocked``: pods whose eviction was refused (a PDB allowing no more, two PDBs), not
+    counted as evicted: Yandex's forced stop takes them down with their node, Selectel stops
+    the upgrade with them still running."""
 
     number: int
     nodes: tuple[str, ...]
@@ -30,6 +33,7 @@ class WaveSummary:
     pdb_waits: int
     in_place: tuple[str, ...]
     deleted: tuple[str, ...]
+    pods_blocked: int
 
     @property
     def pods_unplaced(self) -> int:

@@ -54,12 +54,13 @@ def walk(model: DrainModel, shapes: tuple[WaveShape, ...],
         if not placer.open_mine:  # no group node and no surge node takes pods
             w.result.findings.append(whole_group(model.group.id, shape.number, nodes))
         steps = [nodes] if rules.nodes_at_once == "wave" else [(n,) for n in nodes]
-        evicted = waits = 0
+        evicted = waits = held = 0
         in_place = nodes[:shape.in_place]
         for step in steps:
-            e, q = _drain(w, shape, step, in_place)
+            e, q, b = _drain(w, shape, step, in_place)
             evicted += e
             waits += q
+            held += b
             if w.result.stopped_at is not None:
                 break
         wave_unplaced = tuple(sorted(u.facts.origin for u, since in w.pending
@@ -69,7 +70,7 @@ def walk(model: DrainModel, shapes: tuple[WaveShape, ...],
             w.retry_pending(shape.number, "surge")
         w.result.waves.append(WaveSummary(
             shape.number, nodes, surge_open, evicted, wave_unplaced, waits,
-            tuple(in_place), tuple(n for n in nodes if n not in in_place)))
+            tuple(in_place), tuple(n for n in nodes if n not in in_place), held))
         if w.result.stopped_at is not None:
             break
         for name in nodes:
@@ -106,8 +107,9 @@ def _finish_node(w: Walk, name: str, in_place: bool) -> None:
 
 
 def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str, ...]
-           ) -> tuple[int, int]:
-    """Evict the pods of ``step``'s nodes; return (pods evicted, PDB waits)."""
+           ) -> tuple[int, int, int]:
+    """Evict the pods of ``step``'s nodes; return (pods evicted, PDB waits, pods whose
+    eviction was refused: forced down with their node, or left when the upgrade stops)."""
     wave, rules = shape.number, w.rules
     leaving: list[tuple[Unit, str]] = []
     for name in step:
@@ -201,11 +203,11 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
             w.result.findings.append(blocks(pdb, [(u.pod, n) for u, n in queue[done:]], wave,
                                             w.healthy.get(pdb.ref, 0), spec, rules))
     if blocked:
-        evicted += _blocked(w, blocked, wave)
+        _blocked(w, blocked, wave)
     stopped = w.result.stopped_at is not None
     held = {id(u) for u, _n, _p in blocked} if stopped else set()
     _ytsaurus(w, [u for u, _n in leaving if id(u) not in held], wave, step)
-    return evicted, waits
+    return evicted, waits, len(blocked)
 
 
 def _ytsaurus(w: Walk, gone: list[Unit], wave: int, step: tuple[str, ...]) -> None:
@@ -264,9 +266,9 @@ def _place_wave(w: Walk, evicted: list[tuple[Unit, str]], wave: int) -> None:
             w.unplaced.append(Unplaced.of(w.placer, unit, wave, where[id(unit)]))
 
 
-def _blocked(w: Walk, blocked: list[tuple[Unit, str, PodDisruptionBudget]], wave: int) -> int:
+def _blocked(w: Walk, blocked: list[tuple[Unit, str, PodDisruptionBudget]], wave: int) -> None:
     """Pods the eviction API refuses: stopped with their node (Yandex) or the end of the
-    upgrade (Selectel). Returns how many pods went down."""
+    upgrade (Selectel)."""
     by_node: dict[str, list[Unit]] = defaultdict(list)
     for unit, node, _pdb in blocked:
         by_node[node].append(unit)
@@ -279,7 +281,7 @@ def _blocked(w: Walk, blocked: list[tuple[Unit, str, PodDisruptionBudget]], wave
             "(seed 001 L88-L92); later waves do not run", wave=wave, node=sorted(by_node)[0],
             pod=blocked[0][0].pod.ref, pdb=blocked[0][2].ref, subject="upgrade"))
         w.result.stopped_at = wave
-        return 0
+        return
     down = []
     for node, units in sorted(by_node.items()):
         refs = ", ".join(u.pod.ref for u in units[:3]) + (" ..." if len(units) > 3 else "")
@@ -294,6 +296,5 @@ def _blocked(w: Walk, blocked: list[tuple[Unit, str, PodDisruptionBudget]], wave
             _leave(w, unit)
             down.append((unit, node))
     _place_wave(w, down, wave)
-    return len(down)
 
 
