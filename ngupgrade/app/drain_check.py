@@ -149,6 +149,10 @@ class DrainCheckResult:
     unmatched: tuple[str, ...] = ()
     durations: Mapping[str, Duration] = field(default_factory=dict)
     """Per group address, the plan's estimated wall time (``--cycle-minutes`` per cycle)."""
+    plans: Mapping[str, GroupPlan] = field(default_factory=dict)
+    """Per group address, the plan the waves follow (its configured policy, the policy's
+    source and the effective one, for the report's header); none for a group a Terraform
+    plan replaces or deletes."""
 
     @property
     def failing(self) -> tuple[tuple[str, Finding], ...]:
@@ -262,7 +266,8 @@ def drain_check_groups(groups: Sequence[NodeGroup], request: DrainCheckRequest, 
         g.id in sizes for g in every) else ()
     durations = {str(g.address): p.duration for g, p in zip(groups, plans, strict=True)}
     return DrainCheckResult(report, notes, request.accept, request.strict, unmatched,
-                            durations)
+                            durations, {str(g.address): p
+                                        for g, p in zip(groups, plans, strict=True)})
 
 
 def _with_size_drift(report: GroupDrainReport, group: NodeGroup, plan: GroupPlan

@@ -129,7 +129,8 @@ def show(result: DrainCheckResult, output: str) -> None:
         for note in result.notes:
             click.echo(f"note: {note}", err=True)
         click.echo(drain_text(result.report, accepted=result.accepted, strict=result.strict,
-                              unmatched=bool(result.unmatched), durations=result.durations),
+                              unmatched=bool(result.unmatched), durations=result.durations,
+                              plans=result.plans),
                    nl=False)
 
 
@@ -137,8 +138,10 @@ def drain_document(result: DrainCheckResult) -> dict[str, Any]:
     """The JSON document: the report's stable keys, ``ok`` and ``verdict`` (``ok``,
     ``blocked``, ``not-modelled``, ``failed-strict``, ``no-group-nodes``) after
     ``--accept``/``--strict``, the accepted codes and the reader's notes; per group its
-    ``duration`` (minutes, from ``--cycle-minutes``; null for a group a plan replaces or
-    deletes)."""
+    ``duration`` (minutes, from ``--cycle-minutes``) and ``configured_policy``
+    (``{max_expansion, max_unavailable, source, assumed}`` as ``plan``'s ``policy``; the
+    group's ``policy`` is the effective one), both null for a group a plan replaces or
+    deletes."""
     from ngupgrade.cli.render.drain import drain_json
 
     document = drain_json(result.report, accepted=result.accepted, strict=result.strict)
@@ -147,6 +150,11 @@ def drain_document(result: DrainCheckResult) -> dict[str, Any]:
         group["duration"] = None if duration is None else {
             "minutes_per_cycle": duration.minutes_per_cycle,
             "min_minutes": duration.min_minutes, "max_minutes": duration.max_minutes}
+        plan = result.plans.get(group["address"])
+        group["configured_policy"] = None if plan is None else {
+            "max_expansion": plan.policy.policy.max_expansion,
+            "max_unavailable": plan.policy.policy.max_unavailable,
+            "source": plan.policy.source, "assumed": plan.policy.assumed}
     document["ok"] = result.ok
     document["verdict"] = result.verdict
     document["accepted"] = sorted(result.accepted)

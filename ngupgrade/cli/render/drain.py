@@ -36,11 +36,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ngupgrade.cli.render.plan import deploy_policy_text
 from ngupgrade.core.drain.check import DrainReport, GroupDrainReport
 from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED, DrainRules, Finding, fails
 from ngupgrade.core.drain.walk import WaveSummary
 from ngupgrade.core.policy import policy_text
-from ngupgrade.core.simulate import Duration
+from ngupgrade.core.simulate import Duration, GroupPlan
 
 
 def finding_json(finding: Finding, accepted: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -162,13 +163,17 @@ def _finding_lines(f: Finding, accepted: frozenset[str] = frozenset()) -> list[s
 
 
 def group_drain_text(report: GroupDrainReport, duration: Duration | None = None, *,
-                     accepted: frozenset[str] = frozenset(), strict: bool = False) -> str:
-    """The table of one group: verdict (after ``--accept``/``--strict``), waves of the worst
-    order, findings (accepted ones marked); ``duration`` the plan's estimate
+                     accepted: frozenset[str] = frozenset(), strict: bool = False,
+                     plan: GroupPlan | None = None) -> str:
+    """The table of one group: verdict (after ``--accept``/``--strict``), the deploy policy
+    as ``plan`` names it (configured, its source, effective; when ``plan`` is given), waves of
+    the worst order, findings (accepted ones marked); ``duration`` the plan's estimate
     (``--cycle-minutes``)."""
     lines = [f"{report.address}  policy {policy_text(report.policy)}  "
-             f"{_verdict(report, accepted, strict)}",
-             f"  rules: {rules_text(report.rules)}"]
+             f"{_verdict(report, accepted, strict)}"]
+    if plan is not None:
+        lines.append(f"  deploy policy: {deploy_policy_text(plan)}")
+    lines.append(f"  rules: {rules_text(report.rules)}")
     if duration is not None:
         lines.append(f"  duration: {_minutes(duration)}")
     if report.orders == 0:  # nothing drains: a group the plan deletes, or no labelled node
@@ -194,11 +199,14 @@ def _minutes(d: Duration) -> str:
 
 def drain_text(report: DrainReport, *, accepted: frozenset[str] = frozenset(),
                strict: bool = False, unmatched: bool = False,
-               durations: Mapping[str, Duration] | None = None) -> str:
+               durations: Mapping[str, Duration] | None = None,
+               plans: Mapping[str, GroupPlan] | None = None) -> str:
     """Every group's table, then the overall verdict (accepted codes do not fail it;
-    ``unmatched``: no selected group has a node in the cluster objects, a failure)."""
+    ``unmatched``: no selected group has a node in the cluster objects, a failure);
+    ``durations`` and ``plans`` per group address."""
     parts = [group_drain_text(g, (durations or {}).get(g.address), accepted=accepted,
-                              strict=strict) for g in report.groups]
+                              strict=strict, plan=(plans or {}).get(g.address))
+             for g in report.groups]
     every = [f for g in report.groups for f in g.findings]
     failing = [f for f in every if fails(f, accepted=accepted, strict=strict)]
     waived = [f for f in every if f.code in accepted and f.severity != "info"]

@@ -293,9 +293,11 @@ def _scale_text(scale: ScalePolicy) -> str:
     return f"fixed {scale.size}"
 
 
-def group_plan_lines(plan: GroupPlan) -> list[str]:
-    """The text block of one group: figures, timeline picture, warnings."""
-    group = plan.group
+def deploy_policy_text(plan: GroupPlan) -> str:
+    """The deploy policy as every report names it (``plan``, ``drain-check``): the configured
+    values, where they came from, and the effective policy when the group's size changes it:
+    ``max_expansion 1, max_unavailable 5 (command-line override); effective 1/3 at 3 nodes``.
+    """
     configured = plan.policy.policy
     eff = plan.effective
     policy = (f"max_expansion {configured.max_expansion}, max_unavailable "
@@ -306,6 +308,13 @@ def group_plan_lines(plan: GroupPlan) -> list[str]:
                                                     configured.max_unavailable):
         policy += (f"; effective {policy_text(eff)} at {plan.nodes} "
                    f"{_nodes_word(plan.nodes)}")
+    return policy
+
+
+def group_plan_lines(plan: GroupPlan) -> list[str]:
+    """The text block of one group: figures, timeline picture, warnings."""
+    group = plan.group
+    policy = deploy_policy_text(plan)
     cycles = (str(plan.cycles.min) if plan.cycles.min == plan.cycles.max
               else f"{plan.cycles.min}..{plan.cycles.max}")
     d = plan.duration
