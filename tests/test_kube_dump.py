@@ -432,8 +432,9 @@ def test_bad_values(doc: dict[str, Any], message: str) -> None:
     (b"", "cluster.json: empty input"),
     (b"  \n", "cluster.json: empty input"),
     (b'{"kind": "List", "items": [{"kind": "Node", "metad', "cluster.json: $: not valid JSON"),
-    (b'{"kind": "List", "items": [{"kind": "\xff\xfe"}]}',
-     "cluster.json: $.items[0]: not valid JSON: Invalid UTF-8"),
+    (b'{"kind": "List", "items": [{"kind": "\xff\xfe"}]}',  # said where, not "invalid JSON"
+     "cluster.json: $.items[0]: not UTF-8 text at byte offset 37 (line 1): byte FF is not "
+     "UTF-8"),
     (b"apiVersion: v1\nkind: List\n", "cluster.json: $: not valid JSON"),
     (b"[]", "cluster.json: $: Expected `object`, got `array`"),
     (b"[" * 100_000, "cluster.json: $"),

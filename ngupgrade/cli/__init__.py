@@ -23,7 +23,7 @@ import click
 from ngupgrade import __version__
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.timing import Timing
-from ngupgrade.cli._common import Invocation, common_options, json_text
+from ngupgrade.cli._common import JUNIT_COMMANDS, Invocation, common_options, json_text
 from ngupgrade.cli.render.errors import error_code, error_json
 from ngupgrade.core.errors import EXIT_INTERRUPTED, NgUpgradeError
 
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None, *, timing: Timing | None = None) -> None
 def _run(words: list[str], run: Invocation) -> int:
     """Run one command; return its exit code (the mapping of DESIGN.md section 5)."""
     settings = run.settings
-    failure = _Failure(run, _wants_json(settings, words))
+    failure = _Failure(run, _wants_json(settings, words), _wants_junit(settings, words))
     try:
         cli.main(args=words, prog_name="ngupgrade", standalone_mode=False, obj=run)
     except click.exceptions.Abort:
@@ -230,14 +230,18 @@ def _run(words: list[str], run: Invocation) -> int:
 
 
 class _Failure:
-    """Writes the JSON object of a failed run (only with ``--output json``); returns the code."""
+    """Writes the JSON object of a failed run (only with ``--output json``), or its JUnit
+    document when the command wrote none (only with ``--output junit``); returns the code."""
 
-    def __init__(self, run: Invocation, wants_json: bool) -> None:
+    def __init__(self, run: Invocation, wants_json: bool, wants_junit: bool = False) -> None:
         self.run = run
         self.wants_json = wants_json
+        self.wants_junit = wants_junit
 
     def report(self, code: str, exit_code: int, message: str, hint: str | None = None,
                err: BaseException | None = None) -> int:
+        if self._junit(code, exit_code, message, hint):
+            return exit_code
         if not (self.wants_json or self.run.settings.output == "json"):
             return exit_code
         error = error_json(code, exit_code, message, hint, err)
@@ -252,6 +256,28 @@ class _Failure:
         sys.stdout.write(json_text({**report, "error": error, "ngupgrade": self.run.header()}))
         return exit_code
 
+    def _junit(self, code: str, exit_code: int, message: str, hint: str | None) -> bool:
+        """With ``--output junit`` on a command that writes JUnit and has not written its
+        document (it failed before: bad input, a usage error), write one whose only test
+        case is the error, so a CI reading the file sees the failure, not an empty file.
+        True when the output is JUnit (written now or before)."""
+        run = self.run
+        if not (self.wants_junit or run.settings.output == "junit") \
+                or run.command not in JUNIT_COMMANDS:
+            return False
+        if not run.junit_written:
+            from ngupgrade.cli.render.junit import error_junit
+
+            sys.stdout.write(error_junit(run.command, code, exit_code, message, hint) + "\n")
+            run.junit_written = True
+        return True
+
+
+def _wants_junit(settings: Settings, words: list[str]) -> bool:
+    """``--output junit`` asked for, even when parsing stopped before the option was read
+    (as :func:`_wants_json`)."""
+    return _wants(settings, words, "junit")
+
 
 def _wants_json(settings: Settings, words: list[str]) -> bool:
     """``--output json`` asked for, even when parsing stopped before the option was read.
@@ -259,16 +285,20 @@ def _wants_json(settings: Settings, words: list[str]) -> bool:
     A usage error (an unknown flag) can stop click before ``-o json`` reaches Settings; the
     script still expects JSON, so the words and NGUPGRADE_OUTPUT are read here as well.
     """
-    if settings.output == "json":
+    return _wants(settings, words, "json")
+
+
+def _wants(settings: Settings, words: list[str], output: str) -> bool:
+    if settings.output == output:
         return True
     for i, word in enumerate(words):
         if word == "--":
             break
-        if word in ("-o", "--output") and words[i + 1:i + 2] == ["json"]:
+        if word in ("-o", "--output") and words[i + 1:i + 2] == [output]:
             return True
-        if word in ("-ojson", "--output=json"):
+        if word in (f"-o{output}", f"--output={output}"):
             return True
-    return os.environ.get("NGUPGRADE_OUTPUT") == "json"
+    return os.environ.get("NGUPGRADE_OUTPUT") == output
 
 
 def _name_the_environment_variable(err: click.BadParameter) -> click.BadParameter:

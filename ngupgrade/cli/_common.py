@@ -40,6 +40,8 @@ class Invocation:
     virtual clock); None: real time."""
     params: dict[str, Any] = field(default_factory=dict)
     """The command's own options as it read them (for the report's ``ngupgrade.inputs``)."""
+    junit_written: bool = False
+    """The command wrote its JUnit document (``emit_junit``): a failure after it adds none."""
 
     def header(self) -> dict[str, Any]:
         """The ``ngupgrade`` key of this run's JSON reports (``cli/render/header.py``)."""
@@ -269,6 +271,17 @@ def emit_json(payload: dict[str, Any]) -> None:
         invocation.report = payload
         return
     sys.stdout.write(text)
+
+
+def emit_junit(text: str) -> None:
+    """Print a command's one JUnit XML document to stdout, and note it: when the command then
+    fails (a check failed, exit 1), main() writes no second one; when it fails before this
+    (bad input, a usage error), main() writes one with the error as its test case."""
+    ctx = click.get_current_context(silent=True)
+    invocation = None if ctx is None else invocation_of(ctx)
+    if invocation is not None:
+        invocation.junit_written = True
+    click.echo(text)
 
 
 def json_text(payload: Any) -> str:

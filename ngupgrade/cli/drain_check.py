@@ -12,6 +12,7 @@ from ngupgrade.cli._common import (
     CYCLE_MINUTES,
     common_options,
     emit_json,
+    emit_junit,
     group_option,
     plan_option,
     settings_of,
@@ -80,7 +81,9 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
          constraint-not-modelled after checking it by hand), or an invalid
          deploy policy
       2  usage error (no cluster objects, an unknown --accept code)
-      3  bad state, plan or cluster dump (names the file and JSON path)
+      3  bad state, plan or cluster dump (names the file and JSON path; a dump
+         that is not UTF-8 text: the byte offset); with -o junit, a document
+         whose one test case is the error
       4  Kubernetes API error (check --kubeconfig and --context)
     The rules and their sources: docs/drain.md.
     """
@@ -124,7 +127,7 @@ def show(result: DrainCheckResult, output: str) -> None:
     if output == "json":
         emit_json(drain_document(result))
     elif output == "junit":
-        click.echo(drain_junit(result.report, accepted=result.accepted, strict=result.strict))
+        emit_junit(drain_junit(result.report, accepted=result.accepted, strict=result.strict))
     else:
         for note in result.notes:
             click.echo(f"note: {note}", err=True)

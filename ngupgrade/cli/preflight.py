@@ -21,6 +21,7 @@ from ngupgrade.cli._common import (
     POLICY_VALUE,
     common_options,
     emit_json,
+    emit_junit,
     group_option,
     plan_option,
     settings_of,
@@ -224,7 +225,7 @@ def _report(result: Preflight, gate: PlanGate | None, drain: DrainCheckResult | 
     elif output == "junit":
         from ngupgrade.cli.render.junit import junit_xml
 
-        click.echo(junit_xml(preflight=result, changes=gate.verdict if gate else None,
+        emit_junit(junit_xml(preflight=result, changes=gate.verdict if gate else None,
                              drain=drain.report if drain else None,
                              accepted=drain.accepted if drain else frozenset(),
                              strict=drain.strict if drain else False))

@@ -1,14 +1,20 @@
-"""Strings that are not text: lone UTF-16 surrogates from ``\\udXXX`` escapes.
+"""Strings that are not text: lone UTF-16 surrogates from ``\\udXXX`` escapes, and documents
+whose bytes are not UTF-8.
 
 JSON (and YAML's ``"\\ud800"``) can spell half of a UTF-16 surrogate pair; Python's decoders
 turn it into a str that no UTF-8 stream can print, so a report naming it crashed (exit 70).
 No tool writes one (Go's and Python's encoders pair them or write U+FFFD): a file holding one
 was edited by hand or damaged, and its reader reports it as bad input (exit 3), naming where.
+A document's bytes can fail earlier: a file saved in a legacy encoding (Latin-1, Windows-1251),
+through PowerShell (UTF-16), or by Python with ``errors="surrogatepass"`` (a lone surrogate as
+the three bytes ``ED B2 80``); :func:`encoding_fault` says which, and at which byte.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
 
 
 def lone_surrogate(text: str) -> int | None:
@@ -54,3 +60,121 @@ def printable_path(path: str) -> str:
 LONE_SURROGATE_MESSAGE = ("holds a lone UTF-16 surrogate (a \\udXXX escape that is half a "
                           "character): not text")
 """The one wording of the fault, for every reader."""
+
+
+FaultKind = Literal["utf-16", "bom", "bytes", "surrogate", "escape"]
+
+
+@dataclass(frozen=True)
+class EncodingFault:
+    """Where a document meant to be UTF-8 JSON stops being text: ``offset`` of the first bad
+    byte (0-based), its ``line`` (1-based), ``what`` is there, said for people, and its
+    ``kind``: ``utf-16``, ``bom`` (a UTF-8 byte order mark), ``bytes`` (not UTF-8: another
+    encoding), ``surrogate`` (the bytes ``ED A0..BF xx`` of an encoded surrogate) or
+    ``escape`` (a lone ``\\udXXX`` escape)."""
+
+    offset: int
+    line: int
+    what: str
+    kind: FaultKind
+
+
+_CHUNK = 1 << 20
+"""Bytes decoded at a time when looking for the first one that is not UTF-8 (the document
+may be hundreds of MB: never one str of all of it)."""
+
+_SURROGATE_ESCAPE = re.compile(rb"\\\\|\\u[dD]([89a-fA-F][0-9a-fA-F]{2})")
+"""An escaped backslash (skipped, so ``\\\\udc80`` is text) or a ``\\udXXX`` escape."""
+
+
+def encoding_fault(data: bytes) -> EncodingFault | None:
+    """The first reason ``data`` is not UTF-8 JSON text, or None.
+
+    In order: UTF-16 (a byte order mark ``FF FE``/``FE FF``, or NUL bytes between the first
+    characters) or a UTF-8 byte order mark (``EF BB BF``, which JSON does not allow); the first
+    byte sequence that is not UTF-8 (``ED A0..BF xx`` named as the lone surrogate it encodes);
+    a ``\\udXXX`` escape that is half a surrogate pair (:data:`LONE_SURROGATE_MESSAGE`).
+    Cost: one pass in 1 MiB slices; meant for the error path of a decoder that refused
+    ``data``.
+    """
+    head = data[:4]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(head) >= 2 and 0 in head[:2]):
+        return EncodingFault(0, 1, "UTF-16 text (a byte order mark or NUL bytes between the "
+                                   "characters), not UTF-8", "utf-16")
+    if head.startswith(b"\xef\xbb\xbf"):
+        return EncodingFault(0, 1, "a UTF-8 byte order mark (EF BB BF), which JSON does not "
+                                   "allow", "bom")
+    bad = _first_bad_utf8(data)
+    if bad is not None:
+        start, end = bad
+        surrogate = _encoded_surrogate(data, start)
+        if surrogate is not None:
+            return EncodingFault(start, _line(data, start), surrogate, "surrogate")
+        return EncodingFault(start, _line(data, start), _bad_bytes_text(data, start, end),
+                             "bytes")
+    lone = _lone_surrogate_escape(data)
+    if lone is not None:
+        start, escape = lone
+        return EncodingFault(start, _line(data, start), f"{LONE_SURROGATE_MESSAGE}: {escape}",
+                             "escape")
+    return None
+
+
+def _line(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def _first_bad_utf8(data: bytes) -> tuple[int, int] | None:
+    """(start, end) of the first bytes that are not UTF-8, or None. Slices end before a
+    continuation byte's run, so no character is cut between two slices."""
+    start, size = 0, len(data)
+    while start < size:
+        end = min(start + _CHUNK, size)
+        back = 0
+        while end < size and back < 3 and data[end] & 0xC0 == 0x80:
+            end -= 1
+            back += 1
+        try:
+            data[start:end].decode("utf-8")
+        except UnicodeDecodeError as err:
+            return start + err.start, start + err.end
+        start = end
+    return None
+
+
+def _encoded_surrogate(data: bytes, start: int) -> str | None:
+    """``ED A0..BF xx`` at ``start``: a surrogate as ``errors="surrogatepass"`` encodes it (and
+    ``surrogateescape`` text re-encoded so), named; else None."""
+    seq = data[start:start + 3]
+    if len(seq) < 3 or seq[0] != 0xED or not 0xA0 <= seq[1] <= 0xBF or seq[2] & 0xC0 != 0x80:
+        return None
+    code = 0xD000 | (seq[1] & 0x3F) << 6 | seq[2] & 0x3F
+    return (f"bytes ED {seq[1]:02X} {seq[2]:02X} encode the lone surrogate U+{code:04X}, "
+            "which is not UTF-8")
+
+
+def _bad_bytes_text(data: bytes, start: int, end: int) -> str:
+    bad = data[start:max(end, start + 1)]
+    shown = " ".join(f"{b:02X}" for b in bad)
+    said = f"byte {shown} is" if len(bad) == 1 else f"bytes {shown} are"
+    return f"{said} not UTF-8 (a file saved as Latin-1, Windows-1251 or the like?)"
+
+
+def _lone_surrogate_escape(data: bytes) -> tuple[int, str] | None:
+    """(offset, escape) of the first ``\\udXXX`` escape that is not one half of a high-low
+    pair, or None."""
+    high: re.Match[bytes] | None = None  # a high half waiting for its low half
+    for match in _SURROGATE_ESCAPE.finditer(data):
+        escape = match.group(1)
+        low = escape is not None and int(escape, 16) >= 0xC00
+        if high is not None:
+            if low and match.start() == high.end():
+                high = None
+                continue
+            return high.start(), high.group().decode()
+        if escape is None:  # an escaped backslash
+            continue
+        if low:  # a low half with no high half before it
+            return match.start(), match.group().decode()
+        high = match
+    return None if high is None else (high.start(), high.group().decode())

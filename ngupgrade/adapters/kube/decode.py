@@ -30,6 +30,7 @@ from ngupgrade.adapters.kube import shapes as s
 from ngupgrade.adapters.kube.ytsaurus import ytsaurus
 from ngupgrade.core import k8s
 from ngupgrade.core.errors import BadInput
+from ngupgrade.core.text import encoding_fault
 
 EXPORT_HINT = ("export the objects with: kubectl get nodes,pods,pdb,deployments,replicasets,"
                "statefulsets,daemonsets,pvc,pv -A -o json > cluster.json")
@@ -80,9 +81,21 @@ class Collector:
         """Read one JSON document; return the list's ``metadata.continue`` token, if any.
 
         Raises:
-            BadInput: empty, not UTF-8, not JSON or truncated, not a Kubernetes object or list,
-                or a value of the wrong type or out of range (names ``source`` and the path).
+            BadInput: empty, not JSON or truncated, not a Kubernetes object or list, or a value
+                of the wrong type or out of range (names ``source`` and the path); not UTF-8
+                text (UTF-16, a byte order mark, bytes of another encoding, a lone ``\\udXXX``
+                escape: names the byte offset and line, and how to export or convert it).
         """
+        try:
+            return self._add_document(data, source)
+        except BadInput as err:
+            cause = err.__cause__
+            if isinstance(cause, msgspec.DecodeError) and not isinstance(
+                    cause, msgspec.ValidationError):
+                _refuse_not_text(data, source, err.path)
+            raise
+
+    def _add_document(self, data: bytes, source: str) -> str | None:
         if not data.strip():
             raise BadInput("empty input, no Kubernetes objects", source=source, hint=EXPORT_HINT)
         doc: s.Document = _decode(_DOCUMENT, data, source, "$")
@@ -238,6 +251,36 @@ def _decode(decoder: msgspec.json.Decoder[Any], data: bytes | msgspec.Raw, sourc
     except RecursionError as err:  # nested thousands deep: no real object is
         raise BadInput("JSON nested too deeply to be a Kubernetes object", source=source,
                        path=path) from err
+
+
+def _refuse_not_text(data: bytes, source: str, path: str | None) -> None:
+    """After the JSON decoder refused ``data``: when it is not UTF-8 text, say so, where (byte
+    offset, line) and how to get a UTF-8 dump, instead of "not valid JSON".
+
+    Raises:
+        BadInput: the fault of :func:`ngupgrade.core.text.encoding_fault`, if any.
+    """
+    fault = encoding_fault(data)
+    if fault is None:
+        return
+    file = source if source not in ("-", "") else "FILE"
+    hint = {
+        "utf-16": f"convert it: `iconv -f UTF-16 -t UTF-8 {file} > cluster.json` (PowerShell's "
+                  "`>` writes UTF-16; `kubectl get ... -o json | Set-Content -Encoding "
+                  "utf8NoBOM cluster.json` writes UTF-8)",
+        "bom": f"remove the mark: `sed '1s/^\\xEF\\xBB\\xBF//' {file} > cluster.json`",
+        "bytes": "kubectl writes UTF-8, so the file was re-encoded or edited: convert it "
+                 f"from its encoding (`iconv -f WINDOWS-1251 -t UTF-8 {file} > cluster.json`), "
+                 "or " + EXPORT_HINT,
+        "surrogate": "kubectl never writes one: a program wrote text it had read with "
+                     "errors='surrogateescape' or 'surrogatepass' (bytes that were not UTF-8); "
+                     + EXPORT_HINT,
+        "escape": "kubectl never writes one: the file was edited by hand or damaged; "
+                  + EXPORT_HINT,
+    }[fault.kind]
+    said = "not text" if fault.kind == "escape" else "not UTF-8 text"
+    raise BadInput(f"{said} at byte offset {fault.offset} (line {fault.line}): {fault.what}",
+                   source=source, path=path, hint=hint)
 
 
 def _raise(err: Exception, source: str, path: str, whole: Iterable[int] | None = None

@@ -3,7 +3,8 @@
 Pure text building through the ``junit-xml`` package (imported here only). One suite per cloud
 with a case per quota (a failure when short, or unknown under ``--strict``), one suite for a
 Terraform plan's changes (a failure per blocking change), and the drain check's suites
-(:func:`ngupgrade.cli.render.drain.drain_suites`).
+(:func:`ngupgrade.cli.render.drain.drain_suites`). A command that fails before it has a report
+(bad input, a usage error) still gives a document: :func:`error_junit`, one errored case.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ngupgrade.cli.render.drain import drain_suites
 from ngupgrade.core.change import PlanVerdict
 from ngupgrade.core.drain.check import DrainReport
 from ngupgrade.core.quota.preflight import Preflight
+from ngupgrade.core.text import printable_path
 from ngupgrade.core.units import human_quota
 
 
@@ -81,3 +83,20 @@ def junit_xml(*, preflight: Preflight | None = None, changes: PlanVerdict | None
     if drain is not None:
         suites += drain_suites(drain, accepted=accepted, strict=strict)
     return str(to_xml_report_string(suites))
+
+
+def error_junit(command: str, code: str, exit_code: int, message: str,
+                hint: str | None = None) -> str:
+    """The JUnit document of a run that failed before its report (``-o junit`` with bad
+    input, a usage error, a Kubernetes API error...): one suite named after ``command`` with
+    one test case in error, ``type`` the JSON error ``code`` (``bad-input``), ``message`` the
+    error's message, the exit code and hint as its text. Lone surrogates (a file name that
+    is not UTF-8) are written as ``\\udXXX``, so the document is always UTF-8."""
+    from junit_xml import TestCase, TestSuite, to_xml_report_string
+
+    message = printable_path(message)
+    text = f"exit code {exit_code}: {message}" + (f"\nhint: {printable_path(hint)}"
+                                                  if hint else "")
+    case = TestCase(command, classname=command)
+    case.add_error_info(message=message, output=text, error_type=code)
+    return str(to_xml_report_string([TestSuite(command, [case])]))
