@@ -161,3 +161,29 @@ def test_drain_check_cli_on_the_selectel_example(run_cli) -> None:
     assert text.exit_code == 1
     assert "a blocked eviction stops the upgrade (ERROR)" in text.stdout
     assert "upgrade-stops" in text.stderr
+
+
+def test_single_replica_findings_say_what_selectel_s_stop_does_to_the_pod() -> None:
+    """0/1, all 120 orders. checkout (1 replica, minAvailable 1) is refused in every order and
+    the upgrade stops with it still running on workers-3: it is never down (the finding used
+    to say "down at least once in every order"). session-cache on workers-1 goes down only in
+    the orders that drain workers-1 before workers-3: 4!/2 = 60 of the 120 (in the others the
+    upgrade stops first). Where it goes down, up to 1 + min(5 - 1, 4 other nodes) = 5 times:
+    the orders that drain workers-3 last run all 5 waves."""
+    report = _check(DeployPolicy(0, 1))
+    single = {f.subject: f for f in report.findings if f.code == "single-replica-disrupted"}
+    checkout = single["Deployment shop/checkout"]
+    assert (checkout.severity, checkout.every_order, checkout.count) == ("warning", False, 0)
+    assert checkout.message.startswith(
+        "Deployment shop/checkout runs 1 replica (shop/checkout-")
+    assert ("not taken down in any of the 120 order(s) evaluated: its eviction is refused "
+            "(pdb-blocks-eviction), so the upgrade stops (upgrade-stops) with it still running "
+            "on workers-3; once the upgrade can pass, it is down at least once, up to 5 "
+            "time(s)") in checkout.message
+    cache = single["Deployment shop/session-cache"]
+    assert (cache.every_order, cache.count) == (False, 5)
+    assert cache.message.endswith(
+        "down in 60 of the 120 order(s) evaluated, up to 5 time(s) in the worst (5 wave(s); a "
+        "pod moved onto an old node is evicted again when that node drains); in the other 60 "
+        "the upgrade stops (upgrade-stops) before it is evicted and it keeps running on "
+        "workers-1")

@@ -117,7 +117,7 @@ def check_model(model: DrainModel, plan: GroupPlan,
     results = [walk(model, shapes, a, rules) for a in assignments] or [OrderResult()]
     worst = max(results, key=lambda r: r.score)
     findings = _merge(worst, results, exhaustive) + extra
-    findings += _single_replica(model, len(shapes), exhaustive)
+    findings += _single_replica(model, len(shapes), results)
     findings.sort(key=lambda f: (_SEVERITY_RANK[f.severity], f.wave or 0, f.code, f.subject))
     return GroupDrainReport(
         address=str(model.group.address), group_id=model.group.id, policy=plan.effective,
@@ -150,12 +150,19 @@ def _with_every(finding: Finding, every: bool) -> Finding:
     return Finding(**{**finding.__dict__, "every_order": every})
 
 
-def _single_replica(model: DrainModel, waves: int, exhaustive: bool) -> list[Finding]:
-    """Single-replica workloads: disrupted once whatever the order, and up to
-    ``1 + min(waves - 1, h)`` times in the worst one, ``h`` the other nodes of the group that
-    could take the pod (it moves onto an old node that drains later: seed 001 L180,
-    descheduler#650). Seed 001's 5 nodes at 2/0: 3 cycles -> up to 3 times."""
-    del exhaustive
+def _single_replica(model: DrainModel, waves: int, results: Sequence[OrderResult]
+                    ) -> list[Finding]:
+    """Single-replica workloads: how often each is down. Up to ``1 + min(w - 1, h)`` times,
+    ``w`` the waves that run and ``h`` the other nodes of the group that could take the pod
+    (it moves onto an old node that drains later: seed 001 L180, descheduler#650). Seed 001's
+    5 nodes at 2/0: 3 cycles -> up to 3 times.
+
+    Whether it is down at all is what each order's run saw (``OrderResult.downs``): on Yandex
+    in every order (every node drains, and a refused eviction ends in the forced stop); under
+    a platform that stops the upgrade on a refused eviction (Selectel, seed 001 L88-L92: the
+    blocked node stays old and running, later waves do not run), not in an order that stops
+    before evicting it, and never when its own eviction is refused (``OrderResult.held``).
+    """
     if waves == 0:
         return []
     index = model.index
@@ -170,14 +177,44 @@ def _single_replica(model: DrainModel, waves: int, exhaustive: bool) -> list[Fin
             seen.add(owner)
             hosts = 0 if index.local_pv.get(pod.ref) else model.hosts_for(
                 pod, index.volume_terms.get(pod.ref, ()))
-            times = 1 + min(waves - 1, hosts)
+            down = [r for r in results if r.downs.get(pod.ref)]
+            run = max((r.stopped_at or waves for r in down), default=waves)
+            times = 1 + min(run - 1, hosts) if down else 0
             out.append(Finding(
                 SINGLE_REPLICA_DISRUPTED, "warning",
-                f"{owner} runs 1 replica ({pod.ref} on {name}): down at least once in every "
-                f"order, up to {times} time(s) in the worst ({waves} wave(s); a pod moved "
-                "onto an old node is evicted again when that node drains)",
-                pod=pod.ref, node=name, count=times, subject=owner))
+                f"{owner} runs 1 replica ({pod.ref} on {name}): " + _single_text(
+                    pod.ref, name, waves, run, hosts, len(down), results),
+                pod=pod.ref, node=name, count=times, subject=owner,
+                every_order=len(down) == len(results)))
     return out
+
+
+def _single_text(ref: str, node: str, waves: int, run: int, hosts: int, down: int,
+                 results: Sequence[OrderResult]) -> str:
+    """What :func:`_single_replica` says of one pod, down in ``down`` of the ``results``
+    (``run`` waves at most where it is down)."""
+    moved = "a pod moved onto an old node is evicted again when that node drains"
+    span = (f"{waves} wave(s)" if run == waves
+            else f"{run} of {waves} wave(s) before the upgrade stops")
+    worst = f"up to {1 + min(run - 1, hosts)} time(s) in the worst ({span}; {moved})"
+    total = len(results)
+    if down == total:
+        return f"down at least once in every order, {worst}"
+    stops = any(r.stopped_at is not None for r in results)
+    why = (f"the upgrade stops (upgrade-stops) before it is evicted and it keeps running on "
+           f"{node}" if stops else
+           "its node is not drained in this check (the plan has fewer nodes: "
+           "group-size-mismatch)")
+    if down:
+        return (f"down in {down} of the {total} order(s) evaluated, {worst}; in the other "
+                f"{total - down} {why}")
+    if stops and all(ref in r.held for r in results):
+        why = ("its eviction is refused (pdb-blocks-eviction), so the upgrade stops "
+               f"(upgrade-stops) with it still running on {node}")
+    then = "once the upgrade can pass" if stops else "in an upgrade that drains its node"
+    return (f"not taken down in any of the {total} order(s) evaluated: {why}; {then}, it is "
+            f"down at least once, up to {1 + min(waves - 1, hosts)} time(s) ({waves} "
+            f"wave(s); {moved})")
 
 
 def check_group(group: NodeGroup, plan: GroupPlan, cluster: ClusterSnapshot | ClusterIndex,

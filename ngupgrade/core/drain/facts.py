@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from ngupgrade.core.drain.eviction import BudgetSpec, Gate, healthy_gate, is_healthy
 from ngupgrade.core.drain.fit import ClassKey, Need, class_key
-from ngupgrade.core.drain.index import ClusterIndex, YtTarget
+from ngupgrade.core.drain.index import SCALABLE_KINDS, ClusterIndex, YtTarget
 from ngupgrade.core.k8s import NodeSelectorTerm, Pod, PodDisruptionBudget
 
 
@@ -28,12 +28,13 @@ class PodFacts:
     ``gate`` its eviction while it does (:func:`healthy_gate`); ``local`` on a local PV;
     ``key`` its scheduling class (:func:`class_key`, numbered in ``classes``); ``stays`` a
     DaemonSet or mirror pod (not evicted, seed 001 L74); ``yt`` its YTsaurus component;
-    ``emptydir`` whether it uses one.
+    ``emptydir`` whether it uses one; ``single`` whether its scalable owner runs 1 replica
+    (each run counts how often such a pod goes down: ``OrderResult.downs``).
     """
 
     __slots__ = ("_running", "emptydir", "gate", "healthy", "key", "local", "need", "origin",
-                 "owner", "pdb", "pdb_ref", "pdbs", "pod", "request", "spec", "stays", "terms",
-                 "yt")
+                 "owner", "pdb", "pdb_ref", "pdbs", "pod", "request", "single", "spec", "stays",
+                 "terms", "yt")
 
     def __init__(self, pod: Pod, index: ClusterIndex, classes: dict[ClassKey, int]) -> None:
         self.pod = pod
@@ -47,6 +48,8 @@ class PodFacts:
         self.spec: BudgetSpec | None = (index.specs.get(self.pdb_ref)
                                         if self.pdb_ref is not None else None)
         self.owner = index.top_owner.get(ref)
+        self.single = (self.owner is not None and index.replicas.get(self.owner) == 1
+                       and self.owner.split(" ", 1)[0] in SCALABLE_KINDS)
         self.local = index.local_pv.get(ref, False)
         # the class as a small int: a class key is a tuple of selector terms and tolerations,
         # rehashed element by element on every dict lookup (twice per placement)

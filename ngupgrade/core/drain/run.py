@@ -44,11 +44,15 @@ class WaveSummary:
 @dataclass
 class OrderResult:
     """The waves and findings of one order; ``stopped_at`` the wave where a
-    ``stop-upgrade`` platform stops."""
+    ``stop-upgrade`` platform stops; per pod of a single-replica workload (``namespace/name``)
+    how many times it went down (``downs``: evicted, or stopped with its node), and those
+    whose eviction was refused and left running when the upgrade stopped (``held``)."""
 
     waves: list[WaveSummary] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     stopped_at: int | None = None
+    downs: dict[str, int] = field(default_factory=dict)
+    held: set[str] = field(default_factory=set)
 
     @property
     def score(self) -> tuple[int, int, int, int]:

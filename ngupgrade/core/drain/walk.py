@@ -234,9 +234,14 @@ def _ytsaurus(w: Walk, gone: list[Unit], wave: int, step: tuple[str, ...]) -> No
 
 
 def _leave(w: Walk, unit: Unit) -> None:
-    ref = unit.facts.pdb_ref
+    """``unit`` goes down (evicted, or stopped with its node)."""
+    facts = unit.facts
+    ref = facts.pdb_ref
     if ref is not None and unit.healthy:
         w.healthy[ref] = w.healthy.get(ref, 0) - 1
+    if facts.single:
+        downs = w.result.downs
+        downs[facts.origin] = downs.get(facts.origin, 0) + 1
 
 
 def _place_wave(w: Walk, evicted: list[tuple[Unit, str]], wave: int) -> None:
@@ -281,6 +286,7 @@ def _blocked(w: Walk, blocked: list[tuple[Unit, str, PodDisruptionBudget]], wave
             "(seed 001 L88-L92); later waves do not run", wave=wave, node=sorted(by_node)[0],
             pod=blocked[0][0].pod.ref, pdb=blocked[0][2].ref, subject="upgrade"))
         w.result.stopped_at = wave
+        w.result.held.update(u.facts.origin for u, _n, _p in blocked if u.facts.single)
         return
     down = []
     for node, units in sorted(by_node.items()):
