@@ -6,6 +6,7 @@ import pytest
 from _plan_groups import auto, fixed
 
 from ngupgrade.app.plan import PlanRequest, plan_node_groups
+from ngupgrade.core import plan_warnings as warn
 from ngupgrade.core import policy as pol
 from ngupgrade.core.errors import PolicyInvalid
 from ngupgrade.core.model import DeployPolicy
@@ -62,14 +63,14 @@ def test_live_policies_replace_the_state_policy() -> None:
     (plan,) = plan_node_groups([fixed(4, None, gid="ng1")], PlanRequest(),
                                live_policies={"ng1": DeployPolicy(1, 1)})
     assert plan.policy.source == "live"
-    assert pol.POLICY_ASSUMED not in plan.warning_codes
+    assert warn.POLICY_ASSUMED not in plan.warning_codes
 
 
 def test_cycle_minutes_and_limits_reach_the_plan() -> None:
     (plan,) = plan_node_groups([fixed(10, 1, 0)],
                                PlanRequest(minutes_per_cycle=7, group_node_limit=10))
     assert plan.duration.max_minutes == 70
-    assert plan.warning_codes == (pol.PEAK_ABOVE_GROUP_NODE_LIMIT, pol.UPDATE_TIMEOUT_EXCEEDED)
+    assert plan.warning_codes == (warn.PEAK_ABOVE_GROUP_NODE_LIMIT, warn.UPDATE_TIMEOUT_EXCEEDED)
 
 
 def test_fixed_group_with_live_drift_is_planned_from_the_cloud_and_warned() -> None:
@@ -78,8 +79,8 @@ def test_fixed_group_with_live_drift_is_planned_from_the_cloud_and_warned() -> N
     (plan,) = plan_node_groups([group], PlanRequest(), live_sizes={group.id: 5})
     assert (plan.nodes, plan.nodes_source, plan.peak_nodes) == (5, "live", 7)
     assert plan.cycles == Cycles(3, 3)
-    drift = [w for w in plan.warnings if w.code == pol.FIXED_SIZE_DRIFT]
+    drift = [w for w in plan.warnings if w.code == warn.FIXED_SIZE_DRIFT]
     assert len(drift) == 1 and "the cloud has 5 nodes" in drift[0].message
     (same,) = plan_node_groups([group], PlanRequest(), live_sizes={group.id: 3})
     assert same.nodes_source == "fixed"
-    assert not any(w.code == pol.FIXED_SIZE_DRIFT for w in same.warnings)
+    assert not any(w.code == warn.FIXED_SIZE_DRIFT for w in same.warnings)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from _plan_groups import fixed, sel_auto, sel_fixed
 
+from ngupgrade.core import plan_warnings as warn
 from ngupgrade.core import platform as plat
 from ngupgrade.core import policy as pol
 from ngupgrade.core.errors import PolicyInvalid
@@ -218,7 +219,7 @@ def test_autoscaling_example1_shrunk_to_2_makes_2_extra_nodes_one_cycle_peak_4()
     assert (plan.surge_nodes, plan.peak_nodes, plan.min_available_nodes) == (2, 4, 2)
     assert seq(plan.timeline) == [
         ("create", 2, 4, 2, 1), ("drain", 2, 4, 2, 1), ("delete", 2, 2, 2, 1)]
-    assert plan.warning_codes == (pol.MAX_EXPANSION_CLAMPED,)
+    assert plan.warning_codes == (warn.MAX_EXPANSION_CLAMPED,)
 
 
 def test_autoscaling_example2_shrunk_to_2_drains_the_whole_group() -> None:
@@ -229,8 +230,8 @@ def test_autoscaling_example2_shrunk_to_2_drains_the_whole_group() -> None:
     assert plan.cycles == Cycles(1, 1)
     assert (plan.peak_nodes, plan.min_available_nodes) == (2, 0)
     assert seq(plan.timeline) == [("drain", 2, 2, 0, 1), ("update_in_place", 2, 2, 2, 1)]
-    assert plan.warning_codes == (pol.MAX_UNAVAILABLE_CLAMPED, pol.WHOLE_GROUP_UNAVAILABLE,
-                                  pol.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN)
+    assert plan.warning_codes == (warn.MAX_UNAVAILABLE_CLAMPED, warn.WHOLE_GROUP_UNAVAILABLE,
+                                  warn.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN)
     advice = plan.warnings[-1].message
     assert "use max_unavailable=0 with max_expansion >= 1" in advice
 
@@ -244,8 +245,8 @@ def test_autoscaling_example3_4_nodes_4_4_drains_all_while_4_extras_start() -> N
     assert plan.cycles == Cycles(1, 1)
     assert seq(plan.timeline) == [
         ("create", 4, 8, 4, 1), ("drain", 4, 8, 4, 1), ("delete", 4, 4, 4, 1)]
-    assert pol.WHOLE_GROUP_UNAVAILABLE in plan.warning_codes
-    assert pol.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN in plan.warning_codes
+    assert warn.WHOLE_GROUP_UNAVAILABLE in plan.warning_codes
+    assert warn.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN in plan.warning_codes
 
 
 def test_max_7_with_7_extra_gives_up_to_14() -> None:
@@ -266,7 +267,7 @@ def test_unset_selectel_strategy_is_planned_as_0_1_assumed() -> None:
     plan = plan_group(sel_fixed(5, None))
     assert plan.policy == pol.ResolvedPolicy(DeployPolicy(0, 1), "default", assumed=True)
     assert (plan.cycles, plan.peak_nodes, plan.min_available_nodes) == (Cycles(5, 5), 5, 4)
-    (assumed,) = [w for w in plan.warnings if w.code == pol.POLICY_ASSUMED]
+    (assumed,) = [w for w in plan.warnings if w.code == warn.POLICY_ASSUMED]
     assert "Selectel default max_expansion=0, max_unavailable=1" in assumed.message
     assert "control panel" in assumed.message
 
@@ -277,10 +278,10 @@ def test_selectel_plan_has_no_terraform_timeout_or_yandex_node_limit() -> None:
     long_selectel = plan_group(sel_fixed(50, 0, 1), minutes_per_cycle=25)
     assert long_selectel.warning_codes == ()
     long_yandex = plan_group(fixed(50, 0, 1), minutes_per_cycle=25)
-    assert long_yandex.warning_codes == (pol.UPDATE_TIMEOUT_EXCEEDED,)
+    assert long_yandex.warning_codes == (warn.UPDATE_TIMEOUT_EXCEEDED,)
     big = plan_group(sel_fixed(199, 150, 0))
     assert big.peak_nodes == 349
-    assert pol.PEAK_ABOVE_GROUP_NODE_LIMIT not in big.warning_codes
+    assert warn.PEAK_ABOVE_GROUP_NODE_LIMIT not in big.warning_codes
 
 
 def test_selectel_plan_refuses_a_surge_above_the_node_count() -> None:

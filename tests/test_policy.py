@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ngupgrade.core import plan_warnings as warn
 from ngupgrade.core import policy as pol
 from ngupgrade.core.errors import EXIT_CHECK_FAILED, CheckFailed, PolicyInvalid
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
@@ -150,14 +151,14 @@ def test_clamp_never_raises_a_value_and_never_exceeds_the_size(e: int, u: int, n
 # --- warnings -------------------------------------------------------------------------------
 
 
-def _codes(warnings: list[pol.PlanWarning]) -> list[str]:
+def _codes(warnings: list[warn.PlanWarning]) -> list[str]:
     return [w.code for w in warnings]
 
 
 def test_c04_a_clamp_warning_shows_both_numbers() -> None:
     resolved = pol.ResolvedPolicy(DeployPolicy(5, 0), "state")
-    warnings = pol.policy_warnings(resolved, DeployPolicy(3, 0), 3, FixedScale(3))
-    assert _codes(warnings) == [pol.MAX_EXPANSION_CLAMPED]
+    warnings = warn.policy_warnings(resolved, DeployPolicy(3, 0), 3, FixedScale(3))
+    assert _codes(warnings) == [warn.MAX_EXPANSION_CLAMPED]
     assert "max_expansion 5" in warnings[0].message
     assert "group size 3" in warnings[0].message
     assert "at most 3 surge nodes" in warnings[0].message
@@ -165,31 +166,31 @@ def test_c04_a_clamp_warning_shows_both_numbers() -> None:
 
 def test_c04_b_no_clamp_no_warning() -> None:
     resolved = pol.ResolvedPolicy(DeployPolicy(2, 0), "state")
-    assert pol.policy_warnings(resolved, DeployPolicy(2, 0), 3, FixedScale(3)) == []
+    assert warn.policy_warnings(resolved, DeployPolicy(2, 0), 3, FixedScale(3)) == []
 
 
 def test_c04_c_whole_group_unavailable() -> None:
     resolved = pol.ResolvedPolicy(DeployPolicy(0, 2), "state")
-    warnings = pol.policy_warnings(resolved, DeployPolicy(0, 1), 1, FixedScale(1))
-    assert _codes(warnings) == [pol.MAX_UNAVAILABLE_CLAMPED, pol.WHOLE_GROUP_UNAVAILABLE]
+    warnings = warn.policy_warnings(resolved, DeployPolicy(0, 1), 1, FixedScale(1))
+    assert _codes(warnings) == [warn.MAX_UNAVAILABLE_CLAMPED, warn.WHOLE_GROUP_UNAVAILABLE]
     assert "max_unavailable 2 is above the group size 1" in warnings[0].message
     assert "at most 1 node is down at once" in warnings[0].message
     assert "whole group" in warnings[1].message
 
 
 def test_c05_d_assumed_default_is_a_warning() -> None:
-    warnings = pol.policy_warnings(pol.default_policy(), DeployPolicy(3, 0), 4, FixedScale(4))
-    assert _codes(warnings) == [pol.POLICY_ASSUMED]
+    warnings = warn.policy_warnings(pol.default_policy(), DeployPolicy(3, 0), 4, FixedScale(4))
+    assert _codes(warnings) == [warn.POLICY_ASSUMED]
     assert "max_expansion=3, max_unavailable=0" in warnings[0].message
 
 
 def test_seed001_example2_max_unavailable_at_autoscaler_min() -> None:
     # auto 1..5, E=0 U=3, shrunk to 2 nodes: the whole group is drained.
     resolved = pol.ResolvedPolicy(DeployPolicy(0, 3), "state")
-    warnings = pol.policy_warnings(resolved, DeployPolicy(0, 2), 2, AutoScale(1, 5, 1))
+    warnings = warn.policy_warnings(resolved, DeployPolicy(0, 2), 2, AutoScale(1, 5, 1))
     assert _codes(warnings) == [
-        pol.MAX_UNAVAILABLE_CLAMPED, pol.WHOLE_GROUP_UNAVAILABLE,
-        pol.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN,
+        warn.MAX_UNAVAILABLE_CLAMPED, warn.WHOLE_GROUP_UNAVAILABLE,
+        warn.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN,
     ]
     advice = warnings[2].message
     assert "max_unavailable 3 is at or above the autoscaler min 1" in advice
@@ -198,23 +199,23 @@ def test_seed001_example2_max_unavailable_at_autoscaler_min() -> None:
 
 def test_autoscaler_min_advice_names_min_minus_one() -> None:
     resolved = pol.ResolvedPolicy(DeployPolicy(1, 3), "state")
-    warnings = pol.policy_warnings(resolved, DeployPolicy(1, 3), 5, AutoScale(3, 6, 3))
-    assert _codes(warnings) == [pol.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN]
+    warnings = warn.policy_warnings(resolved, DeployPolicy(1, 3), 5, AutoScale(3, 6, 3))
+    assert _codes(warnings) == [warn.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN]
     assert "at most 2" in warnings[0].message
 
 
 def test_max_unavailable_below_autoscaler_min_is_quiet() -> None:
     resolved = pol.ResolvedPolicy(DeployPolicy(1, 2), "state")
-    assert pol.policy_warnings(resolved, DeployPolicy(1, 2), 5, AutoScale(3, 6, 3)) == []
+    assert warn.policy_warnings(resolved, DeployPolicy(1, 2), 5, AutoScale(3, 6, 3)) == []
 
 
 def test_seed001_example3_peak_above_autoscaler_max() -> None:
     # auto 1..5, E=4 U=4, 4 nodes at the start: 8 nodes at the peak, above max 5.
     resolved = pol.ResolvedPolicy(DeployPolicy(4, 4), "state")
-    warnings = pol.policy_warnings(resolved, DeployPolicy(4, 4), 4, AutoScale(1, 5, 1))
+    warnings = warn.policy_warnings(resolved, DeployPolicy(4, 4), 4, AutoScale(1, 5, 1))
     assert _codes(warnings) == [
-        pol.WHOLE_GROUP_UNAVAILABLE, pol.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN,
-        pol.PEAK_ABOVE_AUTOSCALER_MAX,
+        warn.WHOLE_GROUP_UNAVAILABLE, warn.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN,
+        warn.PEAK_ABOVE_AUTOSCALER_MAX,
     ]
     peak = warnings[2].message
     assert "max - current = 5 - 4 = 1" in peak
@@ -224,30 +225,30 @@ def test_seed001_example3_peak_above_autoscaler_max() -> None:
 
 def test_expansion_within_autoscaler_headroom_is_quiet() -> None:
     resolved = pol.ResolvedPolicy(DeployPolicy(2, 0), "state")
-    assert pol.policy_warnings(resolved, DeployPolicy(2, 0), 3, AutoScale(1, 5, 1)) == []
+    assert warn.policy_warnings(resolved, DeployPolicy(2, 0), 3, AutoScale(1, 5, 1)) == []
 
 
 def test_nodes_outside_the_autoscaler_range() -> None:
     resolved = pol.ResolvedPolicy(DeployPolicy(1, 0), "state")
-    warnings = pol.policy_warnings(resolved, DeployPolicy(1, 0), 9, AutoScale(1, 5, 1))
-    assert pol.NODES_OUTSIDE_AUTOSCALER_RANGE in _codes(warnings)
+    warnings = warn.policy_warnings(resolved, DeployPolicy(1, 0), 9, AutoScale(1, 5, 1))
+    assert warn.NODES_OUTSIDE_AUTOSCALER_RANGE in _codes(warnings)
 
 
 def test_empty_group_warns_and_stops() -> None:
     resolved = pol.ResolvedPolicy(DeployPolicy(0, 3), "state")
-    warnings = pol.policy_warnings(resolved, DeployPolicy(0, 0), 0, AutoScale(0, 5, 0))
-    assert _codes(warnings) == [pol.EMPTY_GROUP]
+    warnings = warn.policy_warnings(resolved, DeployPolicy(0, 0), 0, AutoScale(0, 5, 0))
+    assert _codes(warnings) == [warn.EMPTY_GROUP]
 
 
 def test_peak_above_group_node_limit() -> None:
-    assert pol.peak_warnings(200) == []
-    warnings = pol.peak_warnings(201)
-    assert _codes(warnings) == [pol.PEAK_ABOVE_GROUP_NODE_LIMIT]
+    assert warn.peak_warnings(200) == []
+    warnings = warn.peak_warnings(201)
+    assert _codes(warnings) == [warn.PEAK_ABOVE_GROUP_NODE_LIMIT]
     assert "peak 201 nodes" in warnings[0].message
     assert "limit 200 (managed-kubernetes.groupNodes.count)" in warnings[0].message
-    assert _codes(pol.peak_warnings(12, limit=10)) == [pol.PEAK_ABOVE_GROUP_NODE_LIMIT]
-    worst = pol.peak_warnings(100, worst_case_peak=250)
-    assert _codes(worst) == [pol.PEAK_ABOVE_GROUP_NODE_LIMIT]
+    assert _codes(warn.peak_warnings(12, limit=10)) == [warn.PEAK_ABOVE_GROUP_NODE_LIMIT]
+    worst = warn.peak_warnings(100, worst_case_peak=250)
+    assert _codes(worst) == [warn.PEAK_ABOVE_GROUP_NODE_LIMIT]
     assert "250 nodes" in worst[0].message
 
 
@@ -255,42 +256,42 @@ def test_peak_above_group_node_limit() -> None:
 
 
 def test_c12_base_300_minutes_exceeds_and_names_the_timeouts_block() -> None:
-    warnings = pol.duration_warnings(300)
-    assert _codes(warnings) == [pol.UPDATE_TIMEOUT_EXCEEDED]
+    warnings = warn.duration_warnings(300)
+    assert _codes(warnings) == [warn.UPDATE_TIMEOUT_EXCEEDED]
     assert 'timeouts { update = "6h" }' in warnings[0].message
     assert "300 min" in warnings[0].message and "60 min" in warnings[0].message
     assert "ngupgrade upgrade" in warnings[0].message
 
 
 def test_c12_variant_60_minutes_is_borderline() -> None:
-    warnings = pol.duration_warnings(60)
-    assert _codes(warnings) == [pol.UPDATE_TIMEOUT_BORDERLINE]
+    warnings = warn.duration_warnings(60)
+    assert _codes(warnings) == [warn.UPDATE_TIMEOUT_BORDERLINE]
     assert 'timeouts { update = "2h" }' in warnings[0].message
 
 
 @pytest.mark.parametrize(
     ("minutes", "codes"),
-    [(47.9, []), (48, [pol.UPDATE_TIMEOUT_BORDERLINE]), (60, [pol.UPDATE_TIMEOUT_BORDERLINE]),
-     (60.5, [pol.UPDATE_TIMEOUT_EXCEEDED]), (150, [pol.UPDATE_TIMEOUT_EXCEEDED])],
+    [(47.9, []), (48, [warn.UPDATE_TIMEOUT_BORDERLINE]), (60, [warn.UPDATE_TIMEOUT_BORDERLINE]),
+     (60.5, [warn.UPDATE_TIMEOUT_EXCEEDED]), (150, [warn.UPDATE_TIMEOUT_EXCEEDED])],
 )
 def test_c12_whole_kind_thresholds(minutes: float, codes: list[str]) -> None:
-    assert _codes(pol.duration_warnings(minutes)) == codes
+    assert _codes(warn.duration_warnings(minutes)) == codes
 
 
 def test_c12_custom_timeout() -> None:
-    assert _codes(pol.duration_warnings(100, timeout_minutes=360)) == []
-    assert _codes(pol.duration_warnings(400, timeout_minutes=360)) == [
-        pol.UPDATE_TIMEOUT_EXCEEDED]
+    assert _codes(warn.duration_warnings(100, timeout_minutes=360)) == []
+    assert _codes(warn.duration_warnings(400, timeout_minutes=360)) == [
+        warn.UPDATE_TIMEOUT_EXCEEDED]
 
 
 @pytest.mark.parametrize(
     ("minutes", "suggested"), [(1, "1h"), (50, "1h"), (60, "2h"), (150, "3h"), (300, "6h")],
 )
 def test_suggested_update_timeout(minutes: float, suggested: str) -> None:
-    assert pol.suggested_update_timeout(minutes) == suggested
+    assert warn.suggested_update_timeout(minutes) == suggested
 
 
 def test_warning_codes_are_unique_and_kebab_case() -> None:
-    assert len(set(pol.WARNING_CODES)) == len(pol.WARNING_CODES)
-    for code in pol.WARNING_CODES:
+    assert len(set(warn.WARNING_CODES)) == len(warn.WARNING_CODES)
+    for code in warn.WARNING_CODES:
         assert code == code.lower() and " " not in code and "_" not in code

@@ -10,6 +10,7 @@ from _plan_groups import auto, fixed
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ngupgrade.core import plan_warnings as warn
 from ngupgrade.core import policy as pol
 from ngupgrade.core.errors import PolicyInvalid
 from ngupgrade.core.model import DeployPolicy
@@ -99,7 +100,7 @@ def test_seed001_example1_shrunk_group_makes_fewer_surge_nodes() -> None:
     assert seq(plan.timeline) == [
         ("create", 2, 4, 2, 1), ("drain", 2, 4, 2, 1), ("delete", 2, 2, 2, 1),
     ]
-    assert plan.warning_codes == (pol.MAX_EXPANSION_CLAMPED,)
+    assert plan.warning_codes == (warn.MAX_EXPANSION_CLAMPED,)
 
 
 def test_seed001_example2_shrunk_group_is_drained_whole() -> None:
@@ -110,8 +111,8 @@ def test_seed001_example2_shrunk_group_is_drained_whole() -> None:
     assert plan.cycles == Cycles(1, 1)
     assert seq(plan.timeline) == [("drain", 2, 2, 0, 1), ("update_in_place", 2, 2, 2, 1)]
     assert plan.warning_codes == (
-        pol.MAX_UNAVAILABLE_CLAMPED, pol.WHOLE_GROUP_UNAVAILABLE,
-        pol.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN,
+        warn.MAX_UNAVAILABLE_CLAMPED, warn.WHOLE_GROUP_UNAVAILABLE,
+        warn.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN,
     )
 
 
@@ -125,8 +126,8 @@ def test_seed001_example3_max_unavailable_equals_group_size() -> None:
         ("create", 4, 8, 4, 1), ("drain", 4, 8, 4, 1), ("delete", 4, 4, 4, 1),
     ]
     assert plan.warning_codes == (
-        pol.WHOLE_GROUP_UNAVAILABLE, pol.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN,
-        pol.PEAK_ABOVE_AUTOSCALER_MAX,
+        warn.WHOLE_GROUP_UNAVAILABLE, warn.MAX_UNAVAILABLE_AT_AUTOSCALER_MIN,
+        warn.PEAK_ABOVE_AUTOSCALER_MAX,
     )
 
 
@@ -135,7 +136,7 @@ def test_seed001_surge_up_to_twice_the_autoscaler_max() -> None:
     plan = plan_group(auto(1, 7, 7, 0))
     assert (plan.nodes, plan.nodes_source) == (7, "max")
     assert plan.peak_nodes == 14 == 2 * 7
-    assert pol.PEAK_ABOVE_AUTOSCALER_MAX in plan.warning_codes
+    assert warn.PEAK_ABOVE_AUTOSCALER_MAX in plan.warning_codes
 
 
 def test_autoscaled_nodes_source_live_then_override_then_max() -> None:
@@ -147,13 +148,13 @@ def test_autoscaled_nodes_source_live_then_override_then_max() -> None:
     assert (plan_group(group).nodes, plan_group(group).nodes_source) == (10, "max")
     both = plan_group(group, live_size=4, nodes_override=6)
     assert (both.nodes, both.nodes_source) == (4, "live")
-    assert pol.NODES_OVERRIDE_UNUSED in both.warning_codes
+    assert warn.NODES_OVERRIDE_UNUSED in both.warning_codes
 
 
 def test_nodes_override_on_a_fixed_group_is_reported_unused() -> None:
     plan = plan_group(fixed(3, 1, 0), nodes_override=9)
     assert (plan.nodes, plan.nodes_source) == (3, "fixed")
-    assert plan.warning_codes == (pol.NODES_OVERRIDE_UNUSED,)
+    assert plan.warning_codes == (warn.NODES_OVERRIDE_UNUSED,)
     assert "--nodes 9 not used" in plan.warnings[0].message
     assert plan_group(fixed(3, 1, 0), nodes_override=3).warnings == ()
 
@@ -167,7 +168,7 @@ def test_c04_a_surge_above_size_is_clamped_peak_6_not_8() -> None:
     assert (plan.surge_nodes, plan.peak_nodes) == (3, 6)
     assert plan.cycles == Cycles(1, 1)
     assert plan.policy.policy == DeployPolicy(5, 0)  # the configured value is kept
-    assert plan.warning_codes == (pol.MAX_EXPANSION_CLAMPED,)
+    assert plan.warning_codes == (warn.MAX_EXPANSION_CLAMPED,)
     assert "max_expansion 5" in plan.warnings[0].message
     assert "at most 3" in plan.warnings[0].message
 
@@ -184,7 +185,7 @@ def test_c04_c_unavailable_above_a_one_node_group_is_valid_but_warned() -> None:
     plan = plan_group(fixed(1, 0, 2))
     assert plan.effective == DeployPolicy(0, 1)
     assert plan.min_available_nodes == 0
-    assert plan.warning_codes == (pol.MAX_UNAVAILABLE_CLAMPED, pol.WHOLE_GROUP_UNAVAILABLE)
+    assert plan.warning_codes == (warn.MAX_UNAVAILABLE_CLAMPED, warn.WHOLE_GROUP_UNAVAILABLE)
     assert seq(plan.timeline) == [("drain", 1, 1, 0, 1), ("update_in_place", 1, 1, 1, 1)]
 
 
@@ -224,7 +225,7 @@ def test_c05_d_unset_policy_plans_with_assumed_3_0() -> None:
     assert plan.effective == DeployPolicy(3, 0)
     assert (plan.surge_nodes, plan.peak_nodes) == (3, 7)
     assert plan.cycles == Cycles(2, 2)
-    assert plan.warning_codes == (pol.POLICY_ASSUMED,)
+    assert plan.warning_codes == (warn.POLICY_ASSUMED,)
 
 
 def test_c05_d_live_policy_beats_the_assumed_default() -> None:
@@ -244,7 +245,7 @@ def test_c12_base_50_nodes_1_0_takes_300_minutes() -> None:
     plan = plan_group(fixed(50, 1, 0))
     assert plan.cycles == Cycles(50, 50)
     assert plan.duration == Duration(6, 300, 300)
-    assert plan.warning_codes == (pol.UPDATE_TIMEOUT_EXCEEDED,)
+    assert plan.warning_codes == (warn.UPDATE_TIMEOUT_EXCEEDED,)
     assert 'timeouts { update = "6h" }' in plan.warnings[0].message
 
 
@@ -252,7 +253,7 @@ def test_c12_variant_5_0_is_10_cycles_60_minutes_borderline() -> None:
     plan = plan_group(fixed(50, 5, 0))
     assert plan.cycles == Cycles(10, 10)
     assert plan.duration == Duration(6, 60, 60)
-    assert plan.warning_codes == (pol.UPDATE_TIMEOUT_BORDERLINE,)
+    assert plan.warning_codes == (warn.UPDATE_TIMEOUT_BORDERLINE,)
     assert "timeouts { update" in plan.warnings[0].message
 
 
@@ -260,7 +261,7 @@ def test_c12_variant_2_2_is_13_cycles_at_least() -> None:
     plan = plan_group(fixed(50, 2, 2))
     assert plan.cycles == Cycles(min=13, max=25)  # ceil(50/4), ceil(50/2)
     assert plan.duration == Duration(6, 78, 150)
-    assert plan.warning_codes == (pol.UPDATE_TIMEOUT_EXCEEDED,)
+    assert plan.warning_codes == (warn.UPDATE_TIMEOUT_EXCEEDED,)
     assert 'timeouts { update = "3h" }' in plan.warnings[0].message
 
 
@@ -272,7 +273,7 @@ def test_c12_kind_cycle_minutes_and_timeout_are_parameters() -> None:
     assert plan.warnings == ()
     plan = plan_group(fixed(4, 1, 0), minutes_per_cycle=20)  # few nodes, slow cycles
     assert plan.duration.max_minutes == 80
-    assert plan.warning_codes == (pol.UPDATE_TIMEOUT_EXCEEDED,)
+    assert plan.warning_codes == (warn.UPDATE_TIMEOUT_EXCEEDED,)
 
 
 def test_duration_rejects_non_positive_cycle_time() -> None:
@@ -284,18 +285,18 @@ def test_duration_rejects_non_positive_cycle_time() -> None:
 
 
 def test_peak_above_the_per_group_node_limit() -> None:
-    assert plan_group(fixed(190, 10, 0)).warning_codes == (pol.UPDATE_TIMEOUT_EXCEEDED,)
+    assert plan_group(fixed(190, 10, 0)).warning_codes == (warn.UPDATE_TIMEOUT_EXCEEDED,)
     plan = plan_group(fixed(190, 11, 0))
     assert plan.peak_nodes == 201
-    assert pol.PEAK_ABOVE_GROUP_NODE_LIMIT in plan.warning_codes
-    assert pol.PEAK_ABOVE_GROUP_NODE_LIMIT in plan_group(
+    assert warn.PEAK_ABOVE_GROUP_NODE_LIMIT in plan.warning_codes
+    assert warn.PEAK_ABOVE_GROUP_NODE_LIMIT in plan_group(
         fixed(10, 3, 0), group_node_limit=12).warning_codes
 
 
 def test_autoscaled_worst_case_peak_above_the_limit() -> None:
     plan = plan_group(auto(1, 150, 100, 0), live_size=50)
     assert plan.peak_nodes == 100
-    assert pol.PEAK_ABOVE_GROUP_NODE_LIMIT in plan.warning_codes  # 150 + 100 = 250 > 200
+    assert warn.PEAK_ABOVE_GROUP_NODE_LIMIT in plan.warning_codes  # 150 + 100 = 250 > 200
 
 
 # --- edge cases ------------------------------------------------------------------------------
@@ -307,7 +308,7 @@ def test_empty_autoscaled_group() -> None:
     assert plan.cycles == Cycles(0, 0)
     assert plan.duration == Duration(6, 0, 0)
     assert plan.effective == DeployPolicy(0, 0)
-    assert pol.EMPTY_GROUP in plan.warning_codes
+    assert warn.EMPTY_GROUP in plan.warning_codes
 
 
 def test_timeline_rejects_bad_inputs() -> None:
@@ -393,4 +394,4 @@ def test_autoscaled_plans_clamp_to_the_size_at_the_start(
     assert plan.effective == pol.clamp(DeployPolicy(*knobs), live)
     assert plan.peak_nodes <= live + min(knobs[0], live) <= 2 * max(live, 1) + live
     if plan.peak_nodes > hi:
-        assert pol.PEAK_ABOVE_AUTOSCALER_MAX in plan.warning_codes
+        assert warn.PEAK_ABOVE_AUTOSCALER_MAX in plan.warning_codes

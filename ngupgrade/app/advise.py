@@ -33,10 +33,10 @@ from ngupgrade.core.errors import CloudApiError, UsageError
 from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.membership import nodes_per_group
 from ngupgrade.core.model import NodeGroup, QuotaLimit
+from ngupgrade.core.plan_warnings import PlanWarning
 from ngupgrade.core.platform import YANDEX, platform_of
 from ngupgrade.core.policy import policy_text
 from ngupgrade.core.quota.preflight import Preflight
-from ngupgrade.core.simulate import PlanWarning
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,9 @@ from ngupgrade.core.errors import UsageError
 from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.membership import group_node_names, membership_text, nodes_per_group
 from ngupgrade.core.model import FixedScale, NodeGroup
+from ngupgrade.core.plan_warnings import NODES_OVERRIDE_UNUSED
 from ngupgrade.core.platform import platform_of
-from ngupgrade.core.policy import NODES_OVERRIDE_UNUSED, check_overrides, resolve
+from ngupgrade.core.policy import check_overrides, resolve
 from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, Duration, GroupPlan
 
 if TYPE_CHECKING:

@@ -33,8 +33,9 @@ from ngupgrade.core.drain.blockers import drain_blockers, why_blocked
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.k8s import PodDisruptionBudget
 from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup, QuotaLimit
+from ngupgrade.core.plan_warnings import PlanWarning
 from ngupgrade.core.platform import platform_of
-from ngupgrade.core.policy import PlanWarning, resolve
+from ngupgrade.core.policy import resolve
 from ngupgrade.core.quota import limits
 from ngupgrade.core.quota.catalog import service_of
 from ngupgrade.core.quota.demand import GroupDemand, check_groups, group_demand

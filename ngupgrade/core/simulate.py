@@ -23,20 +23,17 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
-from ngupgrade.core.platform import DataNote, InPlaceMethod, platform_of
-from ngupgrade.core.policy import (
+from ngupgrade.core.plan_warnings import (
     FIXED_SIZE_DRIFT,
     NODES_OVERRIDE_UNUSED,
     TAINTED_IN_STATE,
     PlanWarning,
-    ResolvedPolicy,
-    clamp,
     duration_warnings,
     peak_warnings,
     policy_warnings,
-    resolve,
-    validate,
 )
+from ngupgrade.core.platform import DataNote, InPlaceMethod, platform_of
+from ngupgrade.core.policy import ResolvedPolicy, clamp, resolve, validate
 
 DEFAULT_MINUTES_PER_CYCLE = 6.0
 """Minutes one cycle takes when nothing is known: field report C12 assumes 6.

@@ -48,12 +48,12 @@ from typing import Any
 from ngupgrade.core.advise.candidates import Candidate
 from ngupgrade.core.advise.group import Advice, GroupAdvice
 from ngupgrade.core.advise.recommend import Rejected
-from ngupgrade.core.policy import (
+from ngupgrade.core.plan_warnings import (
     UPDATE_TIMEOUT_BORDERLINE,
     UPDATE_TIMEOUT_EXCEEDED,
     suggested_update_timeout,
-    terraform_block,
 )
+from ngupgrade.core.policy import terraform_block
 
 FRONT_ROWS = 10
 """Rows of the front shown in the text; JSON has them all."""

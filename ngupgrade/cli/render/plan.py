@@ -22,12 +22,12 @@ from typing import Any
 
 from ngupgrade.cli.render.groups import scale_json
 from ngupgrade.core.model import AutoScale, ScalePolicy
-from ngupgrade.core.policy import (
+from ngupgrade.core.plan_warnings import (
     UPDATE_TIMEOUT_BORDERLINE,
     UPDATE_TIMEOUT_EXCEEDED,
-    policy_text,
     suggested_update_timeout,
 )
+from ngupgrade.core.policy import policy_text
 from ngupgrade.core.simulate import GroupPlan, Step
 
 PICTURE_MAX_CELLS = 48

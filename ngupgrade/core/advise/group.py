@@ -33,14 +33,14 @@ from ngupgrade.core.advise.schedule import (
 )
 from ngupgrade.core.errors import PolicyInvalid
 from ngupgrade.core.model import AutoScale, NodeGroup
-from ngupgrade.core.platform import Platform, platform_of
-from ngupgrade.core.policy import (
+from ngupgrade.core.plan_warnings import (
     FIXED_SIZE_DRIFT,
     NODES_OUTSIDE_AUTOSCALER_RANGE,
     NODES_OVERRIDE_UNUSED,
     TAINTED_IN_STATE,
     PlanWarning,
 )
+from ngupgrade.core.platform import Platform, platform_of
 from ngupgrade.core.simulate import NodesSource, choose_nodes, plan_group
 
 CURRENT_SIZE_ASSUMED = "current-size-assumed"

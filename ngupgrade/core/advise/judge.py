@@ -32,7 +32,7 @@ from typing import Literal, Protocol
 
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup, QuotaLimit
-from ngupgrade.core.policy import MAX_UNAVAILABLE_AT_AUTOSCALER_MIN
+from ngupgrade.core.plan_warnings import MAX_UNAVAILABLE_AT_AUTOSCALER_MIN
 from ngupgrade.core.quota.demand import demand_of, extra_nodes
 from ngupgrade.core.quota.verdict import QuotaVerdict, verdict
 from ngupgrade.core.units import human_quota

@@ -30,7 +30,8 @@ from datetime import datetime, timedelta
 
 from ngupgrade.core import simulate
 from ngupgrade.core.model import AutoScale, MaintenanceWindow, NodeGroup, QuotaLimit
-from ngupgrade.core.policy import PlanWarning, clamp
+from ngupgrade.core.plan_warnings import PlanWarning
+from ngupgrade.core.policy import clamp
 from ngupgrade.core.quota.demand import GroupDemand, combine
 from ngupgrade.core.quota.preflight import Preflight
 from ngupgrade.core.quota.verdict import CloudVerdict, QuotaVerdict, verdict

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 from ngupgrade.core.k8s import PodDisruptionBudget
 from ngupgrade.core.model import QuotaLimit
+from ngupgrade.core.plan_warnings import PlanWarning
 from ngupgrade.core.platform import platform_of
-from ngupgrade.core.policy import PlanWarning, policy_text
+from ngupgrade.core.policy import policy_text
 from ngupgrade.core.quota.demand import GroupDemand, combine
 from ngupgrade.core.quota.suggest import Suggestion, suggest
 from ngupgrade.core.quota.verdict import CloudVerdict, QuotaVerdict, verdict

@@ -1,0 +1,247 @@
+"""Warnings a plan or a preflight carries: the one warning type, its stable codes, and the
+checks of a deploy policy, a peak and a duration against the platform's limits. Pure.
+
+The numbers are the :class:`~ngupgrade.core.platform.Platform`'s (``platform=``, Yandex when
+not given). Sources:
+
+* seed 000 (Yandex ``deploy-policy.md``) and seed 001 (Selectel's upgrade strategy): values
+  are reduced to the group size at the start of the upgrade; surge nodes are not counted
+  against the autoscaler max; ``max_unavailable`` at or above the autoscaler min can take the
+  whole group down;
+* field reports C04 (clamp direction), C05 (an unset policy, assumed), C12 (a long upgrade
+  outlives Terraform's 60-minute update timeout);
+* reference facts: ``managed-kubernetes.groupNodes.count`` (200 nodes per group by default),
+  the provider's ``yandexKubernetesNodeGroupUpdateTimeout`` (60 minutes).
+
+Warning codes are stable (scripts match on them); messages may change. The deploy-policy rules
+themselves (validation, the default, clamping, resolution) are :mod:`ngupgrade.core.policy`'s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ngupgrade.core.model import AutoScale, DeployPolicy, ScalePolicy
+from ngupgrade.core.platform import YANDEX, Platform
+from ngupgrade.core.policy import ResolvedPolicy
+
+GROUP_NODE_LIMIT_QUOTA_ID = "managed-kubernetes.groupNodes.count"
+
+TIMEOUT_BORDERLINE_FRACTION = 0.8
+"""An estimate at or above this share of the timeout is borderline: estimates are rough."""
+
+TIMEOUT_SUGGESTION_MARGIN = 1.2
+"""``timeouts { update }`` is suggested as the upper estimate plus 20%, in whole hours."""
+
+# Stable warning codes.
+POLICY_ASSUMED = "policy-assumed"
+MAX_EXPANSION_CLAMPED = "max-expansion-clamped"
+MAX_UNAVAILABLE_CLAMPED = "max-unavailable-clamped"
+WHOLE_GROUP_UNAVAILABLE = "whole-group-unavailable"
+MAX_UNAVAILABLE_AT_AUTOSCALER_MIN = "max-unavailable-at-autoscaler-min"
+PEAK_ABOVE_AUTOSCALER_MAX = "peak-above-autoscaler-max"
+PEAK_ABOVE_GROUP_NODE_LIMIT = "peak-above-group-node-limit"
+UPDATE_TIMEOUT_EXCEEDED = "terraform-update-timeout-exceeded"
+UPDATE_TIMEOUT_BORDERLINE = "terraform-update-timeout-borderline"
+NODES_OUTSIDE_AUTOSCALER_RANGE = "nodes-outside-autoscaler-range"
+NODES_OVERRIDE_UNUSED = "nodes-override-unused"
+EMPTY_GROUP = "empty-group"
+TAINTED_IN_STATE = "tainted-in-state"
+FIXED_SIZE_DRIFT = "fixed-size-drift"
+
+WARNING_CODES = (
+    POLICY_ASSUMED, MAX_EXPANSION_CLAMPED, MAX_UNAVAILABLE_CLAMPED, WHOLE_GROUP_UNAVAILABLE,
+    MAX_UNAVAILABLE_AT_AUTOSCALER_MIN, PEAK_ABOVE_AUTOSCALER_MAX, PEAK_ABOVE_GROUP_NODE_LIMIT,
+    UPDATE_TIMEOUT_EXCEEDED, UPDATE_TIMEOUT_BORDERLINE, NODES_OUTSIDE_AUTOSCALER_RANGE,
+    NODES_OVERRIDE_UNUSED, EMPTY_GROUP, TAINTED_IN_STATE, FIXED_SIZE_DRIFT,
+)
+"""Every stable warning code, wherever it is emitted (documented in docs/upgrade-math.md)."""
+
+
+@dataclass(frozen=True)
+class PlanWarning:
+    """Something a user must know before an upgrade: a stable ``code`` and a one-line message.
+
+    The one warning type of every report (``plan``, ``preflight``). ``group``: the address
+    of the node group it is about, when the producer knows one (the ``upgrade`` gate sends such
+    a warning as its own ``warning`` event; reports render ``code`` and ``message`` only)."""
+
+    code: str
+    message: str
+    group: str | None = None
+
+
+def _nodes(count: int) -> str:
+    """``node is`` / ``nodes are`` for a count."""
+    return "node is" if count == 1 else "nodes are"
+
+
+def policy_warnings(
+    resolved: ResolvedPolicy, effective: DeployPolicy, nodes: int, scale: ScalePolicy,
+    platform: Platform = YANDEX,
+) -> list[PlanWarning]:
+    """Warnings about the policy itself for a group of ``nodes`` nodes at the start.
+
+    Codes: ``policy-assumed`` (C05 D), ``max-expansion-clamped`` / ``max-unavailable-clamped``
+    with both numbers (C04 A), ``whole-group-unavailable`` when ``U' == N`` (C04 C; seed 001
+    examples 2 and 3), ``max-unavailable-at-autoscaler-min`` when ``U >= min`` (seed 001
+    example 2), ``peak-above-autoscaler-max`` when ``E' > max - N`` (seed 001: surge nodes are
+    not counted against the autoscaler max), ``empty-group`` when ``N == 0``.
+    """
+    out: list[PlanWarning] = []
+    configured = resolved.policy
+    if resolved.assumed:
+        default = platform.default_policy
+        out.append(PlanWarning(
+            POLICY_ASSUMED,
+            f"{platform.policy_noun} is not set in the state; assuming the {platform.vendor} "
+            f"default max_expansion={default.max_expansion}, "
+            f"max_unavailable={default.max_unavailable} ({platform.unset_hint})",
+        ))
+    if nodes == 0:
+        out.append(PlanWarning(
+            EMPTY_GROUP, "the group has 0 nodes: the upgrade replaces no node",
+        ))
+        return out
+    if configured.max_expansion > effective.max_expansion:
+        out.append(PlanWarning(
+            MAX_EXPANSION_CLAMPED,
+            f"max_expansion {configured.max_expansion} is above the group size {nodes}: "
+            f"at most {effective.max_expansion} surge {_nodes(effective.max_expansion)} created",
+        ))
+    if configured.max_unavailable > effective.max_unavailable:
+        out.append(PlanWarning(
+            MAX_UNAVAILABLE_CLAMPED,
+            f"max_unavailable {configured.max_unavailable} is above the group size {nodes}: "
+            f"at most {effective.max_unavailable} {_nodes(effective.max_unavailable)} down at once",
+        ))
+    if effective.max_unavailable >= nodes:
+        surge_note = (
+            f"; the {effective.max_expansion} surge nodes may not be Ready yet"
+            if effective.max_expansion else ""
+        )
+        out.append(PlanWarning(
+            WHOLE_GROUP_UNAVAILABLE,
+            f"max_unavailable {effective.max_unavailable} equals the group size {nodes}: "
+            f"the whole group is drained at once{surge_note}, so its pods may have nowhere "
+            "to run (set max_unavailable below the group size)",
+        ))
+    if isinstance(scale, AutoScale):
+        out.extend(_autoscale_warnings(configured, effective, nodes, scale, platform))
+    return out
+
+
+def _autoscale_warnings(
+    configured: DeployPolicy, effective: DeployPolicy, nodes: int, scale: AutoScale,
+    platform: Platform,
+) -> list[PlanWarning]:
+    out: list[PlanWarning] = []
+    if configured.max_unavailable > 0 and configured.max_unavailable >= scale.min:
+        advice = (
+            "use max_unavailable=0 with max_expansion >= 1"
+            if scale.min <= 1
+            else f"set max_unavailable to at most {scale.min - 1}"
+        )
+        out.append(PlanWarning(
+            MAX_UNAVAILABLE_AT_AUTOSCALER_MIN,
+            f"max_unavailable {configured.max_unavailable} is at or above the autoscaler min "
+            f"{scale.min}: if the group has shrunk to its min when the upgrade starts, every "
+            f"node is drained at once ({advice})",
+        ))
+    peak = nodes + effective.max_expansion
+    if peak > scale.max:
+        # the worst case is never below what this plan itself reaches (N above the max)
+        worst = max(peak, platform.worst_case_peak(configured, scale))
+        tail = f"; worst case {worst} nodes" if worst > peak else ""
+        if nodes <= scale.max:
+            text = (f"max_expansion {effective.max_expansion} is above max - current = "
+                    f"{scale.max} - {nodes} = {scale.max - nodes}: the group reaches {peak} "
+                    f"nodes, above the autoscaler max {scale.max} (surge nodes are not "
+                    f"counted against it{tail})")
+        else:
+            text = (f"{nodes} nodes are already above the autoscaler max {scale.max}; with "
+                    f"max_expansion {effective.max_expansion} the group reaches {peak} nodes "
+                    "(surge nodes are not counted against it)")
+        out.append(PlanWarning(PEAK_ABOVE_AUTOSCALER_MAX, text))
+    if not scale.min <= nodes <= scale.max:
+        out.append(PlanWarning(
+            NODES_OUTSIDE_AUTOSCALER_RANGE,
+            f"{nodes} nodes is outside the autoscaler range {scale.min}..{scale.max}",
+        ))
+    return out
+
+
+def peak_warnings(
+    peak_nodes: int, *, limit: int | None = YANDEX.group_node_limit,
+    worst_case_peak: int | None = None,
+) -> list[PlanWarning]:
+    """``peak-above-group-node-limit`` when the peak exceeds the per-group node limit.
+
+    ``limit`` is the ``managed-kubernetes.groupNodes.count`` quota (Yandex: 200 by default),
+    None when the platform documents none (then no warning); ``worst_case_peak`` is the peak
+    of an autoscaled group grown to its max, when larger.
+    """
+    if limit is None:
+        return []
+    if peak_nodes > limit:
+        return [PlanWarning(
+            PEAK_ABOVE_GROUP_NODE_LIMIT,
+            f"peak {peak_nodes} nodes is above the per-group node limit {limit} "
+            f"({GROUP_NODE_LIMIT_QUOTA_ID}): the surge nodes cannot be created; "
+            "lower max_expansion or raise the quota",
+        )]
+    if worst_case_peak is not None and worst_case_peak > limit:
+        return [PlanWarning(
+            PEAK_ABOVE_GROUP_NODE_LIMIT,
+            f"if the autoscaler grows the group to its max first, the peak is "
+            f"{worst_case_peak} nodes, above the per-group node limit {limit} "
+            f"({GROUP_NODE_LIMIT_QUOTA_ID})",
+        )]
+    return []
+
+
+def suggested_update_timeout(max_minutes: float) -> str:
+    """A ``timeouts { update }`` value: the upper estimate plus 20%, rounded up to hours."""
+    hours = max(1, math.ceil(max_minutes * TIMEOUT_SUGGESTION_MARGIN / 60))
+    return f"{hours}h"
+
+
+def duration_warnings(
+    max_minutes: float, *, timeout_minutes: int | None = None, platform: Platform = YANDEX,
+) -> list[PlanWarning]:
+    """Warn when the upper duration estimate reaches Terraform's update timeout (C12).
+
+    Above the timeout: ``terraform-update-timeout-exceeded``; from 80% of it up to it:
+    ``terraform-update-timeout-borderline``. Both name ``timeouts { update = "..." }``.
+    ``timeout_minutes`` defaults to the platform's (Yandex 60); a platform whose upgrades
+    Terraform does not run (Selectel: cluster-level, reference section 5) gets none.
+    """
+    if timeout_minutes is None:
+        timeout_minutes = platform.terraform_update_timeout_minutes
+    if timeout_minutes is None:
+        return []
+    resource = platform.node_group_type
+    def fmt(minutes: float) -> str:
+        return f"{minutes:g}"
+
+    setting = f'timeouts {{ update = "{suggested_update_timeout(max_minutes)}" }}'
+    if max_minutes > timeout_minutes:
+        return [PlanWarning(
+            UPDATE_TIMEOUT_EXCEEDED,
+            f"the upgrade may take up to {fmt(max_minutes)} min, longer than the "
+            f"{timeout_minutes} min update timeout of {resource}: a "
+            f"Terraform-driven update would time out while the cloud keeps upgrading; set "
+            f"{setting} on the node group, or run the upgrade with `ngupgrade upgrade` "
+            "(it resumes)",
+        )]
+    if max_minutes >= timeout_minutes * TIMEOUT_BORDERLINE_FRACTION:
+        return [PlanWarning(
+            UPDATE_TIMEOUT_BORDERLINE,
+            f"the upgrade may take up to {fmt(max_minutes)} min, close to the "
+            f"{timeout_minutes} min update timeout of {resource}; consider "
+            f"{setting} on the node group",
+        )]
+    return []
+
+
