@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ngupgrade.core.address import TfAddress  # noqa: E402
 from ngupgrade.core.advise.group import advise_groups  # noqa: E402
 from ngupgrade.core.advise.judge import MinAvailable, QuotaJudge  # noqa: E402
 from ngupgrade.core.model import (  # noqa: E402
@@ -31,7 +32,6 @@ from ngupgrade.core.model import (  # noqa: E402
     FixedScale,
     NodeGroup,
     QuotaLimit,
-    TfAddress,
 )
 from ngupgrade.core.quota.catalog import INSTANCES  # noqa: E402
 from ngupgrade.core.simulate import plan_group  # noqa: E402

@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ngupgrade.core.address import TfAddress  # noqa: E402
 from ngupgrade.core.drain.check import check_model  # noqa: E402
 from ngupgrade.core.drain.group import DrainModel  # noqa: E402
 from ngupgrade.core.drain.index import ClusterIndex  # noqa: E402
@@ -40,7 +41,7 @@ from ngupgrade.core.k8s import (  # noqa: E402
     PodDisruptionBudget,
     Workload,
 )
-from ngupgrade.core.model import GIB, DeployPolicy, FixedScale, NodeGroup, NodeResources, TfAddress  # noqa: E402
+from ngupgrade.core.model import GIB, DeployPolicy, FixedScale, NodeGroup, NodeResources  # noqa: E402
 from ngupgrade.core.simulate import plan_group  # noqa: E402
 
 MIB = 1 << 20

@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT))
 EXAMPLE = ROOT / "terraform" / "examples" / "terraform.tfstate"
 
 from ngupgrade.cli.render.plan import group_plan_json, plan_text  # noqa: E402
-from ngupgrade.core.model import DeployPolicy, FixedScale, NodeGroup, TfAddress  # noqa: E402
+from ngupgrade.core.address import TfAddress  # noqa: E402
+from ngupgrade.core.model import DeployPolicy, FixedScale, NodeGroup  # noqa: E402
 from ngupgrade.core.simulate import plan_group  # noqa: E402
 
 

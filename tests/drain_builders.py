@@ -6,6 +6,7 @@ would write them (``cpu: 800m``, ``memory: 512Mi``).
 
 from __future__ import annotations
 
+from ngupgrade.core.address import TfAddress
 from ngupgrade.core.drain.findings import Finding
 from ngupgrade.core.k8s import (
     NODE_GROUP_LABEL,
@@ -29,7 +30,6 @@ from ngupgrade.core.model import (
     FixedScale,
     NodeGroup,
     NodeResources,
-    TfAddress,
 )
 from ngupgrade.core.simulate import GroupPlan, plan_group
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ngupgrade.core.model import ModuleStep, TfAddress
+from ngupgrade.core.address import ModuleStep, TfAddress
 
 
 def test_formats_module_with_for_each_and_count_keys() -> None:
@@ -65,7 +65,7 @@ def test_string_keys_print_and_parse_like_terraform(key: str, terraform_prints: 
     # Before: json.dumps quoting; `terraform state list` prints ng["$${var.x}"] and
     # ng["form\u000cfeed"], which ngupgrade neither printed nor accepted as --group, and a
     # "\U000e0001" key (Terraform's escape above the BMP) was not an address at all.
-    from ngupgrade.core.model import TfAddress
+    from ngupgrade.core.address import TfAddress
 
     addr = TfAddress("yandex_kubernetes_node_group", "ng", key)
     assert str(addr) == f"yandex_kubernetes_node_group.ng{terraform_prints}"
@@ -73,6 +73,6 @@ def test_string_keys_print_and_parse_like_terraform(key: str, terraform_prints: 
 
 
 def test_json_escaped_keys_are_still_accepted() -> None:
-    from ngupgrade.core.model import TfAddress
+    from ngupgrade.core.address import TfAddress
 
     assert TfAddress.parse('t.n["a\\u00e9\\ud83d\\ude00\\/"]').index == "a\u00e9\U0001f600/"

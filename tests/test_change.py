@@ -6,8 +6,9 @@ from dataclasses import replace
 
 import pytest
 
+from ngupgrade.core.address import TfAddress
 from ngupgrade.core.change import PlannedChange, classify, classify_plan
-from ngupgrade.core.model import GIB, AutoScale, DeployPolicy, FixedScale, QuotaLimit, TfAddress
+from ngupgrade.core.model import GIB, AutoScale, DeployPolicy, FixedScale, QuotaLimit
 from ngupgrade.core.quota.plan import change_demand
 from ngupgrade.core.quota.preflight import evaluate
 from ngupgrade.testing.builders import node_group

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ngupgrade.core.address import TfAddress
 from ngupgrade.core.errors import PolicyInvalid
-from ngupgrade.core.model import GIB, DeployPolicy, QuotaLimit, TfAddress
+from ngupgrade.core.model import GIB, DeployPolicy, QuotaLimit
 from ngupgrade.core.quota.catalog import (
     DISKS,
     EXTERNAL_ADDRESSES,

@@ -8,8 +8,9 @@ from ngupgrade.adapters.state.parse import ParsedState, parse_state
 from ngupgrade.adapters.state.sources import StateRequest, read_state_bytes
 from ngupgrade.app.settings import Settings
 from ngupgrade.core import platform as plat
+from ngupgrade.core.address import TfAddress
 from ngupgrade.core.errors import UsageError
-from ngupgrade.core.model import NodeGroup, TfAddress
+from ngupgrade.core.model import NodeGroup
 
 
 def state_request(settings: Settings) -> StateRequest:

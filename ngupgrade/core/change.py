@@ -59,7 +59,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from ngupgrade.core.model import MAX_GROUP_NODES, AutoScale, DeployPolicy, NodeGroup, TfAddress
+from ngupgrade.core.address import TfAddress
+from ngupgrade.core.model import MAX_GROUP_NODES, AutoScale, DeployPolicy, NodeGroup
 from ngupgrade.core.platform import YANDEX
 from ngupgrade.core.policy import policy_text
 

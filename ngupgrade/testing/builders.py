@@ -3,6 +3,7 @@ place tests build a ``NodeGroup`` (ngupgrade's own tests build on these too)."""
 
 from __future__ import annotations
 
+from ngupgrade.core.address import TfAddress
 from ngupgrade.core.model import (
     GIB,
     AutoScale,
@@ -13,7 +14,6 @@ from ngupgrade.core.model import (
     NodeResources,
     PlatformName,
     ScalePolicy,
-    TfAddress,
 )
 
 _ONE_ZERO = DeployPolicy(1, 0)

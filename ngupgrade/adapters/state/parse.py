@@ -26,8 +26,9 @@ import msgspec
 
 from ngupgrade.adapters.state import selectel, yandex
 from ngupgrade.adapters.state.yandex import ClusterInfo
+from ngupgrade.core.address import ModuleStep, TfAddress
 from ngupgrade.core.errors import BadInput
-from ngupgrade.core.model import ModuleStep, NodeGroup, PlatformName, TfAddress
+from ngupgrade.core.model import NodeGroup, PlatformName
 from ngupgrade.core.text import LONE_SURROGATE_MESSAGE
 
 NODE_GROUP_TYPE = yandex.NODE_GROUP_TYPE

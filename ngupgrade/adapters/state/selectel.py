@@ -26,6 +26,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from ngupgrade.core.address import TfAddress
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.k8s import Taint
 from ngupgrade.core.model import (
@@ -38,7 +39,6 @@ from ngupgrade.core.model import (
     NodeResources,
     Placement,
     ScalePolicy,
-    TfAddress,
 )
 from ngupgrade.core.platform import SELECTEL
 

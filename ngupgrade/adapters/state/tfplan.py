@@ -36,6 +36,7 @@ from ngupgrade.adapters.state.parse import (
     node_group_from_values,
     parse_state,
 )
+from ngupgrade.core.address import TfAddress
 from ngupgrade.core.change import (
     KNOWN_ACTIONS,
     NO_CHANGE_ACTIONS,
@@ -45,7 +46,7 @@ from ngupgrade.core.change import (
     PlannedChange,
 )
 from ngupgrade.core.errors import BadInput
-from ngupgrade.core.model import NodeGroup, TfAddress
+from ngupgrade.core.model import NodeGroup
 
 _ABSENT = msgspec.Raw(b"")
 Step = str | int

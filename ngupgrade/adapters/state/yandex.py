@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from ngupgrade.core.address import TfAddress
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.k8s import Taint, TaintEffect
 from ngupgrade.core.model import (
@@ -29,7 +30,6 @@ from ngupgrade.core.model import (
     NodeResources,
     PlacementGroup,
     ScalePolicy,
-    TfAddress,
 )
 from ngupgrade.core.platform import YANDEX
 
