@@ -124,12 +124,12 @@ class GroupDemand:
     at_current_size: Mapping[str, int]
     reducible: bool = True
     """False when a smaller deploy policy cannot lower the demand (a Terraform replace or create:
-    :mod:`ngupgrade.core.plan_quota`): no suggestion is made for it."""
+    :mod:`ngupgrade.core.quota.plan`): no suggestion is made for it."""
     demand_at: Callable[[DeployPolicy, bool], Mapping[str, int]] | None = field(
         default=None, compare=False, repr=False)
     """The demand under another deploy policy, ``(policy, at_current_size) -> quota id ->
     amount``, when it is more than the surge (a Terraform roll that also resizes the group or
-    changes what a node consumes: :mod:`ngupgrade.core.plan_quota`); None: the surge only."""
+    changes what a node consumes: :mod:`ngupgrade.core.quota.plan`); None: the surge only."""
 
     @property
     def address(self) -> str:
