@@ -174,6 +174,11 @@ def test_policy_lowered_with_the_roll_counts_the_larger_surge(run_cli, tmp_path:
     assert demand(pre)["compute.instances.count"] == 3
     group = next(g for g in pre["groups"] if g["address"] == WORKERS)
     assert group["policy"]["source"] == "plan"
+    # the text names the source as `plan` does (was "3/0 (plan)", beside the state's "1/0")
+    text = run_cli("preflight", "--plan", path, "--quotas", QUOTAS).stdout
+    (row,) = [line.split() for line in text.splitlines()
+              if line.startswith(f"  {WORKERS} ") and CLOUD in line]  # node groups, not changes
+    assert row[:7] == [WORKERS, CLOUD, "3/0", "(from", "the", "Terraform", "plan)"]
 
 
 def test_unknown_size_after_apply_is_the_worst_case(run_cli, tmp_path: Path) -> None:

@@ -207,7 +207,7 @@ def preflight_table(result: Preflight) -> str:
         for gd in result.groups:
             ex = gd.extra
             policy = policy_text(ex.policy) + (
-                {"state": "", "live": " (live)", "plan": " (plan)",
+                {"state": "", "live": " (live)", "plan": " (from the Terraform plan)",
                  "override": " (override)"}.get(ex.policy_source, " (assumed)"))
             if ex.current_source == "fixed":
                 nodes = f"{ex.current} fixed"
