@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ngupgrade.upgrade import events as ev
-from tests._upgrade_helpers import cli, example_cloud
+from tests._upgrade_helpers import POLICY_MASK, cli, example_cloud, run, updates
 from tests.test_drain_check_cli import calm_cluster, dump
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "events.md"
@@ -99,3 +99,58 @@ def test_every_line_of_full_runs_matches_the_documented_keys(
         keys = set(event)
         assert always <= keys, (event["event"], always - keys)
         assert keys <= every, (event["event"], keys - every)
+
+
+WORKERS = "yandex_kubernetes_node_group.workers"
+STOPPED = ("operation op-1 finished without error, but node group cat1ng0fixed0000abcd is "
+           "STOPPED: it does not come back to RUNNING by itself")
+
+
+def test_a_group_stopped_after_a_good_operation_ends_with_its_verdict(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
+    """Was: step_started verify, then the error line; no verdict for the group."""
+    import ngupgrade.cli.upgrade as cmd
+
+    doc = documented()
+    original = cmd.NdjsonDisplay.event
+    with example_cloud() as fake:
+
+        def event(self: cmd.NdjsonDisplay, e: ev.Event) -> None:
+            original(self, e)
+            if e.kind == "progress":
+                fake.group("workers").status = "STOPPED"  # someone stops it meanwhile
+
+        monkeypatch.setattr(cmd.NdjsonDisplay, "event", event)
+        code, out, _ = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
+                           "-o", "json", "--apply", "--journal", str(tmp_path / "j.json"))
+    assert code == 1
+    lines = _lines(out)
+    assert [e["event"] for e in lines][-4:] == ["step_finished", "step_started", "verdict",
+                                                "error"]
+    verdict = {k: v for k, v in lines[-2].items() if k != "at"}
+    assert verdict == {"event": "verdict", "group": WORKERS, "ok": False,
+                       "operation_id": "op-1", "status": "STOPPED", "version": "1.30",
+                       "target": "1.30", "nodes": 3, "start_nodes": 3, "problems": [STOPPED]}
+    assert lines[-1]["message"] == STOPPED
+    for line in lines:
+        always, every = doc[str(line["event"])]
+        assert always <= set(line) <= every, line["event"]
+
+
+def test_a_group_stopped_after_its_policy_update_ends_with_its_verdict(tmp_path: Path) -> None:
+    """The policy step's operation succeeds, the group is STOPPED: the run stops before the
+    version update (exit 1) and its last line about the group is the verdict."""
+    with example_cloud() as fake:
+
+        def stop(event: ev.Event) -> None:
+            if event.kind == "operation":
+                fake.group("workers").status = "STOPPED"
+
+        out = run(fake, tmp_path / "j.json", max_expansion=2, max_unavailable=1, hook=stop)
+        assert out.code == 1
+        assert updates(fake) == [POLICY_MASK]
+    assert out.kinds()[-3:] == ["step_started", "operation", "verdict"]
+    verdict = out.events[-1]
+    assert (verdict.group, verdict.data) == (WORKERS, {
+        "ok": False, "operation_id": "op-1", "status": "STOPPED", "version": "1.29",
+        "target": "1.30", "nodes": 3, "start_nodes": 3, "problems": [STOPPED]})

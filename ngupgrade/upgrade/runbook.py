@@ -56,6 +56,7 @@ from ngupgrade.upgrade.progress import wait_with_progress
 from ngupgrade.upgrade.rules import check_target_version
 from ngupgrade.upgrade.steps import build_steps
 from ngupgrade.upgrade.values import GroupResult, PlannedCall, UpgradeApi, UpgradeOptions
+from ngupgrade.upgrade.verdicts import stopped_verdict
 
 
 def policy_drift(live: LiveNodeGroup, group: NodeGroup) -> DeployPolicy | None:
@@ -88,11 +89,15 @@ class Runbook:
         self._emit = emit or (lambda event: None)
         self.journal_writer = journal_writer
         self.t0 = timing.clock()
+        self.judged: set[str] = set()
+        """Groups whose ``verdict`` event was sent (each run ends with one)."""
         self.ctx = Context(api, options, timing, self.emit, Mutation(api, timing, conflict),
                            kube)
 
     def emit(self, event: Event) -> None:
         """Send one event, stamped with ``at`` = seconds since the runbook began."""
+        if isinstance(event, Verdict):
+            self.judged.add(event.group)
         self._emit(replace(event, at=self.timing.clock() - self.t0))
 
     # -- 1-4: read, check, plan ---------------------------------------------------------------
@@ -288,12 +293,17 @@ class Runbook:
                       status=prep.live.status, nodes=len(prep.nodes), note=prep.nothing_to_do))
             return result
         j.save()
+        self.judged.discard(addr)
         try:
             self._attach_running(prep, result)
             for step in prep.steps:
                 step.run(self.ctx, result)
-        except (OperationFailed, CheckFailed):
+        except (OperationFailed, CheckFailed) as err:
             j.finish("failed")
+            if addr not in self.judged:  # the run ends with its verdict (docs/events.md)
+                closing = stopped_verdict(self.api, prep, err, self.options.version)
+                if closing is not None:
+                    self.emit(closing)
             raise
         except CloudApiError as err:
             # A call that failed past its retries says nothing about a cloud operation this
