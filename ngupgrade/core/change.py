@@ -60,7 +60,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from ngupgrade.core.address import TfAddress
-from ngupgrade.core.model import MAX_GROUP_NODES, AutoScale, DeployPolicy, NodeGroup
+from ngupgrade.core.model import MAX_GROUP_NODES, DeployPolicy, NodeGroup
 from ngupgrade.core.platform import YANDEX
 from ngupgrade.core.policy import policy_text
 
@@ -200,7 +200,7 @@ def _under(path: str, prefixes: Iterable[str]) -> bool:
 def _nodes_of(group: NodeGroup | None) -> int:
     if group is None:
         return 0
-    return group.scale.max if isinstance(group.scale, AutoScale) else group.scale.size
+    return group.scale.most_nodes
 
 
 def _force_new(path: str) -> bool:

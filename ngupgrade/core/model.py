@@ -47,6 +47,11 @@ class FixedScale:
     size: int
     type: Literal["fixed"] = "fixed"
 
+    @property
+    def most_nodes(self) -> int:
+        """Nodes the group may hold outside an upgrade: ``size`` (the worst case quotas count)."""
+        return self.size
+
 
 @dataclass(frozen=True)
 class AutoScale:
@@ -56,6 +61,11 @@ class AutoScale:
     max: int
     initial: int
     type: Literal["auto"] = "auto"
+
+    @property
+    def most_nodes(self) -> int:
+        """Nodes the group may hold outside an upgrade: the autoscaler ``max`` (its worst case)."""
+        return self.max
 
 
 ScalePolicy = FixedScale | AutoScale

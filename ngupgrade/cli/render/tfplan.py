@@ -24,7 +24,7 @@ from typing import Any
 from ngupgrade.cli.render.groups import scale_json
 from ngupgrade.cli.render.plan import group_plan_json, group_plan_lines
 from ngupgrade.core.change import Finding, GroupChange, PlanVerdict
-from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup
+from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.platform import platform_of
 from ngupgrade.core.policy import policy_text
 from ngupgrade.core.simulate import GroupPlan
@@ -33,7 +33,7 @@ from ngupgrade.core.simulate import GroupPlan
 def _size(group: NodeGroup | None) -> int | None:
     if group is None:
         return None
-    return group.scale.max if isinstance(group.scale, AutoScale) else group.scale.size
+    return group.scale.most_nodes
 
 
 def _policy(policy: DeployPolicy | None) -> dict[str, int] | None:

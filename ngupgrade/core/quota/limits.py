@@ -29,7 +29,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from ngupgrade.core import simulate
-from ngupgrade.core.model import AutoScale, MaintenanceWindow, NodeGroup, QuotaLimit
+from ngupgrade.core.model import MaintenanceWindow, NodeGroup, QuotaLimit
 from ngupgrade.core.plan_warnings import PlanWarning
 from ngupgrade.core.policy import clamp
 from ngupgrade.core.quota.demand import GroupDemand, combine
@@ -60,11 +60,6 @@ def peak(gd: GroupDemand, at_current_size: bool = False) -> tuple[int, int]:
     return ex.nodes, ex.managed_kubernetes
 
 
-def _size(group: NodeGroup) -> int:
-    """A group that is not upgraded now, counted in its cluster: fixed size or autoscaler max."""
-    return group.scale.max if isinstance(group.scale, AutoScale) else group.scale.size
-
-
 def _scoped(quota_id: str, scope: str, nodes: int, surge: int, limit: QuotaLimit
             ) -> QuotaVerdict | None:
     if limit.limit is None:
@@ -92,7 +87,7 @@ def node_count_verdicts(demands: Sequence[GroupDemand], peers: Sequence[NodeGrou
         for cluster_id in dict.fromkeys(gd.group.cluster_id for gd in demands):
             mine = [gd for gd in demands if gd.group.cluster_id == cluster_id]
             upgraded = {gd.address for gd in mine}
-            others = sum(_size(g) for g in peers
+            others = sum(g.scale.most_nodes for g in peers
                          if g.cluster_id == cluster_id and str(g.address) not in upgraded)
             nodes = others + sum(peak(gd, at_current_size)[0] for gd in mine)
             surge = combine(({"n": peak(gd, at_current_size)[1]} for gd in mine),

@@ -55,7 +55,7 @@ def _size(group: NodeGroup | None) -> int:
     """Nodes a group may hold: the fixed size, or the autoscaler max (its worst case)."""
     if group is None:
         return 0
-    return group.scale.max if isinstance(group.scale, AutoScale) else group.scale.size
+    return group.scale.most_nodes
 
 
 def _current(group: NodeGroup, current: int | None) -> tuple[int, CurrentSource]:
