@@ -179,6 +179,31 @@ def test_bad_documents(data: bytes, message: str, path: str | None) -> None:
     assert err.value.path == path
 
 
+def test_a_byte_of_another_encoding_is_named_with_its_offset_in_the_whole_file() -> None:
+    """The byte sits inside ``resources`` (decoded later, as a slice): the offset and line
+    are still the file's, not the slice's."""
+    data = EXAMPLE_STATE.read_bytes()
+    at = data.index(b'"workers"') + 2
+    bad = data[:at] + "ö".encode("latin-1") + data[at + 1:]
+    with pytest.raises(BadInput) as err:
+        parse_state(bad, "f.tfstate")
+    line = data.count(b"\n", 0, at) + 1
+    assert str(err.value).startswith(
+        f"f.tfstate: $: not UTF-8 text at byte offset {at} (line {line}): byte F6 is not UTF-8")
+    assert "iconv -f WINDOWS-1251 -t UTF-8 f.tfstate > state.json" in (err.value.hint or "")
+
+
+def test_a_lone_surrogate_escape_is_named_not_called_truncated() -> None:
+    data = EXAMPLE_STATE.read_bytes()
+    at = data.index(b'"workers"') + 1
+    bad = data[:at] + b"\\udc80" + data[at:]
+    with pytest.raises(BadInput) as err:
+        parse_state(bad, "f.tfstate")
+    assert f"not text at byte offset {at} " in str(err.value)
+    assert str(err.value).endswith("\\udc80")
+    assert "terraform state pull > state.json" in (err.value.hint or "")
+
+
 def test_wrong_type_names_the_json_path() -> None:
     attrs = dict(C06_ATTRS, instance_template=[{"resources": [{"cores": "4", "memory": 4}]}])
     with pytest.raises(BadInput) as err:

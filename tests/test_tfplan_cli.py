@@ -322,6 +322,24 @@ def test_stdin_and_bad_input(run_cli, tmp_path: Path) -> None:
     assert "Traceback" not in bad.stderr + state_file.stderr
 
 
+def test_a_byte_of_another_encoding_in_a_resource_change_is_named_in_the_whole_file(
+        run_cli, tmp_path: Path) -> None:
+    """resource_changes are decoded one by one after the header: a Windows-1251 byte in the
+    address of the workers' change is still named at its offset and line in the file."""
+    data = Path(ROLL_PLAN).read_bytes()
+    at = data.index(b'"address": "yandex_kubernetes_node_group.workers"',
+                    data.index(b'"resource_changes"')) + len('"address": "')
+    bad = tmp_path / "plan.json"
+    bad.write_bytes(data[:at] + "ж".encode("cp1251") + data[at + 1:])
+    res = run_cli("plan", "--plan", str(bad))
+    assert res.exit_code == 3
+    line = data.count(b"\n", 0, at) + 1
+    assert res.stderr.splitlines()[0] == (
+        f"error: {bad}: $: not UTF-8 text at byte offset {at} (line {line}): byte E6 is not "
+        "UTF-8 (a file saved as Latin-1, Windows-1251 or the like?)")
+    assert "terraform show -json PLANFILE > plan.json" in res.stderr
+
+
 def test_readme_ci_commands_run_as_documented(run_cli, monkeypatch) -> None:
     """The README's CI section, run on the example plans from the repository root."""
     from tests.conftest import ROOT

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -26,10 +27,10 @@ import msgspec
 
 from ngupgrade.adapters.state import selectel, yandex
 from ngupgrade.adapters.state.yandex import ClusterInfo
-from ngupgrade.core.address import ModuleStep, TfAddress
+from ngupgrade.core.address import IndexKey, ModuleStep, TfAddress
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import NodeGroup, PlatformName
-from ngupgrade.core.text import LONE_SURROGATE_MESSAGE
+from ngupgrade.core.text import encoding_fault
 
 NODE_GROUP_TYPE = yandex.NODE_GROUP_TYPE
 CLUSTER_TYPE = yandex.CLUSTER_TYPE
@@ -38,13 +39,6 @@ _CLUSTER_TYPES = frozenset({CLUSTER_TYPE, selectel.CLUSTER_TYPE})
 _SIDE_TYPES = _CLUSTER_TYPES | {yandex.PLACEMENT_GROUP_TYPE}
 """Resources read for what they tell about the groups beside them (clusters, placement)."""
 _INTERESTING = GROUP_TYPES | _SIDE_TYPES
-
-IndexKey = int | str | None
-
-_LONE_SURROGATE_ESCAPE = re.compile(
-    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
-    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
-"""A ``\\udXXX`` escape that is half a surrogate pair (Terraform never writes one)."""
 
 _ABSENT = msgspec.Raw(b"")
 """Default of an undecoded field the document left out (msgspec cannot type ``Raw | None``)."""
@@ -159,7 +153,8 @@ def parse_state(data: bytes, source: str, platform: PlatformName | None = None) 
         raise BadInput("empty input, no Terraform state", source=source,
                        hint="check that the workspace has a state (`terraform state pull`)")
     _refuse_other_encodings(data, source)
-    parsed = _parse(data, source)
+    with encoding_named(data, source, _PULL):
+        parsed = _parse(data, source)
     if platform is None:
         return parsed
     return replace(parsed, groups=tuple(replace(g, platform=platform) for g in parsed.groups))
@@ -311,13 +306,66 @@ def _decode(data: bytes | msgspec.Raw, shape: object, source: str, path: str):  
         raise BadInput("JSON nested too deeply to be a Terraform state", source=source,
                        path=path) from err
     except msgspec.DecodeError as err:
-        lone = _LONE_SURROGATE_ESCAPE.search(data)
-        if lone is not None:  # msgspec calls it "truncated"; say what it is
-            raise BadInput(f"{LONE_SURROGATE_MESSAGE}: {lone.group().decode()}",
-                           source=source, path=path) from err
         raise BadInput(f"not valid JSON: {err}", source=source, path=path,
                        hint="is the file complete? a truncated download or a "
                             "partial `terraform state pull` looks like this") from err
+
+
+_PULL = "terraform state pull > state.json"
+"""How to get the state as Terraform writes it: UTF-8 JSON (or `--state tf:DIR`)."""
+
+
+@contextmanager
+def encoding_named(data: bytes, source: str, again: str) -> Iterator[None]:
+    """Around the decoding of the document ``data`` (and of its slices, decoded later): when
+    the JSON decoder refuses any of it and ``data`` is not UTF-8 text, raise
+    :func:`refuse_not_text`'s error (offset and line in the whole file) instead: msgspec calls
+    a lone surrogate "truncated" and another encoding's bytes "invalid JSON".
+
+    Raises:
+        BadInput: the encoding fault, or the decoder's own error when ``data`` is text.
+    """
+    try:
+        yield
+    except BadInput as err:
+        cause: BaseException | None = err
+        while cause is not None and not isinstance(cause, msgspec.DecodeError):
+            cause = cause.__cause__ or cause.__context__
+        if cause is not None:
+            refuse_not_text(data, source, again)
+        raise
+
+
+def refuse_not_text(data: bytes, source: str, again: str) -> None:
+    """After the JSON decoder refused ``data`` (a whole state or plan document): when it is not
+    UTF-8 text, say so, where (byte offset and line in ``data``) and how to get it as Terraform
+    writes it (``again``: the command, e.g. ``terraform state pull > state.json``), instead of
+    msgspec's "not valid JSON" or "truncated". Returns when ``data`` is UTF-8 text.
+
+    Raises:
+        BadInput: the fault of :func:`ngupgrade.core.text.encoding_fault`, if any.
+    """
+    fault = encoding_fault(data)
+    if fault is None:
+        return
+    file = source if source not in ("-", "") else "FILE"
+    out = again.rsplit("> ", 1)[-1]
+    hint = {
+        "utf-16": f"convert it: `iconv -f UTF-16 -t UTF-8 {file} > {out}` (PowerShell's "
+                  "`>` writes UTF-16)",
+        "bom": f"remove the mark: `sed '1s/^\\xEF\\xBB\\xBF//' {file} > {out}`",
+        "bytes": "Terraform writes UTF-8, so the file was re-encoded or edited: convert it "
+                 f"from its encoding (`iconv -f WINDOWS-1251 -t UTF-8 {file} > {out}`), "
+                 f"or write it again: `{again}`",
+        "surrogate": "Terraform never writes one: a program wrote text it had read with "
+                     "errors='surrogateescape' or 'surrogatepass'; write it again: "
+                     f"`{again}`",
+        "escape": "Terraform never writes one: the file was edited by hand or damaged; write "
+                  f"it again: `{again}`",
+    }[fault.kind]
+    said = "not text" if fault.kind == "escape" else "not UTF-8 text"
+    raise BadInput(f"{said} at byte offset {fault.offset} (line {fault.line}): {fault.what}",
+                   source=source, path="$", hint=hint)
 
 
 def _one_instance_per_address(instances: Iterable[_RawInstance], source: str) -> None:

@@ -33,6 +33,7 @@ from ngupgrade.adapters.state.parse import (
     NODE_GROUP_TYPE,
     ClusterInfo,
     decode_json,
+    encoding_named,
     node_group_from_values,
     parse_state,
 )
@@ -115,6 +116,11 @@ def parse_plan(data: bytes, source: str) -> ParsedPlan:
     if not data.strip():
         raise BadInput("empty input, no Terraform plan", source=source,
                        hint="terraform show -json PLANFILE > plan.json")
+    with encoding_named(data, source, "terraform show -json PLANFILE > plan.json"):
+        return _parse_plan(data, source)
+
+
+def _parse_plan(data: bytes, source: str) -> ParsedPlan:
     header = decode_json(data, _Header, source, "$")
     if header.format_version is None or header.values or header.version is not None:
         raise BadInput("not a Terraform plan (no format_version and resource_changes; a state?)",
