@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ngupgrade.core.drain.check import check_group, check_groups, check_model
-from ngupgrade.core.drain.findings import SELECTEL_DRAIN_RULES, YANDEX_DRAIN_RULES
 from ngupgrade.core.drain.group import DrainModel
 from ngupgrade.core.k8s import (
     NODE_GROUP_LABEL,
@@ -18,6 +17,7 @@ from ngupgrade.core.k8s import (
     Pod,
     Workload,
 )
+from ngupgrade.core.platform import SELECTEL_DRAIN_RULES, YANDEX_DRAIN_RULES
 from tests.drain_builders import (
     GROUP_ID,
     OTHER_ID,

@@ -22,11 +22,11 @@ from conftest import EXAMPLES
 from ngupgrade.adapters.kube import read_dumps
 from ngupgrade.adapters.state.parse import parse_state
 from ngupgrade.core.drain.check import GroupDrainReport, check_group
-from ngupgrade.core.drain.findings import SELECTEL_DRAIN_RULES
 from ngupgrade.core.drain.group import DrainModel
 from ngupgrade.core.k8s import NODE_GROUP_LABEL, ClusterSnapshot, Node
 from ngupgrade.core.membership import group_node_names, is_member, nodes_per_group
 from ngupgrade.core.model import DeployPolicy, NodeGroup
+from ngupgrade.core.platform import SELECTEL_DRAIN_RULES
 from ngupgrade.core.simulate import plan_group
 from ngupgrade.testing import node_group
 

@@ -38,8 +38,9 @@ from typing import Any
 
 from ngupgrade.cli.render.plan import deploy_policy_text
 from ngupgrade.core.drain.check import DrainReport, GroupDrainReport
-from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED, DrainRules, Finding, fails
+from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED, Finding, fails
 from ngupgrade.core.drain.walk import WaveSummary
+from ngupgrade.core.platform import DrainRules
 from ngupgrade.core.policy import policy_text
 from ngupgrade.core.simulate import Duration, GroupPlan
 

@@ -14,30 +14,20 @@ from dataclasses import dataclass, field
 
 from ngupgrade.core.advise.judge import Reason
 from ngupgrade.core.drain.check import check_model
-from ngupgrade.core.drain.findings import (
-    CONSTRAINT_NOT_MODELLED,
-    SELECTEL_DRAIN_RULES,
-    YANDEX_DRAIN_RULES,
-    DrainRules,
-)
+from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED
 from ngupgrade.core.drain.group import DrainModel
 from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.model import DeployPolicy, NodeGroup
+from ngupgrade.core.platform import DrainRules, platform_of
 from ngupgrade.core.simulate import plan_group
-
-
-def drain_rules_of(group: NodeGroup) -> DrainRules:
-    """The platform's reaction to a drain that hangs (Yandex: the node is stopped after
-    7 minutes; Selectel: the upgrade stops in ERROR; :mod:`ngupgrade.core.drain.findings`)."""
-    return SELECTEL_DRAIN_RULES if group.platform == "selectel" else YANDEX_DRAIN_RULES
 
 
 @dataclass
 class DrainJudge:
     """Judges the workloads of ``group`` planned at ``nodes`` nodes (the advisor's ``N``)
     under each policy, in ``cluster`` (pass one :class:`ClusterIndex` for every group of a
-    cluster). ``rules`` None: the group's platform's (:func:`drain_rules_of`). ``checked``
+    cluster). ``rules`` None: the group's platform's (``platform_of(group).drain``). ``checked``
     counts the drain simulations run; ``unmodelled`` keeps, per subject, the message of each
     ``constraint-not-modelled`` finding seen (the check cannot clear those pods: the advice
     says so instead of recommending as if clear).
@@ -58,7 +48,7 @@ class DrainJudge:
             self._model = DrainModel.build(self.group, self.cluster)
         plan = plan_group(self.group, live_size=self.nodes, max_expansion=policy.max_expansion,
                           max_unavailable=policy.max_unavailable)
-        report = check_model(self._model, plan, self.rules or drain_rules_of(self.group))
+        report = check_model(self._model, plan, self.rules or platform_of(self.group).drain)
         self.checked += 1
         for finding in report.findings:
             if finding.code == CONSTRAINT_NOT_MODELLED:

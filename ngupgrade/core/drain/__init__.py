@@ -4,7 +4,7 @@ Entry points: :func:`ngupgrade.core.drain.check.check_group` /
 :func:`~ngupgrade.core.drain.check.check_groups`, or for many plans of one group
 :meth:`ngupgrade.core.drain.group.DrainModel.build` then
 ``check_model(model, plan)``. The platform's
-reaction is a :class:`ngupgrade.core.drain.findings.DrainRules` (``YANDEX_DRAIN_RULES``,
+reaction is a :class:`ngupgrade.core.platform.DrainRules` (``YANDEX_DRAIN_RULES``,
 ``SELECTEL_DRAIN_RULES``). Modules, inside out: ``selectors``, ``resources``, ``eviction``,
 ``fit``, ``index``, ``group``, ``waves``, ``run``, ``reactions``, ``unplaced``, ``ytsaurus``,
 ``walk``, ``check``; ``blockers`` is the quick cluster-wide check of ``preflight --pdbs``.

@@ -22,8 +22,6 @@ from ngupgrade.core.drain.findings import (
     GROUP_SIZE_MISMATCH,
     ORDER_INDEPENDENT,
     SINGLE_REPLICA_DISRUPTED,
-    YANDEX_DRAIN_RULES,
-    DrainRules,
     Finding,
 )
 from ngupgrade.core.drain.group import DrainModel
@@ -33,6 +31,7 @@ from ngupgrade.core.drain.waves import orders, wave_shapes
 from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.membership import membership_text
 from ngupgrade.core.model import DeployPolicy, NodeGroup
+from ngupgrade.core.platform import YANDEX_DRAIN_RULES, DrainRules
 from ngupgrade.core.simulate import GroupPlan
 
 _SEVERITY_RANK = {"blocking": 0, "warning": 1, "info": 2}

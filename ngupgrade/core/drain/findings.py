@@ -9,8 +9,8 @@ section 8). Its ``code`` is stable (JSON consumers and ``--accept CODE`` rely on
 * ``warning``: a risk or a slowdown that the user should read (``--strict`` fails on it);
 * ``info``: context.
 
-:class:`DrainRules` is the platform's reaction to a drain (Yandex vs Selectel), a parameter of
-the check rather than a constant in it.
+The platform's reaction to a drain (Yandex vs Selectel) is
+:class:`~ngupgrade.core.platform.DrainRules`, a parameter of the check.
 """
 
 from __future__ import annotations
@@ -106,32 +106,3 @@ def fails(finding: Finding, *, accepted: frozenset[str] = frozenset(),
         return True
     return strict and finding.severity == "warning"
 
-
-@dataclass(frozen=True)
-class DrainRules:
-    """How a platform drains the nodes of a wave, and what it does when a drain hangs.
-
-    * ``drain_timeout_seconds``: how long a node may drain before the platform acts (Yandex:
-      420 s, docs ``managed-kubernetes/concepts/node-group/node-drain``: "таймаут до
-      остановки узла (7 минут)"); None when the platform waits for ever.
-    * ``on_blocked_eviction``: ``force-stop`` (Yandex: the node is stopped "несмотря на
-      оставшиеся поды", the pods go down) or ``stop-upgrade`` (Selectel, seed 001 L80, L88-92:
-      no forced delete, retries, then the upgrade stops with the cluster in ERROR; the
-      blocked node stays on the old version, later waves never run).
-    * ``nodes_at_once``: ``wave`` drains the wave's nodes together (seed 000: "max_unavailable
-      узлов за раз"), ``one`` drains them one after another (the Yandex node-drain page:
-      "по одному"). The sources disagree (reference section 1, marked ⚠): both are modelled;
-      the report names the one used.
-    """
-
-    platform: str
-    drain_timeout_seconds: int | None
-    on_blocked_eviction: Literal["force-stop", "stop-upgrade"]
-    nodes_at_once: Literal["wave", "one"] = "wave"
-
-
-YANDEX_DRAIN_RULES = DrainRules("yandex", 420, "force-stop", "wave")
-"""Yandex Managed Kubernetes: 7-minute drain timeout, then the node is stopped."""
-
-SELECTEL_DRAIN_RULES = DrainRules("selectel", None, "stop-upgrade", "wave")
-"""Selectel Managed Kubernetes: a blocked eviction is retried, then the upgrade stops (ERROR)."""

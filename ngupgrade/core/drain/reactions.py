@@ -15,11 +15,11 @@ from ngupgrade.core.drain.findings import (
     PDB_BLOCKS_EVICTION,
     PDB_SLOWS_WAVE,
     WHOLE_GROUP_UNAVAILABLE,
-    DrainRules,
     Finding,
     Severity,
 )
 from ngupgrade.core.k8s import Pod, PodDisruptionBudget
+from ngupgrade.core.platform import DrainRules
 
 
 def whole_group(group_id: str, wave: int, nodes: tuple[str, ...]) -> Finding:

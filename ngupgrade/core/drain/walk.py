@@ -24,7 +24,6 @@ from ngupgrade.core.drain.findings import (
     PDB_NOT_SYNCED,
     PDB_OVERLAP,
     UPGRADE_STOPS,
-    DrainRules,
     Finding,
 )
 from ngupgrade.core.drain.group import SURGE_PREFIX, DrainModel
@@ -34,6 +33,7 @@ from ngupgrade.core.drain.unplaced import Unplaced, unplaced_findings
 from ngupgrade.core.drain.waves import WaveShape
 from ngupgrade.core.drain.ytsaurus import below_min_ready
 from ngupgrade.core.k8s import PodDisruptionBudget
+from ngupgrade.core.platform import DrainRules
 
 __all__ = ["OrderResult", "WaveSummary", "walk"]
 
