@@ -8,4 +8,7 @@ Public surface::
     from ngupgrade.adapters.cloud.waiter import PollPolicy, Timing, wait_operation, wait_reconciled
     from ngupgrade.adapters.cloud.types import (LiveNodeGroup, LiveNode, LiveCluster, OperationRef,
                                        OperationState)
+
+Under the gateway: ``rpc`` (stubs, deadline, request ids, retry of reads, error translation),
+``retry`` (the transient codes and the backoff), ``auth`` (endpoint and credentials).
 """

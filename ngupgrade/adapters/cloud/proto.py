@@ -1,16 +1,20 @@
 """Protobuf to plain values and back: the one place that knows the SDK's message shapes.
 
-``Get`` answers become :class:`~ngupgrade.adapters.cloud.types.LiveNodeGroup`, operations
+``Get`` answers become :class:`~ngupgrade.adapters.cloud.types.LiveNodeGroup`,
+:class:`~ngupgrade.adapters.cloud.types.LiveCluster`, nodes
+:class:`~ngupgrade.adapters.cloud.types.LiveNode`, quotas
+:class:`~ngupgrade.core.model.QuotaLimit`, operations
 :class:`~ngupgrade.adapters.cloud.types.OperationState`; a change becomes its ``update_mask``
-paths. The SDK modules are imported inside the functions (commands without a cloud never pay).
+paths and its ``UpdateNodeGroupRequest``. The SDK modules are imported inside the functions
+(commands without a cloud never pay).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ngupgrade.adapters.cloud.types import LiveNodeGroup, OperationState
-from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, ScalePolicy
+from ngupgrade.adapters.cloud.types import LiveCluster, LiveNode, LiveNodeGroup, OperationState
+from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, QuotaLimit, ScalePolicy
 
 POLICY_PATHS = ("deploy_policy.max_expansion", "deploy_policy.max_unavailable")
 VERSION_PATH = "version"
@@ -33,6 +37,29 @@ def mask_paths(current: DeployPolicy | None, policy: DeployPolicy | None, versio
     return paths
 
 
+def update_request(node_group_id: str, paths: list[str], policy: DeployPolicy | None,
+                   version: str | None, latest_revision: bool) -> Any:
+    """The ``UpdateNodeGroupRequest`` for a change whose mask is ``paths`` (:func:`mask_paths`).
+
+    The policy goes in whole (the mask says which of its fields count); ``version`` wins over
+    ``latest_revision``.
+    """
+    from google.protobuf import field_mask_pb2
+    from yandex.cloud.k8s.v1 import node_group_pb2
+    from yandex.cloud.k8s.v1 import node_group_service_pb2 as svc
+
+    request = svc.UpdateNodeGroupRequest(
+        node_group_id=node_group_id, update_mask=field_mask_pb2.FieldMask(paths=paths))
+    if policy is not None:
+        request.deploy_policy.CopyFrom(node_group_pb2.DeployPolicy(
+            max_expansion=policy.max_expansion, max_unavailable=policy.max_unavailable))
+    if version is not None:
+        request.version.version = version
+    elif latest_revision:
+        request.version.latest_revision = True
+    return request
+
+
 def live_group(msg: Any) -> LiveNodeGroup:
     """A ``node_group_pb2.NodeGroup`` as :class:`LiveNodeGroup` (no deploy_policy: None)."""
     scale: ScalePolicy | None = None
@@ -52,6 +79,40 @@ def live_group(msg: Any) -> LiveNodeGroup:
         version=msg.version_info.current_version or msg.node_version,
         policy=policy, scale=scale,
         new_revision_available=msg.version_info.new_revision_available,
+    )
+
+
+def live_node(node: Any) -> LiveNode:
+    """A ``node_group_service_pb2.Node`` (``ListNodes``) as :class:`LiveNode`: status, cordon
+    (the ``node.kubernetes.io/unschedulable`` taint), the ``Ready`` condition (None when the
+    node reports none; its message only when not ready) and the attached volume handles."""
+    k8s = node.kubernetes_status
+    ready = next((c for c in k8s.conditions if c.type == "Ready"), None)
+    return LiveNode(
+        instance_id=node.cloud_status.id,
+        status=type(node).Status.Name(node.status),
+        kubernetes_node_id=k8s.id,
+        unschedulable=any(t.key == "node.kubernetes.io/unschedulable" for t in k8s.taints),
+        ready=None if ready is None else ready.status == "True",
+        ready_message="" if ready is None or ready.status == "True" else ready.message,
+        volumes=tuple(v.volume_handle for v in k8s.attached_volumes),
+    )
+
+
+def live_cluster(msg: Any) -> LiveCluster:
+    """A ``cluster_pb2.Cluster`` as :class:`LiveCluster`: folder id, status, master version."""
+    return LiveCluster(id=msg.id, folder_id=msg.folder_id,
+                       status=type(msg).Status.Name(msg.status),
+                       master_version=msg.master.version)
+
+
+def quota_limit(q: Any) -> QuotaLimit:
+    """A ``quota_limit_service_pb2.QuotaLimit`` as :class:`QuotaLimit`; an unset ``limit`` or
+    ``usage`` wrapper stays None (unknown, never unlimited)."""
+    return QuotaLimit(
+        quota_id=q.quota_id,
+        limit=q.limit.value if q.HasField("limit") else None,
+        usage=q.usage.value if q.HasField("usage") else None,
     )
 
 
