@@ -61,6 +61,14 @@ def _meta(kind: str, name: str, namespace: str | None, *, labels: Mapping[str, s
     return meta
 
 
+def _object(api_version: str, kind: str, name: str, namespace: str | None, spec: Obj,
+            status: Obj, **meta: Any) -> Obj:
+    """The envelope every object shares: ``apiVersion``, ``kind``, ``metadata`` (``meta`` goes
+    to :func:`_meta`), ``spec``, ``status``, in the order kubectl prints them."""
+    return {"apiVersion": api_version, "kind": kind,
+            "metadata": _meta(kind, name, namespace, **meta), "spec": spec, "status": status}
+
+
 # ---- nodes ---------------------------------------------------------------------------------
 
 def node(name: str, *, group_id: str | None = None, cpu: str = "3920m",
@@ -100,14 +108,8 @@ def node(name: str, *, group_id: str | None = None, cpu: str = "3920m",
         return {"lastHeartbeatTime": beat, "lastTransitionTime": CREATED, "message": message,
                 "reason": reason, "status": status, "type": kind}
 
-    return {
-        "apiVersion": "v1", "kind": "Node",
-        "metadata": _meta("Node", name, None, labels=all_labels, annotations={
-            "csi.volume.kubernetes.io/nodeid": f'{{"disk-csi-driver.mks.ycloud.io":"{name}"}}',
-            "node.alpha.kubernetes.io/ttl": "0",
-            "volumes.kubernetes.io/controller-managed-attach-detach": "true"}),
-        "spec": spec,
-        "status": {
+    return _object(
+        "v1", "Node", name, None, spec, {
             "addresses": [{"address": "10.1.0.10", "type": "InternalIP"},
                           {"address": name, "type": "Hostname"}],
             "allocatable": allocatable, "capacity": capacity,
@@ -129,8 +131,10 @@ def node(name: str, *, group_id: str | None = None, cpu: str = "3920m",
                          "kubeletVersion": "v1.29.1", "machineID": pod_hash(name) * 3,
                          "operatingSystem": "linux", "osImage": "Ubuntu 20.04.6 LTS",
                          "systemUUID": uid("sys", "", name)},
-        },
-    }
+        }, labels=all_labels, annotations={
+            "csi.volume.kubernetes.io/nodeid": f'{{"disk-csi-driver.mks.ycloud.io":"{name}"}}',
+            "node.alpha.kubernetes.io/ttl": "0",
+            "volumes.kubernetes.io/controller-managed-attach-detach": "true"})
 
 
 # ---- pods ----------------------------------------------------------------------------------
@@ -204,10 +208,6 @@ def pod(name: str, namespace: str, spec: Obj, *, labels: Mapping[str, str] | Non
         ready: bool = True, annotations: Mapping[str, str] | None = None,
         deleting: bool = False) -> Obj:
     """A pod with its status (phase, conditions, one container status per container)."""
-    meta = _meta("Pod", name, namespace, labels=labels, owner=owner, annotations=annotations)
-    if deleting:
-        meta["deletionGracePeriodSeconds"] = 30
-        meta["deletionTimestamp"] = "2025-01-21T10:05:00Z"
     ready_text = "True" if ready else "False"
     conditions = [{"lastProbeTime": None, "lastTransitionTime": CREATED, "status": s, "type": t}
                   for t, s in (("Initialized", "True"), ("Ready", ready_text),
@@ -228,8 +228,12 @@ def pod(name: str, namespace: str, spec: Obj, *, labels: Mapping[str, str] | Non
                                  "message": "0/3 nodes are available: 3 Insufficient cpu.",
                                  "reason": "Unschedulable", "status": "False",
                                  "type": "PodScheduled"}]
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
-            "status": status}
+    obj = _object("v1", "Pod", name, namespace, spec, status, labels=labels, owner=owner,
+                  annotations=annotations)
+    if deleting:
+        obj["metadata"].update(deletionGracePeriodSeconds=30,
+                               deletionTimestamp="2025-01-21T10:05:00Z")
+    return obj
 
 
 # ---- controllers ---------------------------------------------------------------------------
@@ -241,18 +245,16 @@ def _template(labels: Mapping[str, str], spec: Obj) -> Obj:
 def deployment(name: str, namespace: str, replicas: int, labels: Mapping[str, str],
                spec: Obj) -> Obj:
     """An apps/v1 Deployment (RollingUpdate 25%/25%) with a matching status."""
-    return {"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": _meta("Deployment", name, namespace, labels=labels, generation=1,
-                              annotations={"deployment.kubernetes.io/revision": "1"}),
-            "spec": {"progressDeadlineSeconds": 600, "replicas": replicas,
-                     "revisionHistoryLimit": 10, "selector": {"matchLabels": dict(labels)},
-                     "strategy": {"rollingUpdate": {"maxSurge": "25%",
-                                                    "maxUnavailable": "25%"},
-                                  "type": "RollingUpdate"},
-                     "template": _template(labels, spec)},
-            "status": {"availableReplicas": replicas, "observedGeneration": 1,
-                       "readyReplicas": replicas, "replicas": replicas,
-                       "updatedReplicas": replicas}}
+    return _object("apps/v1", "Deployment", name, namespace,
+                   {"progressDeadlineSeconds": 600, "replicas": replicas,
+                    "revisionHistoryLimit": 10, "selector": {"matchLabels": dict(labels)},
+                    "strategy": {"rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"},
+                                 "type": "RollingUpdate"},
+                    "template": _template(labels, spec)},
+                   {"availableReplicas": replicas, "observedGeneration": 1,
+                    "readyReplicas": replicas, "replicas": replicas, "updatedReplicas": replicas},
+                   labels=labels, generation=1,
+                   annotations={"deployment.kubernetes.io/revision": "1"})
 
 
 def replicaset(deploy: str, namespace: str, replicas: int, labels: Mapping[str, str],
@@ -260,14 +262,12 @@ def replicaset(deploy: str, namespace: str, replicas: int, labels: Mapping[str, 
     """The ReplicaSet a Deployment owns (``<deploy>-<pod-template-hash>``)."""
     h = pod_hash(deploy)
     rs_labels = {**labels, "pod-template-hash": h}
-    return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
-            "metadata": _meta("ReplicaSet", f"{deploy}-{h}", namespace, labels=rs_labels,
-                              generation=1, owner=("apps/v1", "Deployment", deploy)),
-            "spec": {"replicas": replicas, "selector": {"matchLabels": rs_labels},
-                     "template": _template(rs_labels, spec)},
-            "status": {"availableReplicas": replicas, "fullyLabeledReplicas": replicas,
-                       "observedGeneration": 1, "readyReplicas": replicas,
-                       "replicas": replicas}}
+    return _object("apps/v1", "ReplicaSet", f"{deploy}-{h}", namespace,
+                   {"replicas": replicas, "selector": {"matchLabels": rs_labels},
+                    "template": _template(rs_labels, spec)},
+                   {"availableReplicas": replicas, "fullyLabeledReplicas": replicas,
+                    "observedGeneration": 1, "readyReplicas": replicas, "replicas": replicas},
+                   labels=rs_labels, generation=1, owner=("apps/v1", "Deployment", deploy))
 
 
 def statefulset(name: str, namespace: str, replicas: int, labels: Mapping[str, str],
@@ -287,29 +287,26 @@ def statefulset(name: str, namespace: str, replicas: int, labels: Mapping[str, s
             "spec": {"accessModes": ["ReadWriteOnce"],
                      "resources": {"requests": {"storage": storage}},
                      "volumeMode": "Filesystem"}}]
-    return {"apiVersion": "apps/v1", "kind": "StatefulSet",
-            "metadata": _meta("StatefulSet", name, namespace, labels=labels, generation=1),
-            "spec": body,
-            "status": {"availableReplicas": replicas, "collisionCount": 0,
-                       "currentReplicas": replicas, "observedGeneration": 1,
-                       "readyReplicas": replicas, "replicas": replicas,
-                       "updatedReplicas": replicas}}
+    return _object("apps/v1", "StatefulSet", name, namespace, body,
+                   {"availableReplicas": replicas, "collisionCount": 0,
+                    "currentReplicas": replicas, "observedGeneration": 1,
+                    "readyReplicas": replicas, "replicas": replicas, "updatedReplicas": replicas},
+                   labels=labels, generation=1)
 
 
 def daemonset(name: str, namespace: str, labels: Mapping[str, str], spec: Obj,
               nodes: int) -> Obj:
     """An apps/v1 DaemonSet scheduled on ``nodes`` nodes."""
-    return {"apiVersion": "apps/v1", "kind": "DaemonSet",
-            "metadata": _meta("DaemonSet", name, namespace, labels=labels, generation=1,
-                              annotations={"deprecated.daemonset.template.generation": "1"}),
-            "spec": {"revisionHistoryLimit": 10, "selector": {"matchLabels": dict(labels)},
-                     "template": _template(labels, spec),
-                     "updateStrategy": {"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1},
-                                        "type": "RollingUpdate"}},
-            "status": {"currentNumberScheduled": nodes, "desiredNumberScheduled": nodes,
-                       "numberAvailable": nodes, "numberMisscheduled": 0,
-                       "numberReady": nodes, "observedGeneration": 1,
-                       "updatedNumberScheduled": nodes}}
+    return _object("apps/v1", "DaemonSet", name, namespace,
+                   {"revisionHistoryLimit": 10, "selector": {"matchLabels": dict(labels)},
+                    "template": _template(labels, spec),
+                    "updateStrategy": {"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1},
+                                       "type": "RollingUpdate"}},
+                   {"currentNumberScheduled": nodes, "desiredNumberScheduled": nodes,
+                    "numberAvailable": nodes, "numberMisscheduled": 0, "numberReady": nodes,
+                    "observedGeneration": 1, "updatedNumberScheduled": nodes},
+                   labels=labels, generation=1,
+                   annotations={"deprecated.daemonset.template.generation": "1"})
 
 
 def pdb(name: str, namespace: str, match_labels: Mapping[str, str], *,
@@ -327,17 +324,13 @@ def pdb(name: str, namespace: str, match_labels: Mapping[str, str], *,
     if policy:
         spec["unhealthyPodEvictionPolicy"] = policy
     allowed = max(0, healthy - desired) if allowed is None else allowed
-    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-            "metadata": _meta("PodDisruptionBudget", name, namespace, generation=generation),
-            "spec": spec,
-            "status": {"conditions": [{
-                "lastTransitionTime": CREATED, "message": "",
-                "observedGeneration": observed,
-                "reason": "SufficientPods" if allowed else "InsufficientPods",
-                "status": "True" if allowed else "False", "type": "DisruptionAllowed"}],
-                "currentHealthy": healthy, "desiredHealthy": desired,
-                "disruptionsAllowed": allowed, "expectedPods": expected,
-                "observedGeneration": observed}}
+    return _object("policy/v1", "PodDisruptionBudget", name, namespace, spec, {
+        "conditions": [{
+            "lastTransitionTime": CREATED, "message": "", "observedGeneration": observed,
+            "reason": "SufficientPods" if allowed else "InsufficientPods",
+            "status": "True" if allowed else "False", "type": "DisruptionAllowed"}],
+        "currentHealthy": healthy, "desiredHealthy": desired, "disruptionsAllowed": allowed,
+        "expectedPods": expected, "observedGeneration": observed}, generation=generation)
 
 
 # ---- storage, Ytsaurus ---------------------------------------------------------------------
@@ -345,15 +338,14 @@ def pdb(name: str, namespace: str, match_labels: Mapping[str, str], *,
 def pvc(name: str, namespace: str, volume: str, storage: str = "10Gi",
         storage_class: str = "yc-network-hdd") -> Obj:
     """A bound PersistentVolumeClaim."""
-    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-            "metadata": _meta("PersistentVolumeClaim", name, namespace, annotations={
-                "pv.kubernetes.io/bind-completed": "yes"}),
-            "spec": {"accessModes": ["ReadWriteOnce"],
-                     "resources": {"requests": {"storage": storage}},
-                     "storageClassName": storage_class, "volumeMode": "Filesystem",
-                     "volumeName": volume},
-            "status": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": storage},
-                       "phase": "Bound"}}
+    return _object("v1", "PersistentVolumeClaim", name, namespace,
+                   {"accessModes": ["ReadWriteOnce"],
+                    "resources": {"requests": {"storage": storage}},
+                    "storageClassName": storage_class, "volumeMode": "Filesystem",
+                    "volumeName": volume},
+                   {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": storage},
+                    "phase": "Bound"},
+                   annotations={"pv.kubernetes.io/bind-completed": "yes"})
 
 
 def pv(name: str, *, claim: tuple[str, str] | None = None, local_path: str | None = None,
@@ -380,9 +372,8 @@ def pv(name: str, *, claim: tuple[str, str] | None = None, local_path: str | Non
         spec["claimRef"] = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                             "name": claim[1], "namespace": claim[0],
                             "uid": uid("PersistentVolumeClaim", claim[0], claim[1])}
-    return {"apiVersion": "v1", "kind": "PersistentVolume",
-            "metadata": _meta("PersistentVolume", name, None), "spec": spec,
-            "status": {"phase": "Bound" if claim else "Available"}}
+    return _object("v1", "PersistentVolume", name, None, spec,
+                   {"phase": "Bound" if claim else "Available"})
 
 
 def ytsaurus(name: str, namespace: str, components: Mapping[str, Any]) -> Obj:
@@ -390,9 +381,8 @@ def ytsaurus(name: str, namespace: str, components: Mapping[str, Any]) -> Obj:
     (``{"httpProxies": [{"instanceCount": 5, "minReadyInstanceCount": 3}]}``)."""
     spec: Obj = {"coreImage": "ghcr.io/ytsaurus/ytsaurus:stable-24.2.0",
                  "isManaged": True, "useShortNames": True, **components}
-    return {"apiVersion": "cluster.ytsaurus.tech/v1", "kind": "Ytsaurus",
-            "metadata": _meta("Ytsaurus", name, namespace, generation=1), "spec": spec,
-            "status": {"state": "Running", "updateStatus": {"state": "None"}}}
+    return _object("cluster.ytsaurus.tech/v1", "Ytsaurus", name, namespace, spec,
+                   {"state": "Running", "updateStatus": {"state": "None"}}, generation=1)
 
 
 def as_list(items: Iterable[Obj]) -> Obj:
