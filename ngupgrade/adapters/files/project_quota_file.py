@@ -25,14 +25,17 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
-from ngupgrade.adapters.files.quota_file import QuotaFile, _decode, _kind
+from ngupgrade.adapters.files.quota_file import (
+    QuotaFile,
+    decode_quota_text,
+    kind_of,
+    read_quota_text,
+)
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import QuotaLimit
 from ngupgrade.core.quota.selectel import RESOURCES, quota_id
-from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 
 TOP_KEYS = ("project_id", "quotas")
 ENTRY_KEYS = ("region", "zone", "value", "used")
@@ -44,20 +47,7 @@ def read_project_quota_file(path: str) -> QuotaFile:
     Raises:
         BadInput: unreadable, neither JSON nor YAML, or a wrong shape (file and JSON path).
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise BadInput(f"cannot read quota file: {err}", source=path) from err
-    try:
-        data = _decode(text, path)
-    except RecursionError as err:
-        raise BadInput("nested too deeply to be a quota file", source=path) from err
-    except ValueError as err:  # an integer of over 4300 digits (int_max_str_digits)
-        raise BadInput("holds a number too large to be a quota value", source=path) from err
-    where = lone_surrogate_path(data)
-    if where is not None:
-        raise BadInput(LONE_SURROGATE_MESSAGE, source=path, path=where)
-    return parse_project_quotas(data, path)
+    return parse_project_quotas(decode_quota_text(read_quota_text(path), path), path)
 
 
 def parse_project_quotas(data: Any, source: str) -> QuotaFile:
@@ -67,7 +57,7 @@ def parse_project_quotas(data: Any, source: str) -> QuotaFile:
         BadInput: naming ``source`` and the JSON path of the first fault.
     """
     if not isinstance(data, dict):
-        raise BadInput(f"expected an object with project_id and quotas, found {_kind(data)}",
+        raise BadInput(f"expected an object with project_id and quotas, found {kind_of(data)}",
                        source=source, path="$")
     _known_keys(data, TOP_KEYS, "$", source)
     project = data.get("project_id")
@@ -77,13 +67,13 @@ def parse_project_quotas(data: Any, source: str) -> QuotaFile:
     quotas = data.get("quotas")
     if not isinstance(quotas, dict) or not quotas:
         raise BadInput(f"quotas must be an object of resource -> [per-zone entries], found "
-                       f"{_kind(quotas)}", source=source, path="$.quotas")
+                       f"{kind_of(quotas)}", source=source, path="$.quotas")
     _known_keys(quotas, RESOURCES, "$.quotas", source)
     limits: dict[str, QuotaLimit] = {}
     for resource, entries in quotas.items():
         where = f"$.quotas.{resource}"
         if not isinstance(entries, list):
-            raise BadInput(f"expected a list of per-zone entries, found {_kind(entries)}",
+            raise BadInput(f"expected a list of per-zone entries, found {kind_of(entries)}",
                            source=source, path=where)
         for i, entry in enumerate(entries):
             limit = _entry(resource, entry, f"{where}[{i}]", source)
@@ -96,7 +86,7 @@ def parse_project_quotas(data: Any, source: str) -> QuotaFile:
 
 def _entry(resource: str, entry: Any, path: str, source: str) -> QuotaLimit:
     if not isinstance(entry, dict):
-        raise BadInput(f"expected {{zone, value, used}}, found {_kind(entry)}", source=source,
+        raise BadInput(f"expected {{zone, value, used}}, found {kind_of(entry)}", source=source,
                        path=path)
     _known_keys(entry, ENTRY_KEYS, path, source)
     zone = entry.get("zone")
@@ -105,7 +95,7 @@ def _entry(resource: str, entry: Any, path: str, source: str) -> QuotaLimit:
                        source=source, path=f"{path}.zone")
     region = entry.get("region")
     if region is not None and not isinstance(region, str):
-        raise BadInput(f"region must be a string, found {_kind(region)}", source=source,
+        raise BadInput(f"region must be a string, found {kind_of(region)}", source=source,
                        path=f"{path}.region")
     return QuotaLimit(quota_id(resource, zone), _whole(entry, "value", path, source),
                       _whole(entry, "used", path, source))

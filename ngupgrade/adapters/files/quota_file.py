@@ -96,15 +96,34 @@ def read_quota_file(path: str) -> QuotaFile:
     Raises:
         BadInput: the file cannot be read, is neither JSON nor YAML, or has a wrong shape.
     """
+    return parse_quota_text(read_quota_text(path), path)
+
+
+def read_quota_text(path: str) -> str:
+    """The text of a quota file (this form or Selectel's project quotas), UTF-8.
+
+    Raises:
+        BadInput: the file cannot be read or is not UTF-8.
+    """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise BadInput(f"cannot read quota file: {err}", source=path) from err
-    return parse_quota_text(text, path)
 
 
 def parse_quota_text(text: str, source: str) -> QuotaFile:
     """Parse the text of a quota file; ``source`` names it in errors."""
+    return parse_quota_document(decode_quota_text(text, source), source)
+
+
+def decode_quota_text(text: str, source: str) -> Any:
+    """The document a quota file holds (this form or Selectel's project quotas): JSON, else
+    YAML; ``source`` names the file in errors.
+
+    Raises:
+        BadInput: neither JSON nor YAML, nested too deeply, a number too large to be a quota
+            value, or a lone surrogate (at its JSON path).
+    """
     try:
         data = _decode(text, source)
     except RecursionError as err:  # lists nested thousands deep: no real export is
@@ -114,7 +133,7 @@ def parse_quota_text(text: str, source: str) -> QuotaFile:
     where = lone_surrogate_path(data)
     if where is not None:
         raise BadInput(LONE_SURROGATE_MESSAGE, source=source, path=where)
-    return parse_quota_document(data, source)
+    return data
 
 
 def _decode(text: str, source: str) -> Any:
@@ -170,7 +189,7 @@ def parse_quota_document(data: Any, source: str) -> QuotaFile:
         for cloud_id, quotas in data.items():
             _read_short_cloud(cloud_id, quotas, source, clouds)
     else:
-        raise BadInput(f"expected an object or a list, found {_kind(data)}",
+        raise BadInput(f"expected an object or a list, found {kind_of(data)}",
                        source=source, path="$")
     if None in clouds and len(clouds) > 1:
         raise BadInput("a response without resource.id next to responses of named clouds",
@@ -200,7 +219,9 @@ def _looks_like_response(data: Mapping[str, Any]) -> bool:
                                    "next_page_token"))
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
+    """What a decoded JSON/YAML value is, for an error message: ``null``, ``an object``,
+    ``a list``, ``a string``, ``a boolean``, else its type name (``int``, ``float``)."""
     if value is None:
         return "null"
     return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
@@ -210,14 +231,14 @@ def _kind(value: Any) -> str:
 def _read_response(item: Any, path: str, source: str,
                    clouds: dict[str | None, dict[str, QuotaLimit]]) -> None:
     if not isinstance(item, dict):
-        raise BadInput(f"expected a ListQuotaLimitsResponse object, found {_kind(item)}",
+        raise BadInput(f"expected a ListQuotaLimitsResponse object, found {kind_of(item)}",
                        source=source, path=path)
     _known_keys(item, RESPONSE_KEYS, path, source)
     cloud_id: str | None = None
     resource = item.get("resource")
     if resource is not None:
         if not isinstance(resource, dict):
-            raise BadInput(f"expected an object, found {_kind(resource)}", source=source,
+            raise BadInput(f"expected an object, found {kind_of(resource)}", source=source,
                            path=f"{path}.resource")
         _known_keys(resource, RESOURCE_KEYS, f"{path}.resource", source)
         rid = resource.get("id")
@@ -234,7 +255,7 @@ def _read_response(item: Any, path: str, source: str,
     if limits is None:
         limits = []
     if not isinstance(limits, list):
-        raise BadInput(f"expected a list, found {_kind(limits)}", source=source,
+        raise BadInput(f"expected a list, found {kind_of(limits)}", source=source,
                        path=f"{path}.{key}")
     _read_limits(limits, f"{path}.{key}", source, clouds.setdefault(cloud_id, {}))
 
@@ -244,7 +265,7 @@ def _read_limits(limits: list[Any], path: str, source: str,
     for i, entry in enumerate(limits):
         where = f"{path}[{i}]"
         if not isinstance(entry, dict):
-            raise BadInput(f"expected an object, found {_kind(entry)}", source=source, path=where)
+            raise BadInput(f"expected an object, found {kind_of(entry)}", source=source, path=where)
         _known_keys(entry, QUOTA_LIMIT_KEYS, where, source)
         qid = entry.get("quotaId", entry.get("quota_id"))
         if not isinstance(qid, str) or not qid:
@@ -261,7 +282,7 @@ def _read_short_cloud(cloud_id: Any, quotas: Any, source: str,
         raise BadInput("cloud id must be a non-empty string", source=source, path=path)
     if not isinstance(quotas, dict):
         raise BadInput(f"expected an object of quota id -> {{limit, usage}}, found "
-                       f"{_kind(quotas)}", source=source, path=path)
+                       f"{kind_of(quotas)}", source=source, path=path)
     bucket = clouds.setdefault(cloud_id, {})
     for qid, entry in quotas.items():
         where = f"{path}.{qid}"
@@ -270,7 +291,7 @@ def _read_short_cloud(cloud_id: Any, quotas: Any, source: str,
                            path=where, hint="the short form is {cloud_id: {quota_id: "
                            "{limit: L, usage: U}}}")
         if not isinstance(entry, dict):
-            raise BadInput(f"expected {{limit, usage}}, found {_kind(entry)}", source=source,
+            raise BadInput(f"expected {{limit, usage}}, found {kind_of(entry)}", source=source,
                            path=where)
         _known_keys(entry, SHORT_ENTRY_KEYS, where, source)
         _put(bucket, QuotaLimit(str(qid), _number(entry.get("limit"), f"{where}.limit", source),
@@ -311,7 +332,7 @@ def _number(value: Any, path: str, source: str) -> float | None:
             raise BadInput(f"expected a number, found {value!r}", source=source,
                            path=path) from err
     else:
-        raise BadInput(f"expected a number, found {_kind(value)}", source=source, path=path)
+        raise BadInput(f"expected a number, found {kind_of(value)}", source=source, path=path)
     if not math.isfinite(number):  # .inf, "Infinity", 1e400: inf - inf is a nan headroom
         raise BadInput(f"expected a finite number, found {value!r}", source=source, path=path)
     if number < 0:
