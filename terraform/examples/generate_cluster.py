@@ -29,6 +29,14 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
+sys.path.insert(0, str(HERE))
+
+from cluster_workloads import (  # noqa: E402
+    deployment_with_pods,
+    nightly_report,
+    shop_workloads,
+    system_workloads,
+)
 
 from ngupgrade.testing import kube_objects as ko  # noqa: E402
 
@@ -64,33 +72,6 @@ NODES = {
     BATCH: ["cl1bat0auto00efgh-ytep"],
 }
 W1, W2, W3 = NODES[WORKERS]
-
-
-def deployment_with_pods(name: str, namespace: str, nodes: list[str], requests: dict[str, str],
-                         *, volumes: list[dict[str, Any]] | None = None,
-                         mounts: tuple[str, ...] = (), **spec_args: Any) -> list[dict[str, Any]]:
-    labels = {"app.kubernetes.io/name": name}
-    template = ko.pod_spec([ko.container(name, requests, mounts=mounts)], volumes=volumes or (),
-                           **spec_args)
-    rs = ko.replicaset(name, namespace, len(nodes), labels, template)
-    rs_name, rs_labels = rs["metadata"]["name"], rs["metadata"]["labels"]
-    pods = [ko.pod(f"{rs_name}-{ko.pod_hash(name + str(i))[:5]}", namespace,
-                   {**template, "nodeName": node}, labels=rs_labels,
-                   owner=("apps/v1", "ReplicaSet", rs_name)) for i, node in enumerate(nodes)]
-    return [ko.deployment(name, namespace, len(nodes), labels, template), rs, *pods]
-
-
-def daemonset_with_pods(name: str, namespace: str, requests: dict[str, str]
-                        ) -> list[dict[str, Any]]:
-    labels = {"app.kubernetes.io/name": name}
-    all_nodes = [n for names in NODES.values() for n in names]
-    template = ko.pod_spec([ko.container(name, requests, port=None)],
-                           tolerations=[{"operator": "Exists"}], priority=2000001000,
-                           extra={"priorityClassName": "system-node-critical"})
-    pods = [ko.pod(f"{name}-{ko.pod_hash(name + node)[:5]}", namespace,
-                   {**template, "nodeName": node}, labels=labels,
-                   owner=("apps/v1", "DaemonSet", name)) for node in all_nodes]
-    return [ko.daemonset(name, namespace, labels, template, len(all_nodes)), *pods]
 
 
 def statefulset_with_pods(name: str, namespace: str, nodes: list[str],
@@ -147,40 +128,16 @@ def build() -> dict[str, Any]:
         for name in names:
             items.append(ko.node(name, group_id=group, pods="110", **shape))
     small = {"cpu": "100m", "memory": "128Mi"}
-    items += daemonset_with_pods("kube-proxy", "kube-system", {"cpu": "100m"})
-    items += daemonset_with_pods("node-exporter", "monitoring", {"cpu": "50m", "memory": "50Mi"})
-    items += deployment_with_pods("coredns", "kube-system", [W1, W3],
-                                  {"cpu": "100m", "memory": "70Mi"},
-                                  priority=2000000000,
-                                  extra={"priorityClassName": "system-cluster-critical"})
-    items.append(ko.pdb("coredns", "kube-system", {"app.kubernetes.io/name": "coredns"},
-                        max_unavailable=1, healthy=2, desired=1, expected=2))
+    items += system_workloads([n for names in NODES.values() for n in names], [W1, W3])
     # two frontend pods share a node: its wave evicts them one at a time (budget 1)
-    items += deployment_with_pods("frontend", "shop", [W1, W3, W3],
-                                  {"cpu": "500m", "memory": "512Mi"})
-    items.append(ko.pdb("frontend", "shop", {"app.kubernetes.io/name": "frontend"},
-                        min_available=2, healthy=3, desired=2, expected=3))
-    items += deployment_with_pods("checkout", "shop", [W2], {"cpu": "250m", "memory": "256Mi"})
-    items.append(ko.pdb("checkout", "shop", {"app.kubernetes.io/name": "checkout"},
-                        min_available=1, healthy=1, desired=1, expected=1))
-    items += deployment_with_pods("session-cache", "shop", [W3], {"cpu": "200m",
-                                                                 "memory": "1Gi"},
-                                  volumes=[{"emptyDir": {}, "name": "cache"}], mounts=("cache",))
+    items += shop_workloads([W1, W3, W3], min_available=2, checkout=W2, session_cache=W3)
     items.append(ko.pod("debug-shell", "shop", ko.pod_spec(
         [ko.container("shell", small, image="busybox:1.36", port=None)], node_name=W1),
         labels={"run": "debug-shell"}))
     items += statefulset_with_pods("postgres", "shop", [W2, W3], {"cpu": "1", "memory": "2Gi"})
     items += deployment_with_pods("inference", "ml", [NODES[GPU][0]],
                                   {"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "1"})
-    job_spec = ko.pod_spec([ko.container("report", {"cpu": "500m", "memory": "1Gi"},
-                                         port=None)], node_name=NODES[BATCH][0],
-                           tolerations=[{"effect": "NoSchedule", "key": "dedicated",
-                                         "operator": "Equal", "value": "batch"}],
-                           node_selector={"yandex.cloud/node-group-id": BATCH},
-                           extra={"restartPolicy": "Never"})
-    items.append(ko.pod("nightly-report-28950840-x7k2p", "batch", job_spec,
-                        labels={"job-name": "nightly-report-28950840"},
-                        owner=("batch/v1", "Job", "nightly-report-28950840")))
+    items.append(nightly_report(NODES[BATCH][0], {"yandex.cloud/node-group-id": BATCH}))
     items += ytsaurus_with_pods()
     return ko.as_list(items)
 

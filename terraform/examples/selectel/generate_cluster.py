@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent.parent))
 sys.path.insert(0, str(HERE.parent))
 
-from generate_cluster import deployment_with_pods  # noqa: E402
+from cluster_workloads import nightly_report, shop_workloads, system_workloads  # noqa: E402
 
 from ngupgrade.testing import kube_objects as ko  # noqa: E402
 
@@ -92,51 +92,15 @@ def selectel_node(group: str, entry: dict[str, str]) -> dict[str, Any]:
     return obj
 
 
-def daemonset_with_pods(name: str, namespace: str, requests: dict[str, str]
-                        ) -> list[dict[str, Any]]:
-    """A DaemonSet tolerating every taint, with one pod on each node of the cluster."""
-    labels = {"app.kubernetes.io/name": name}
-    every = [n for names in NODES.values() for n in names]
-    template = ko.pod_spec([ko.container(name, requests, port=None)],
-                           tolerations=[{"operator": "Exists"}], priority=2000001000,
-                           extra={"priorityClassName": "system-node-critical"})
-    pods = [ko.pod(f"{name}-{ko.pod_hash(name + node)[:5]}", namespace,
-                   {**template, "nodeName": node}, labels=labels,
-                   owner=("apps/v1", "DaemonSet", name)) for node in every]
-    return [ko.daemonset(name, namespace, labels, template, len(every)), *pods]
-
-
 def build() -> dict[str, Any]:
     items: list[dict[str, Any]] = [selectel_node(group, entry)
                                    for group, attrs in GROUPS.items()
                                    for entry in attrs["nodes"]]
-    items += daemonset_with_pods("kube-proxy", "kube-system", {"cpu": "100m"})
-    items += daemonset_with_pods("node-exporter", "monitoring", {"cpu": "50m", "memory": "50Mi"})
-    items += deployment_with_pods("coredns", "kube-system", [W0, W2],
-                                  {"cpu": "100m", "memory": "70Mi"},
-                                  priority=2000000000,
-                                  extra={"priorityClassName": "system-cluster-critical"})
-    items.append(ko.pdb("coredns", "kube-system", {"app.kubernetes.io/name": "coredns"},
-                        max_unavailable=1, healthy=2, desired=1, expected=2))
-    items += deployment_with_pods("frontend", "shop", [W0, W2, W4],
-                                  {"cpu": "500m", "memory": "512Mi"})
-    items.append(ko.pdb("frontend", "shop", {"app.kubernetes.io/name": "frontend"},
-                        max_unavailable=1, healthy=3, desired=2, expected=3))
-    # one replica under minAvailable 1: never evictable; Selectel retries, then stops
-    items += deployment_with_pods("checkout", "shop", [W3], {"cpu": "250m", "memory": "256Mi"})
-    items.append(ko.pdb("checkout", "shop", {"app.kubernetes.io/name": "checkout"},
-                        min_available=1, healthy=1, desired=1, expected=1))
-    items += deployment_with_pods("session-cache", "shop", [W1], {"cpu": "200m",
-                                                                 "memory": "1Gi"},
-                                  volumes=[{"emptyDir": {}, "name": "cache"}], mounts=("cache",))
-    job_spec = ko.pod_spec([ko.container("report", {"cpu": "500m", "memory": "1Gi"},
-                                         port=None)], node_name=NODES["batch"][0],
-                           tolerations=[{"effect": "NoSchedule", "key": "dedicated",
-                                         "operator": "Equal", "value": "batch"}],
-                           extra={"restartPolicy": "Never"})
-    items.append(ko.pod("nightly-report-28950840-x7k2p", "batch", job_spec,
-                        labels={"job-name": "nightly-report-28950840"},
-                        owner=("batch/v1", "Job", "nightly-report-28950840")))
+    items += system_workloads([n for names in NODES.values() for n in names], [W0, W2])
+    # checkout, one replica under minAvailable 1 on W3: never evictable; Selectel retries,
+    # then stops
+    items += shop_workloads([W0, W2, W4], max_unavailable=1, checkout=W3, session_cache=W1)
+    items.append(nightly_report(NODES["batch"][0]))
     return ko.as_list(items)
 
 
