@@ -41,7 +41,7 @@ from ngupgrade.adapters.cloud.proto import (
     update_request,
 )
 from ngupgrade.adapters.cloud.retry import RetryPolicy
-from ngupgrade.adapters.cloud.rpc import DEFAULT_RETRY, PAGE_SIZE, Rpc, StubFactory
+from ngupgrade.adapters.cloud.rpc import DEFAULT_RETRY, Rpc, StubFactory
 from ngupgrade.adapters.cloud.types import (
     LiveCluster,
     LiveNode,
@@ -133,11 +133,10 @@ class CloudGateway:
         from yandex.cloud.k8s.v1 import node_group_service_pb2 as svc
         from yandex.cloud.k8s.v1 import node_group_service_pb2_grpc as grpc_svc
 
-        return [live_node(node) for page in self._rpc.pages(
-            grpc_svc.NodeGroupServiceStub, "ListNodes",
-            lambda token: svc.ListNodeGroupNodesRequest(
-                node_group_id=node_group_id, page_size=PAGE_SIZE, page_token=token),
-            what=f"NodeGroupService.ListNodes({node_group_id})") for node in page.nodes]
+        return [live_node(node) for node in self._rpc.listed(
+            grpc_svc.NodeGroupServiceStub, "ListNodes", svc.ListNodeGroupNodesRequest,
+            {"node_group_id": node_group_id}, "nodes",
+            what=f"NodeGroupService.ListNodes({node_group_id})")]
 
     def get_cluster(self, cluster_id: str) -> LiveCluster:
         """``ClusterService.Get``: folder id, status, master version."""
@@ -168,11 +167,10 @@ class CloudGateway:
         from yandex.cloud.quotamanager.v1 import resource_pb2
 
         resource = resource_pb2.Resource(id=cloud_id, type="resource-manager.cloud")
-        return [quota_limit(q) for page in self._rpc.pages(
-            grpc_svc.QuotaLimitServiceStub, "List",
-            lambda token: svc.ListQuotaLimitsRequest(
-                resource=resource, service=service, page_size=PAGE_SIZE, page_token=token),
-            what=f"QuotaLimitService.List({cloud_id}, {service})") for q in page.quota_limits]
+        return [quota_limit(q) for q in self._rpc.listed(
+            grpc_svc.QuotaLimitServiceStub, "List", svc.ListQuotaLimitsRequest,
+            {"resource": resource, "service": service}, "quota_limits",
+            what=f"QuotaLimitService.List({cloud_id}, {service})")]
 
     def get_operation(self, operation_id: str) -> OperationState:
         """``OperationService.Get`` (a poll: transient failures are retried)."""
@@ -189,22 +187,20 @@ class CloudGateway:
         from yandex.cloud.k8s.v1 import node_group_service_pb2 as svc
         from yandex.cloud.k8s.v1 import node_group_service_pb2_grpc as grpc_svc
 
-        return [operation_state(op) for page in self._rpc.pages(
-            grpc_svc.NodeGroupServiceStub, "ListOperations",
-            lambda token: svc.ListNodeGroupOperationsRequest(
-                node_group_id=node_group_id, page_size=PAGE_SIZE, page_token=token),
-            what=f"NodeGroupService.ListOperations({node_group_id})") for op in page.operations]
+        return [operation_state(op) for op in self._rpc.listed(
+            grpc_svc.NodeGroupServiceStub, "ListOperations", svc.ListNodeGroupOperationsRequest,
+            {"node_group_id": node_group_id}, "operations",
+            what=f"NodeGroupService.ListOperations({node_group_id})")]
 
     def list_cluster_operations(self, cluster_id: str) -> list[OperationState]:
         """``ClusterService.ListOperations``, all pages (master upgrades and the like)."""
         from yandex.cloud.k8s.v1 import cluster_service_pb2 as svc
         from yandex.cloud.k8s.v1 import cluster_service_pb2_grpc as grpc_svc
 
-        return [operation_state(op) for page in self._rpc.pages(
-            grpc_svc.ClusterServiceStub, "ListOperations",
-            lambda token: svc.ListClusterOperationsRequest(
-                cluster_id=cluster_id, page_size=PAGE_SIZE, page_token=token),
-            what=f"ClusterService.ListOperations({cluster_id})") for op in page.operations]
+        return [operation_state(op) for op in self._rpc.listed(
+            grpc_svc.ClusterServiceStub, "ListOperations", svc.ListClusterOperationsRequest,
+            {"cluster_id": cluster_id}, "operations",
+            what=f"ClusterService.ListOperations({cluster_id})")]
 
     def running_operation(self, node_group_id: str) -> OperationState | None:
         """The newest unfinished operation on the group, or None (resume by group, C11)."""

@@ -4,7 +4,7 @@ Every call gets a stub made once (under a lock), a deadline (``call_timeout`` se
 fresh ``x-client-request-id``; any gRPC failure leaves here as
 :class:`~ngupgrade.core.errors.CloudApiError` (exit 4) with the code, the message, the request
 id (``x-request-id`` from the answer, else the one we sent) and a hint. Reads and polls
-(:meth:`Rpc.read`, :meth:`Rpc.pages`) retry the transient codes
+(:meth:`Rpc.read`, :meth:`Rpc.listed`) retry the transient codes
 (:mod:`ngupgrade.adapters.cloud.retry`); a mutation (:meth:`Rpc.once`) is one call, never
 retried. Nothing here knows a message shape (:mod:`ngupgrade.adapters.cloud.proto` does).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ngupgrade.adapters.cloud.retry import RetryPolicy, call_with_retry, rpc_code_name
@@ -29,7 +29,7 @@ PAGE_SIZE = 1000
 """``page_size`` of every list call (the API's maximum)."""
 
 MAX_PAGES = 1000
-"""Pages one listing may take before :meth:`Rpc.pages` gives up."""
+"""Pages one listing may take before :meth:`Rpc.listed` gives up."""
 
 _HINTS = {
     "UNAUTHENTICATED": "set YC_IAM_TOKEN, YC_TOKEN or YC_SERVICE_ACCOUNT_KEY_FILE "
@@ -124,14 +124,17 @@ class Rpc:
                 raise
             raise translate(err, what, ids[-1] if ids else None) from err
 
-    def pages(self, ctor: Any, method: str, request: Callable[[str], Any], *, what: str,
-              limit: int = MAX_PAGES) -> Iterator[Any]:
-        """Every page of a list call: ``request(page_token)`` builds each request (first token
-        ``""``); each page is a :meth:`read`. Raises CloudApiError, also past ``limit`` pages."""
+    def listed(self, ctor: Any, method: str, request_type: Any, fields: Mapping[str, Any],
+               items: str, *, what: str, limit: int = MAX_PAGES) -> Iterator[Any]:
+        """Every item of a list call, page after page: each request is
+        ``request_type(**fields, page_size=PAGE_SIZE, page_token=token)`` (the first token
+        ``""``, then each answer's ``next_page_token``), each page a :meth:`read`, the items the
+        answer's field ``items``. Raises CloudApiError, also past ``limit`` pages."""
         token = ""
         for _ in range(limit):
-            page = self.read(ctor, method, request(token), what=what)
-            yield page
+            page = self.read(ctor, method, request_type(**fields, page_size=PAGE_SIZE,
+                                                        page_token=token), what=what)
+            yield from getattr(page, items)
             token = page.next_page_token
             if not token:
                 return
