@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ngupgrade.adapters.state.plan_source import read_plan_bytes
 from ngupgrade.adapters.state.s3 import object_key
 from ngupgrade.adapters.state.sources import StateRequest, read_state_bytes
 from ngupgrade.adapters.state.terraform_cli import state_pull
@@ -24,6 +25,20 @@ def test_file_and_missing_file(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="is a directory") as err:
         read_state_bytes(StateRequest(str(tmp_path)))
     assert err.value.hint is not None and "tf:" in err.value.hint
+
+
+def test_plan_file_missing_or_a_directory_says_which_and_how_to_name_it(tmp_path: Path) -> None:
+    missing = str(tmp_path / "plan.json")
+    with pytest.raises(BadInput) as err:
+        read_plan_bytes(missing)
+    assert (err.value.message, err.value.hint) == (
+        f"{missing}: no such file",
+        "pass --plan with the output of `terraform show -json PLANFILE`")
+    with pytest.raises(BadInput) as err:
+        read_plan_bytes(str(tmp_path))
+    assert (err.value.message, err.value.hint) == (
+        f"{tmp_path}: is a directory",
+        f"to run `terraform show -json tfplan` there use --plan tf:{tmp_path}")
 
 
 def test_default_is_terraform_tfstate_in_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch

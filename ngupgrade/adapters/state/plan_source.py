@@ -18,7 +18,8 @@ from __future__ import annotations
 import os
 import sys
 
-from ngupgrade.core.errors import BadInput, UsageError
+from ngupgrade.adapters.state.sources import read_local_file
+from ngupgrade.core.errors import UsageError
 
 DEFAULT_PLAN_FILE = "tfplan"
 """The plan file name ``tf:DIR`` reads: the name the Terraform docs use (``-out=tfplan``)."""
@@ -47,16 +48,6 @@ def read_plan_bytes(spec: str, terraform_bin: str = "terraform") -> tuple[bytes,
             directory, plan_file = os.path.split(target)
             return show_plan_json(directory or ".", plan_file, terraform_bin, label=spec), spec
         return show_plan_json(target, DEFAULT_PLAN_FILE, terraform_bin, label=spec), spec
-    try:
-        with open(spec, "rb") as handle:
-            return handle.read(), spec
-    except FileNotFoundError as err:
-        raise BadInput("no such file", source=spec,
-                       hint="pass --plan with the output of `terraform show -json PLANFILE`"
-                       ) from err
-    except IsADirectoryError as err:
-        raise BadInput("is a directory", source=spec,
-                       hint=f"to run `terraform show -json tfplan` there use --plan tf:{spec}"
-                       ) from err
-    except OSError as err:
-        raise BadInput(f"cannot read: {err.strerror}", source=spec) from err
+    return read_local_file(
+        spec, missing_hint="pass --plan with the output of `terraform show -json PLANFILE`",
+        directory_hint=f"to run `terraform show -json tfplan` there use --plan tf:{spec}"), spec

@@ -17,7 +17,7 @@ from ngupgrade.adapters.state.request import StateRequest
 from ngupgrade.core.errors import BadInput, UsageError
 
 DEFAULT_STATE_FILE = "terraform.tfstate"
-__all__ = ["DEFAULT_STATE_FILE", "StateRequest", "read_state_bytes"]
+__all__ = ["DEFAULT_STATE_FILE", "StateRequest", "read_local_file", "read_state_bytes"]
 
 
 def read_state_bytes(request: StateRequest) -> tuple[bytes, str]:
@@ -50,7 +50,9 @@ def read_state_bytes(request: StateRequest) -> tuple[bytes, str]:
         from ngupgrade.adapters.state.s3 import read_s3_state  # boto3 only for s3:// states
 
         return read_s3_state(request, spec)
-    return _read_file(spec), spec
+    return read_local_file(
+        spec, missing_hint="pass --state with the path of a Terraform state",
+        directory_hint=f"for `terraform state pull` in that directory use --state tf:{spec}"), spec
 
 
 def _read_stdin() -> bytes:
@@ -60,16 +62,20 @@ def _read_stdin() -> bytes:
     return sys.stdin.buffer.read()
 
 
-def _read_file(path: str) -> bytes:
+def read_local_file(path: str, *, missing_hint: str, directory_hint: str) -> bytes:
+    """The bytes of a local input file (a state or a plan JSON).
+
+    Raises:
+        BadInput: ``no such file`` (hint ``missing_hint``), ``is a directory`` (hint
+            ``directory_hint``: the ``tf:`` form for that directory), else ``cannot read:``
+            and the OS's reason; the source is ``path``.
+    """
     try:
         with open(path, "rb") as handle:
             return handle.read()
     except FileNotFoundError as err:
-        raise BadInput("no such file", source=path,
-                       hint="pass --state with the path of a Terraform state") from err
+        raise BadInput("no such file", source=path, hint=missing_hint) from err
     except IsADirectoryError as err:
-        raise BadInput("is a directory", source=path,
-                       hint=f"for `terraform state pull` in that directory use --state tf:{path}"
-                       ) from err
+        raise BadInput("is a directory", source=path, hint=directory_hint) from err
     except OSError as err:
         raise BadInput(f"cannot read: {err.strerror}", source=path) from err
