@@ -320,7 +320,7 @@ def _drift_notice(prep: Prepared, event: Emit) -> None:
     Terraform's (an upgrade stopped before its restore; its journal gone or elsewhere) is
     never "nothing to do" in silence: with --restore-policy it is put back (a note says why),
     without it a warning names it and the command that puts it back."""
-    from ngupgrade.upgrade.runbook import policy_drift
+    from ngupgrade.upgrade.prepare import policy_drift
 
     have = policy_drift(prep.live, prep.group)
     tf = prep.group.policy

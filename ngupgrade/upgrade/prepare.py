@@ -1,0 +1,177 @@
+"""Steps 1 to 4 of one group's upgrade: read the live group, check it may be upgraded, plan
+it, open its journal (:func:`prepare_group`; :meth:`ngupgrade.upgrade.runbook.Runbook.prepare`).
+
+1. read the live group (version, status, size, policy), its nodes, its cluster's master and
+   its operations;
+2. refuse a group that is not RUNNING or that has an unfinished operation (attach to it with
+   ``--resume`` when it is this upgrade's, else wait for it: ``ngupgrade wait``), and a
+   journal that does not match the run (another group, target or policy);
+3. the target version against the master: a node group is never ahead of its master, and
+   moves one minor version per step (reference section 3.1, ``update-kubernetes.md``);
+4. plan (:func:`ngupgrade.core.simulate.plan_group`) with the size before the upgrade, then
+   build the group's steps once: the dry run lists their calls, ``--apply`` runs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ngupgrade.adapters.cloud.types import LiveNodeGroup, newest
+from ngupgrade.adapters.cloud.waiter import Timing
+from ngupgrade.adapters.files import journal as jr
+from ngupgrade.core.errors import CheckFailed, UsageError
+from ngupgrade.core.model import DeployPolicy, FixedScale, NodeGroup
+from ngupgrade.core.policy import in_force, policy_text
+from ngupgrade.core.simulate import plan_group
+from ngupgrade.upgrade.context import Prepared
+from ngupgrade.upgrade.events import Emit, Note
+from ngupgrade.upgrade.rules import check_target_version
+from ngupgrade.upgrade.steps import build_steps
+from ngupgrade.upgrade.values import UpgradeApi, UpgradeOptions
+
+
+def policy_drift(live: LiveNodeGroup, group: NodeGroup) -> DeployPolicy | None:
+    """The policy in force on the live group when Terraform declares another one, else None.
+
+    An unset policy in the API is the server default 3/0 (:func:`in_force`, seed 000); a state
+    with no ``deploy_policy`` declares nothing, so nothing drifts (the provider's Optional +
+    Computed attribute keeps what the group runs).
+    """
+    have = in_force(live.policy)
+    if group.policy is None or have == group.policy:
+        return None
+    return have
+
+
+def prepare_group(api: UpgradeApi, options: UpgradeOptions, group: NodeGroup,
+                  journal_path: str | None, *, timing: Timing, emit: Emit,
+                  journal_writer: Callable[[str, str], None] | None = None) -> Prepared:
+    """Read the live group, check it may be upgraded, plan it, open its journal, build its
+    steps (:func:`ngupgrade.upgrade.steps.build_steps`).
+
+    ``journal_path`` None keeps the journal in memory (dry run); ``journal_writer(path, text)``
+    replaces its atomic file write (tests); ``timing.wall`` stamps it; ``emit`` gets the note
+    when ``--resume`` finds nothing to resume.
+
+    Raises:
+        UsageError: an unfinished journal without ``--resume``; a bad version string.
+        CheckFailed: not RUNNING, an unfinished operation (without ``--resume``), target
+            ahead of the master or more than one minor step, an invalid policy.
+        CloudApiError: a read failed.
+    """
+    subject = f"{group.address} ({group.id})"
+    if not group.id:
+        raise UsageError(f"{group.address}: the state has no id for this node group")
+    live = api.get_node_group(group.id)
+    nodes = api.list_nodes(group.id)
+    cluster = api.get_cluster(live.cluster_id or group.cluster_id)
+    ops = api.list_operations(group.id)
+    unfinished = [op for op in ops if not op.done]
+    running = newest(unfinished)
+
+    existing = jr.load(journal_path) if journal_path else None
+    if existing is not None and existing.outcome is None and not options.resume:
+        raise UsageError(
+            f"{subject}: an unfinished upgrade is recorded in {journal_path}",
+            hint="run the same command with --resume to continue it (it re-attaches to "
+                 "the running operation), or delete the journal to start over")
+    resumed = bool(options.resume and existing is not None and existing.outcome is None)
+    if resumed and existing is not None and existing.group_id != group.id:
+        raise UsageError(f"{journal_path} is the journal of node group {existing.group_id}, "
+                         f"not {group.id}", hint="pass the right --journal")
+    if resumed and existing is not None and existing.target != options.version:
+        raise UsageError(
+            f"{journal_path} records an upgrade to {existing.target or 'the latest revision'}"
+            f", not {options.version or 'the latest revision'}",
+            hint="resume with the same --version, or delete the journal to start over")
+
+    if running is not None and not options.resume:
+        raise CheckFailed(
+            f"{subject}: another operation is in progress on this node group: {running.id} "
+            f"({running.description or 'no description'}); nothing was changed",
+            hint=f"if it is an upgrade this tool started, run the same command with "
+                 f"--resume to attach to it; otherwise wait for it (`ngupgrade wait "
+                 f"--operation {running.id}`) and run again")
+    if running is None and live.status != "RUNNING" and not resumed:
+        raise CheckFailed(f"{subject}: the node group is {live.status}, not RUNNING; "
+                          "nothing was changed",
+                          hint="an upgrade starts only from RUNNING; look at the group in "
+                               "the console")
+
+    start_version = existing.start_version if resumed and existing else live.version
+    nothing: str | None = None
+    if options.version is not None:
+        if not resumed and live.version == options.version and running is None:
+            nothing = f"already on {options.version}"
+        else:
+            check_target_version(start_version, options.version, cluster.master_version,
+                                 subject=subject)
+    elif not resumed and not live.new_revision_available and running is None:
+        nothing = f"no newer revision of {live.version} is available"
+
+    # Already there, but still on a temporary policy (an upgrade whose journal is gone,
+    # or ran on another runner, stopped before its restore): with --restore-policy put
+    # back what Terraform declares; without it the use case names the drift (item 5).
+    restore_only = bool(nothing is not None and options.restore_policy
+                        and policy_drift(live, group) is not None)
+    if restore_only:
+        nothing = None
+
+    asked = options.max_expansion is not None or options.max_unavailable is not None
+    max_e, max_u = options.max_expansion, options.max_unavailable
+    if resumed and existing is not None and not asked and existing.override is not None:
+        # --resume alone continues with the journal's policy, explicitly: the plan and
+        # the quota gate judge what the steps will send (issue 10 item 8).
+        max_e, max_u = existing.override.max_expansion, existing.override.max_unavailable
+    # The size to plan with is the group's before this upgrade: mid-upgrade the live
+    # count includes the surge nodes the upgrade itself created (3 nodes at 2/1 read as
+    # 5: a false fixed-size drift, 5 nodes, 5 cycles). The journal recorded it at the
+    # start; without one, the configured fixed size (issue 11 item 1).
+    start_nodes = len(nodes)
+    if resumed and existing is not None:
+        start_nodes = existing.start_nodes
+    elif running is not None:
+        scale = live.scale or group.scale
+        if isinstance(scale, FixedScale):
+            start_nodes = scale.size
+    if options.resume and not resumed and running is None and nothing is None:
+        emit(Note(group=str(group.address), message=(
+            "nothing to resume: no unfinished journal"
+            + (f" at {journal_path}" if journal_path else "")
+            + " and no operation running on the group; starting the upgrade")))
+    plan = plan_group(group, live_size=start_nodes, live_policy=live.policy,
+                      max_expansion=max_e, max_unavailable=max_u,
+                      minutes_per_cycle=options.minutes_per_cycle)
+    # The policy the user asked for; whether it needs an Update is the policy step's
+    # decision (one rule for the dry run and --apply: the policy in force).
+    override = plan.policy.policy if plan.policy.source == "override" else None
+    if resumed and existing is not None and asked and override != existing.override:
+        recorded = ("no deploy policy override" if existing.override is None
+                    else f"deploy policy {policy_text(existing.override)}")
+        raise UsageError(
+            f"{journal_path} records this upgrade with {recorded}, not "
+            f"{policy_text(override)}; a resumed upgrade keeps the policy it started with",
+            hint="resume without --max-expansion/--max-unavailable (the journal's policy "
+                 "is used) or with the same values, or delete the journal to start over")
+    if resumed and existing is not None:
+        journal = existing
+        journal.writer = journal_writer
+        journal.clock = timing.wall
+    else:
+        # Resume from the cloud's own record, mid-upgrade: the size to come back to is
+        # the configured one (start_nodes, above), and which nodes are new cannot be told.
+        start_ids = [] if running is not None else [n.instance_id for n in nodes]
+        journal = jr.Journal(
+            group_id=group.id, address=str(group.address), name=group.name,
+            target=options.version, latest_revision=options.latest_revision,
+            start_version=live.version, start_nodes=start_nodes,
+            start_node_ids=start_ids, start_policy=live.policy,
+            terraform_policy=group.policy, override=override,
+            restore_policy=options.restore_policy, path=journal_path,
+            writer=journal_writer, clock=timing.wall)
+    prep = Prepared(group=group, live=live, nodes=nodes, cluster=cluster, running=running,
+                    plan=plan, override=override, terraform_policy=group.policy,
+                    journal=journal, resumed=resumed, nothing_to_do=nothing,
+                    restore_only=restore_only)
+    prep.steps = build_steps(prep, options)
+    return prep
