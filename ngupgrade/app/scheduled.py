@@ -40,12 +40,7 @@ from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.stage_run import PlannedStage, Slot, StageRun, closing, run_stage
 from ngupgrade.app.timing import Timing
-from ngupgrade.app.upgrade import (
-    UpgradeReport,
-    UpgradeRequest,
-    _terraform_warning,
-    check_request,
-)
+from ngupgrade.app.upgrade import UpgradeReport, UpgradeRequest, check_request
 from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.errors import CheckFailed, NgUpgradeError, UsageError
@@ -60,6 +55,7 @@ from ngupgrade.upgrade.events import (
     StageEvent,
     Summary,
 )
+from ngupgrade.upgrade.prepare import terraform_warning
 from ngupgrade.upgrade.runbook import Runbook
 from ngupgrade.upgrade.values import UpgradeApi
 
@@ -210,7 +206,7 @@ def _show(run: StageRun, stages: list[PlannedStage], report: UpgradeReport) -> N
     run.emit(CallsToMake(calls=listed) if run.request.apply else DryRun(calls=listed))
     for prep in report.prepared:
         if not prep.restore_only:
-            _terraform_warning(prep, run.emit, run.request.options.restore_policy)
+            terraform_warning(prep, run.emit, run.request.options.restore_policy)
 
 
 def _run_stages(run: StageRun, stages: list[PlannedStage], report: UpgradeReport) -> None:

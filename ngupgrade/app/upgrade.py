@@ -41,7 +41,7 @@ from ngupgrade.core.errors import (
     UsageError,
 )
 from ngupgrade.core.model import NodeGroup
-from ngupgrade.core.policy import check_overrides, policy_text
+from ngupgrade.core.policy import check_overrides
 from ngupgrade.core.quota import limits
 from ngupgrade.core.quota.preflight import failure_hints, failure_summary
 from ngupgrade.core.units import human_seconds
@@ -57,6 +57,7 @@ from ngupgrade.upgrade.events import (
     Summary,
     Warned,
 )
+from ngupgrade.upgrade.prepare import drift_notice, terraform_warning
 from ngupgrade.upgrade.rules import parse_version
 from ngupgrade.upgrade.runbook import Runbook
 from ngupgrade.upgrade.values import (
@@ -220,7 +221,7 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
     for prep in report.prepared:
         if prep.nothing_to_do:
             event(Note(group=prep.address, message=f"nothing to do: {prep.nothing_to_do}"))
-        _drift_notice(prep, event)
+        drift_notice(prep, event)
 
     gated = [p for p in report.prepared if p.needs_surge]
     if gated:
@@ -248,7 +249,7 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
             event(Warned(group=warning.group, code=warning.code, message=warning.message))
     for prep in report.prepared:
         if not prep.restore_only:
-            _terraform_warning(prep, event, request.options.restore_policy)
+            terraform_warning(prep, event, request.options.restore_policy)
     if not request.apply:
         return
 
@@ -313,47 +314,6 @@ def _gate_verdict(report: UpgradeReport, *, quotas_offline: bool) -> None:
                      "finding, --accept CODE proceeds past it")
     if parts:
         raise CheckFailed("; ".join(parts) + "; nothing was changed", hint="; ".join(hints))
-
-
-def _drift_notice(prep: Prepared, event: Emit) -> None:
-    """Issue 10 item 5: a group already on the target that still runs a policy other than
-    Terraform's (an upgrade stopped before its restore; its journal gone or elsewhere) is
-    never "nothing to do" in silence: with --restore-policy it is put back (a note says why),
-    without it a warning names it and the command that puts it back."""
-    from ngupgrade.upgrade.prepare import policy_drift
-
-    have = policy_drift(prep.live, prep.group)
-    tf = prep.group.policy
-    if have is None or tf is None or not (prep.nothing_to_do or prep.restore_only):
-        return
-    version = prep.live.version
-    if prep.restore_only:
-        event(Note(group=prep.address,
-                   message=f"already on {version}, but the group runs deploy policy "
-                           f"{policy_text(have)} while Terraform declares {policy_text(tf)} "
-                           f"for {prep.address}: --restore-policy puts {policy_text(tf)} back"))
-        return
-    event(Warned(group=prep.address, code="policy-differs-from-terraform",
-                 message=f"{prep.address} is on {version} but runs deploy policy "
-                         f"{policy_text(have)}, while Terraform declares {policy_text(tf)} (an "
-                         "upgrade's temporary policy left in place?); the next `terraform "
-                         f"apply` sets it back. Put it back now: `ngupgrade set-policy -g "
-                         f"{prep.address} --max-expansion {tf.max_expansion} --max-unavailable "
-                         f"{tf.max_unavailable} --apply` (or run this command with "
-                         "--restore-policy), or write the new deploy_policy in the HCL"))
-
-
-def _terraform_warning(prep: Prepared, event: Emit, restore: bool) -> None:
-    """C16: an override that differs from the HCL is reverted by the next terraform apply."""
-    tf = prep.terraform_policy
-    if prep.override is None or tf is None or prep.override == tf:
-        return
-    after = (f"--restore-policy puts {policy_text(tf)} back after the upgrade"
-             if restore else "pass --restore-policy to put it back right after the upgrade")
-    event(Warned(group=prep.address, code="policy-differs-from-terraform",
-                 message=f"the upgrade runs with deploy policy {policy_text(prep.override)}; "
-                         f"Terraform declares {policy_text(tf)} for {prep.address}, and the next "
-                         f"`terraform apply` sets it back ({after})"))
 
 
 def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prepared],

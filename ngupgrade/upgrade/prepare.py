@@ -10,6 +10,10 @@ it, open its journal (:func:`prepare_group`; :meth:`ngupgrade.upgrade.runbook.Ru
    moves one minor version per step (reference section 3.1, ``update-kubernetes.md``);
 4. plan (:func:`ngupgrade.core.simulate.plan_group`) with the size before the upgrade, then
    build the group's steps once: the dry run lists their calls, ``--apply`` runs them.
+
+And what a prepared group tells the user about Terraform before any change: the policy it
+runs when Terraform declares another (:func:`policy_drift`, :func:`drift_notice`), and the
+override the next ``terraform apply`` reverts (:func:`terraform_warning`, C16).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from ngupgrade.core.model import DeployPolicy, FixedScale, NodeGroup
 from ngupgrade.core.policy import in_force, policy_text
 from ngupgrade.core.simulate import plan_group
 from ngupgrade.upgrade.context import Prepared
-from ngupgrade.upgrade.events import Emit, Note
+from ngupgrade.upgrade.events import Emit, Note, Warned
 from ngupgrade.upgrade.rules import check_target_version
 from ngupgrade.upgrade.steps import build_steps
 from ngupgrade.upgrade.values import UpgradeApi, UpgradeOptions
@@ -41,6 +45,51 @@ def policy_drift(live: LiveNodeGroup, group: NodeGroup) -> DeployPolicy | None:
     if group.policy is None or have == group.policy:
         return None
     return have
+
+
+def drift_notice(prep: Prepared, event: Emit) -> None:
+    """Issue 10 item 5: a group already on the target that still runs a policy other than
+    Terraform's (an upgrade stopped before its restore; its journal gone or elsewhere) is
+    never "nothing to do" in silence: with --restore-policy it is put back (a ``note`` event
+    says why), without it a ``warned`` event (``policy-differs-from-terraform``) names it and
+    the command that puts it back. Sends nothing for any other prepared group."""
+    have = policy_drift(prep.live, prep.group)
+    tf = prep.group.policy
+    if have is None or tf is None or not (prep.nothing_to_do or prep.restore_only):
+        return
+    version = prep.live.version
+    if prep.restore_only:
+        event(Note(group=prep.address,
+                   message=f"already on {version}, but the group runs deploy policy "
+                           f"{policy_text(have)} while Terraform declares {policy_text(tf)} "
+                           f"for {prep.address}: --restore-policy puts {policy_text(tf)} back"))
+        return
+    event(Warned(group=prep.address, code="policy-differs-from-terraform",
+                 message=f"{prep.address} is on {version} but runs deploy policy "
+                         f"{policy_text(have)}, while Terraform declares {policy_text(tf)} (an "
+                         "upgrade's temporary policy left in place?); the next `terraform "
+                         f"apply` sets it back. Put it back now: `ngupgrade set-policy -g "
+                         f"{prep.address} --max-expansion {tf.max_expansion} --max-unavailable "
+                         f"{tf.max_unavailable} --apply` (or run this command with "
+                         "--restore-policy), or write the new deploy_policy in the HCL"))
+
+
+def terraform_warning(prep: Prepared, event: Emit, restore: bool) -> None:
+    """C16: an override that differs from the HCL is reverted by the next terraform apply.
+
+    Sends one ``warned`` event (``policy-differs-from-terraform``) when the upgrade runs with
+    an override (``--max-expansion``/``--max-unavailable``) other than the policy Terraform
+    declares; ``restore`` (``--restore-policy``) picks which way back the message names.
+    """
+    tf = prep.terraform_policy
+    if prep.override is None or tf is None or prep.override == tf:
+        return
+    after = (f"--restore-policy puts {policy_text(tf)} back after the upgrade"
+             if restore else "pass --restore-policy to put it back right after the upgrade")
+    event(Warned(group=prep.address, code="policy-differs-from-terraform",
+                 message=f"the upgrade runs with deploy policy {policy_text(prep.override)}; "
+                         f"Terraform declares {policy_text(tf)} for {prep.address}, and the next "
+                         f"`terraform apply` sets it back ({after})"))
 
 
 def prepare_group(api: UpgradeApi, options: UpgradeOptions, group: NodeGroup,
