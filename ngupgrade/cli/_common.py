@@ -12,13 +12,16 @@ import math
 import sys
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.timing import Timing, real_time
 from ngupgrade.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from ngupgrade.core.advise.judge import MinAvailable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -231,6 +234,25 @@ def only_one(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
         raise click.BadParameter(f"given {len(values)} times ({shown}); this command takes "
                                  "one: run it once per value", ctx=ctx, param=param)
     return values[0] if values else None
+
+
+def parse_min_available(ctx: click.Context, param: click.Parameter, value: str | None
+                        ) -> MinAvailable | None:
+    """Callback of ``--min-available N|P%`` (``advise``, ``upgrade --schedule advised``): the
+    floor as :meth:`ngupgrade.core.advise.judge.MinAvailable.parse` reads it, or None when the
+    option is not given.
+
+    Raises:
+        click.BadParameter: the value is not a count or a percentage (exit 2).
+    """
+    if value is None:
+        return None
+    from ngupgrade.core.advise.judge import MinAvailable  # here: the advisor loads on use only
+
+    try:
+        return MinAvailable.parse(value)
+    except UsageError as err:
+        raise click.BadParameter(err.message, ctx=ctx, param=param) from err
 
 
 def stdin_once(settings: Settings, **inputs: str | Sequence[str] | None) -> None:

@@ -12,6 +12,7 @@ from ngupgrade.cli._common import (
     common_options,
     emit_json,
     group_option,
+    parse_min_available,
     settings_of,
     stdin_once,
 )
@@ -23,16 +24,6 @@ from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.model import MAX_GROUP_NODES
 
 
-def _min_available(ctx: click.Context, param: click.Parameter, value: str | None
-                   ) -> MinAvailable | None:
-    if value is None:
-        return None
-    try:
-        return MinAvailable.parse(value)
-    except UsageError as err:
-        raise click.BadParameter(err.message, ctx=ctx, param=param) from err
-
-
 @click.command()
 @group_option
 @click.option("--quotas", "quotas_file", metavar="FILE",
@@ -41,7 +32,7 @@ def _min_available(ctx: click.Context, param: click.Parameter, value: str | None
 @click.option("--cloud-id", metavar="ID",
               help="Cloud of every selected group (offline default: the one cloud of the "
                    "quota file). With --quotas or --endpoint only.")
-@click.option("--min-available", "min_available", metavar="N|P%", callback=_min_available,
+@click.option("--min-available", "min_available", metavar="N|P%", callback=parse_min_available,
               help="Nodes that must stay Ready at the worst moment, a count or a percentage "
                    "of the group (rounded up). Default: one node down at a time.")
 @click.option("--nodes", type=click.IntRange(min=0, max=MAX_GROUP_NODES), metavar="N",

@@ -21,6 +21,7 @@ from ngupgrade.cli._common import (
     TIME_SCALE,
     common_options,
     invocation_of,
+    parse_min_available,
     settings_of,
     stdin_once,
     timing_of,
@@ -33,7 +34,6 @@ from ngupgrade.cli._upgrade_display import (
     PlainDisplay,
     RichDisplay,
 )
-from ngupgrade.cli.advise import _min_available
 from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.errors import NgUpgradeError, UsageError
@@ -109,7 +109,7 @@ def signals_as_interrupt() -> Iterator[None]:
                    "stage in parallel (those of one cluster one after another; their surges "
                    "fit one shared headroom), each with the policy the schedule gives it.")
 @click.option("--min-available", "min_available", metavar="N|P%",
-              callback=_min_available,
+              callback=parse_min_available,
               help="With --schedule advised: nodes that must stay Ready at the worst moment "
                    "(as `ngupgrade advise`). Default: one node down at a time.")
 @click.option("--max-parallel", type=click.IntRange(min=1), default=None, metavar="K",
