@@ -5,7 +5,9 @@ does (:func:`ngupgrade.app.preflight.run_preflight`: the cloud of each group, wh
 consumes, the live size of autoscaled groups, the limits listed once per cloud and service),
 offline from ``--quotas FILE`` or live from the API; then the pure core
 (:func:`ngupgrade.core.advise.group.advise_groups`) judges every policy of every group, with one
-limits mapping per cloud shared by its groups, and schedules them.
+limits mapping per cloud shared by its groups (the limits as listed: the cloud-wide quotas and
+those beside them, per group, per cluster with every group of the state, per zone), and
+schedules them.
 
 Without a quota source the quota is not checked (the report says so). Nothing is changed.
 """
@@ -19,7 +21,7 @@ from typing import Any, Protocol
 
 from ngupgrade.adapters.cloud.types import LiveNodeGroup, OperationState
 from ngupgrade.app.drain_check import ClusterSource, read_cluster
-from ngupgrade.app.load import load_groups
+from ngupgrade.app.load import load_state, select_groups
 from ngupgrade.app.preflight import PreflightRequest, run_preflight
 from ngupgrade.app.settings import Settings
 from ngupgrade.core.advise.calibrate import Calibration, PastUpgrade, calibrate
@@ -32,7 +34,7 @@ from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.errors import CloudApiError, UsageError
 from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.membership import nodes_per_group
-from ngupgrade.core.model import NodeGroup, QuotaLimit
+from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.plan_warnings import PlanWarning
 from ngupgrade.core.platform import YANDEX, platform_of
 from ngupgrade.core.policy import policy_text
@@ -72,7 +74,8 @@ WorkloadFactory = Callable[[NodeGroup, int], WorkloadJudge | None]
 
 def advise(settings: Settings, request: AdviseRequest, *,
            cluster: ClusterSnapshot | None = None,
-           groups: Sequence[NodeGroup] | None = None, cloud: Any = None) -> Advice:
+           groups: Sequence[NodeGroup] | None = None, cloud: Any = None,
+           peers: Sequence[NodeGroup] | None = None) -> Advice:
     """Load the selected groups, gather quotas and history, and advise.
 
     ``cluster``: the Kubernetes objects (nodes, pods, workloads, PodDisruptionBudgets) of the
@@ -80,7 +83,9 @@ def advise(settings: Settings, request: AdviseRequest, *,
     (:class:`~ngupgrade.core.advise.workloads.DrainJudge`, one index for all groups) and the
     availability floor only forbids the whole group down. ``groups``: select from these
     instead of reading the state; ``cloud``: an open gateway for the live path (``upgrade
-    --schedule advised`` shares its own), else one is opened and closed here.
+    --schedule advised`` shares its own), else one is opened and closed here; ``peers``: every
+    group of the state, whose clusters' node limits count the groups not advised at their size
+    as ``ngupgrade preflight`` does (None: ``groups``, else the state read).
 
     Raises:
         UsageError: a selector names no group; a quota file with several clouds and no
@@ -89,12 +94,10 @@ def advise(settings: Settings, request: AdviseRequest, *,
         QuotaMappingUnknown: a group's resources cannot be placed on quota ids (exit 1).
         CloudApiError: the cloud API failed (exit 4).
     """
-    if groups is not None:
-        from ngupgrade.app.load import select_groups
-
-        groups = select_groups(groups, request.selectors)
-    else:
-        groups = load_groups(settings, request.selectors)
+    if groups is None:
+        groups = load_state(settings).groups
+    peers = tuple(groups) if peers is None else tuple(peers)
+    groups = select_groups(groups, request.selectors)
     if cluster is None and request.cluster.given:
         cluster = read_cluster(request.cluster).snapshot
     result: Preflight | None = None
@@ -120,7 +123,8 @@ def advise(settings: Settings, request: AdviseRequest, *,
                                    directory=gateway, nodes=gateway, live_groups=gateway)
             if request.minutes_per_cycle is None:
                 calibrations = {g.id: history_calibration(gateway, g.id) for g in groups}
-    quotas, sizes = _quota_judges(result, request) if result is not None else ({}, {})
+    quotas, sizes = (_quota_judges(result, request, peers) if result is not None
+                     else ({}, {}))
     for group in groups:
         if group.id not in calibrations:
             calibrations[group.id] = calibrate(
@@ -215,14 +219,13 @@ def _for_preflight(groups: list[NodeGroup]) -> list[NodeGroup]:
     return [replace(g, policy=platform_of(g).default_policy) for g in groups]
 
 
-def _quota_judges(result: Preflight, request: AdviseRequest
+def _quota_judges(result: Preflight, request: AdviseRequest, peers: Sequence[NodeGroup]
                   ) -> tuple[dict[str, QuotaJudge], dict[str, int]]:
-    """One QuotaJudge per group (by address), those of a cloud sharing one limits mapping;
-    and the live sizes of autoscaled groups (by node-group id)."""
-    limits: dict[str, Mapping[str, QuotaLimit]] = {
-        cloud.cloud_id: {q.quota_id: QuotaLimit(q.quota_id, q.limit, q.usage)
-                         for q in cloud.quotas}
-        for cloud in result.clouds}
+    """One QuotaJudge per group (by address), those of a cloud sharing one limits mapping
+    (the limits as listed, the preflight's ``listed``: the cloud-wide quotas and those beside
+    them), every group of the state as its ``peers``; and the live sizes of autoscaled groups
+    (by node-group id)."""
+    limits = result.listed
     judges: dict[str, QuotaJudge] = {}
     sizes: dict[str, int] = {}
     for gd in result.groups:
@@ -232,5 +235,5 @@ def _quota_judges(result: Preflight, request: AdviseRequest
         judges[gd.address] = QuotaJudge(
             group=gd.group, cloud_id=gd.cloud_id, per_node=gd.per_node,
             limits=limits.get(gd.cloud_id, {}), current=live,
-            at_current_size=request.at_current_size, strict=request.strict)
+            at_current_size=request.at_current_size, strict=request.strict, peers=peers)
     return judges, sizes

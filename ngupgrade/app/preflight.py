@@ -202,7 +202,7 @@ def run_preflight(
                             strict=request.strict, at_current_size=request.at_current_size)
     result = limits.extend(result, by_cloud, peers=peers, start=request.start,
                            minutes_per_cycle=request.minutes_per_cycle)
-    return replace(result, api_calls=dict(calls.counts))
+    return replace(result, api_calls=dict(calls.counts), listed=by_cloud)
 
 
 def _check_platforms(groups: Sequence[NodeGroup], request: PreflightRequest) -> None:

@@ -89,7 +89,7 @@ def run_scheduled(settings: Settings, request: UpgradeRequest, inputs: ScheduleI
         CheckFailed (1: a group with no safe policy, a check), the worst group's error when a
         group fails (its exit code: 1, 3, 4, 5 or 6), UpgradeInterrupted (130).
     """
-    from ngupgrade.app.load import load_groups, refuse_changes, select_groups
+    from ngupgrade.app.load import load_state, refuse_changes, select_groups
 
     timing = timing or Timing()
     check_request(request)
@@ -101,8 +101,8 @@ def run_scheduled(settings: Settings, request: UpgradeRequest, inputs: ScheduleI
     if request.journal:
         raise UsageError("--journal names the journal of one node group; --schedule advised "
                          f"keeps one per group under {request.journal_dir}/")
-    selected = (select_groups(groups, request.selectors) if groups is not None
-                else load_groups(settings, request.selectors))
+    peers = tuple(groups) if groups is not None else load_state(settings).groups
+    selected = select_groups(peers, request.selectors)
     refuse_changes(selected, "upgrade", settings)
     if open_api is None:
         def open_api() -> UpgradeApi:
@@ -121,7 +121,7 @@ def run_scheduled(settings: Settings, request: UpgradeRequest, inputs: ScheduleI
                 stack.enter_context(jr.JournalLock(paths[g.id],
                                                    jr.holder_text(request.command)))
         api = stack.enter_context(closing(open_api()))
-        stages = _stages(run, selected, paths, inputs, api)
+        stages = _stages(run, selected, paths, inputs, api, peers)
         _prepare(run, stages, api, report)
         _show(run, stages, report)
         if request.apply:
@@ -131,8 +131,10 @@ def run_scheduled(settings: Settings, request: UpgradeRequest, inputs: ScheduleI
 
 
 def _stages(run: StageRun, selected: list[NodeGroup], paths: dict[str, str],
-            inputs: ScheduleInputs, api: UpgradeApi) -> list[PlannedStage]:
-    """The resumed groups first (with ``--resume``), then the advisor's stages."""
+            inputs: ScheduleInputs, api: UpgradeApi, peers: Sequence[NodeGroup]
+            ) -> list[PlannedStage]:
+    """The resumed groups first (with ``--resume``), then the advisor's stages (``peers``:
+    every group of the state, counted in their clusters' node limits)."""
     from ngupgrade.app.advise import AdviseRequest, advise
 
     request = run.request
@@ -153,7 +155,7 @@ def _stages(run: StageRun, selected: list[NodeGroup], paths: dict[str, str],
         min_available=inputs.min_available, minutes_per_cycle=inputs.minutes_per_cycle,
         max_parallel=inputs.max_parallel,
         live=request.quotas_file is None and bool(run.settings.endpoint),
-        cluster=request.cluster), groups=fresh, cloud=api)
+        cluster=request.cluster), groups=fresh, cloud=api, peers=peers)
     blocked = [g for g in advice.groups if not g.ok]
     if blocked:
         named = "; ".join(

@@ -28,8 +28,11 @@ def format_gib(size_bytes: float) -> str:
 
 def quota_unit(quota_id: str) -> str:
     """The unit people read for a quota id: GiB, cores, nodes, VMs, disks, GPUs, addresses;
-    MB and GB for Selectel's ``compute_ram.<zone>`` and ``volume_gigabytes_<type>.<zone>``."""
-    name = quota_id.lower()
+    MB and GB for Selectel's ``compute_ram.<zone>`` and ``volume_gigabytes_<type>.<zone>``.
+    A row's name with its scope after the id (``managed-kubernetes.groupNodes.count (group
+    ADDRESS)``: :attr:`ngupgrade.core.quota.verdict.QuotaVerdict.name`) reads in its id's unit
+    (quota ids hold no space)."""
+    name = quota_id.split(" ", 1)[0].lower()
     if name.startswith("compute_ram"):  # Selectel project quotas: MB and GB, as the API counts
         return "MB"
     if name.startswith("volume_gigabytes"):

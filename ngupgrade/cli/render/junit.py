@@ -30,7 +30,7 @@ def preflight_suites(result: Preflight) -> list[Any]:
         for q in cloud.quotas:
             text = (f"demand {human_quota(q.quota_id, q.demand)}, headroom "
                     f"{human_quota(q.quota_id, q.headroom)}")
-            name = q.quota_id if q.scope is None else f"{q.quota_id} ({q.scope})"
+            name = q.name
             case = TestCase(name, classname=f"preflight.{cloud.cloud_id}", stdout=text)
             if q.status == "short":
                 case.add_failure_info(message=f"{name}: {text}", failure_type="short")

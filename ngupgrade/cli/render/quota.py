@@ -192,7 +192,7 @@ def preflight_table(result: Preflight) -> str:
         lines.append(f"{'project' if selectel else 'cloud'} {cloud.cloud_id}")
         rows = [["quota", "limit", "usage", "headroom", "demand", "status"]]
         for q in cloud.quotas:
-            name = q.quota_id if q.scope is None else f"{q.quota_id} ({q.scope})"
+            name = q.name
             rows.append([name, human(q.quota_id, q.limit), human(q.quota_id, q.usage),
                          human(q.quota_id, q.headroom), human(q.quota_id, q.demand),
                          _status_text(q, result.strict)])

@@ -152,7 +152,7 @@ def _judged_size(quota: QuotaJudge, nodes: int, source: NodesSource, scale: Auto
     """
     if source == "override" or quota.at_current_size:
         why = "--nodes" if source == "override" else "the autoscaler max; --nodes sets it"
-        return (replace(quota, current=nodes, _demands={}),
+        return (replace(quota, current=nodes, _verdicts={}),
                 f"live node count unknown; planned and quota judged at {nodes} nodes ({why})")
     return quota, (f"live node count unknown; assumed the autoscaler min {scale.min} today, "
                    f"grown to its max {scale.max} before the upgrade (worst case)")
@@ -232,8 +232,9 @@ def advise_groups(groups: Sequence[NodeGroup], *,
         out.append(advice)
         if judge is not None:
             room = headroom.setdefault(judge.cloud_id, {})
-            for qid, lim in judge.limits.items():
-                room[qid] = lim.headroom
+            for name, have in judge.headroom().items():
+                held = room.get(name, have)  # a cluster's row, seen by each of its groups
+                room[name] = min(held, have) if held is not None and have is not None else have
     jobs = [Job(a.address, a.quota.cloud_id if a.quota else None, scope_of(a),
                 tuple(a.option(c) for c in _options(a)), cluster_id=a.group.cluster_id)
             for a in out if a.recommended is not None]

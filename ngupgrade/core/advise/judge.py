@@ -4,7 +4,9 @@ Each judge answers for one group and gives stable reason codes (scripts match on
 
 * ``quota-short``: the surge does not fit the headroom of the group's cloud (DESIGN.md
   section 4, the :mod:`ngupgrade.core.quota` math unchanged: per-node consumption times the
-  extra nodes, worst case for an autoscaled group); ``quota-unknown`` under ``strict`` only;
+  extra nodes, worst case for an autoscaled group), or a limit beside the cloud-wide quotas
+  that ``ngupgrade preflight`` checks (nodes per group and per cluster, zonal quotas:
+  :func:`ngupgrade.core.quota.limits.limit_rows`); ``quota-unknown`` under ``strict`` only;
 * ``below-min-available``: fewer nodes Ready at the worst moment (``N - U'``) than the floor;
 * ``max-unavailable-at-autoscaler-min``: an autoscaled group with ``max_unavailable`` at or
   above the autoscaler min: if the group has shrunk to its min when the upgrade starts, every
@@ -33,7 +35,8 @@ from typing import Literal, Protocol
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup, QuotaLimit
 from ngupgrade.core.plan_warnings import MAX_UNAVAILABLE_AT_AUTOSCALER_MIN
-from ngupgrade.core.quota.demand import demand_of, extra_nodes
+from ngupgrade.core.quota.demand import group_demand
+from ngupgrade.core.quota.limits import limit_rows
 from ngupgrade.core.quota.verdict import QuotaVerdict, verdict
 from ngupgrade.core.units import human_quota
 
@@ -182,13 +185,21 @@ def availability(group: NodeGroup, nodes: int, min_available: MinAvailable | Non
 class QuotaJudge:
     """One group's view of its cloud's headroom: which surges fit.
 
-    ``limits`` is the cloud's quota id -> :class:`QuotaLimit`, one mapping shared by every
-    group of the cloud; ``per_node`` what one node consumes
+    ``limits`` is the cloud's quota id -> :class:`QuotaLimit` as the quota source lists them,
+    one mapping shared by every group of the cloud; ``per_node`` what one node consumes
     (:func:`ngupgrade.core.quota.catalog.node_consumption`); ``current`` the live node count
     of an autoscaled group (None: offline, the autoscaler min is assumed, as the preflight
-    does). ``at_current_size`` judges an autoscaled group at its current size instead of the
-    worst case; ``strict`` makes an unknown quota blocking.
-    Demands depend on ``E`` only; they are cached.
+    does); ``peers`` every group of the state (a cluster's other groups count in its
+    ``clusterNodes`` limit at their size, as ``ngupgrade preflight`` counts them; empty: the
+    group alone). ``at_current_size`` judges an autoscaled group at its current size instead
+    of the worst case; ``strict`` makes an unknown quota blocking.
+
+    A surge is judged on the rows the preflight gives for the group alone under that policy:
+    the cloud-wide quotas it consumes (:func:`ngupgrade.core.quota.demand.group_demand`, then
+    :func:`ngupgrade.core.quota.verdict.verdict`) and the limits beside them that the source
+    lists (:func:`ngupgrade.core.quota.limits.limit_rows`: nodes per group and per cluster,
+    zonal quotas), the same functions, so ``advise`` never recommends what ``preflight``
+    refuses. The rows depend on ``E`` only; they are cached.
     """
 
     group: NodeGroup
@@ -198,25 +209,39 @@ class QuotaJudge:
     current: int | None = None
     at_current_size: bool = False
     strict: bool = False
-    _demands: dict[int, dict[str, int]] = field(default_factory=dict, repr=False)
-
-    def demand(self, e: int) -> dict[str, int]:
-        """Quota id -> amount the surge of ``max_expansion = e`` needs (API units)."""
-        found = self._demands.get(e)
-        if found is None:
-            policy = DeployPolicy(e, 0 if e else 1)  # demand does not depend on U; never 0/0
-            extra = extra_nodes(self.group, self.current, policy=policy)
-            found = demand_of(self.per_node, extra, self.at_current_size)
-            self._demands[e] = found
-        return found
+    peers: Sequence[NodeGroup] = ()
+    _verdicts: dict[int, list[QuotaVerdict]] = field(default_factory=dict, repr=False)
 
     def verdicts(self, e: int) -> list[QuotaVerdict]:
-        """Each quota the group consumes, judged at ``max_expansion = e``."""
-        need = self.demand(e)
-        return [verdict(q, need.get(q, 0), self.limits.get(q)) for q in sorted(need)]
+        """Each row the group alone is judged on at ``max_expansion = e``: the cloud-wide
+        quotas it consumes (by id), then the limits beside them."""
+        found = self._verdicts.get(e)
+        if found is None:
+            policy = DeployPolicy(e, 0 if e else 1)  # demand does not depend on U; never 0/0
+            gd = group_demand(self.group, self.cloud_id, self.current, self.per_node,
+                              override=policy)
+            need = gd.demand(self.at_current_size)
+            found = [verdict(q, need.get(q, 0), self.limits.get(q)) for q in sorted(need)]
+            found += limit_rows([gd], self.limits, self.peers,
+                                at_current_size=self.at_current_size)
+            self._verdicts[e] = found
+        return found
+
+    def demand(self, e: int) -> dict[str, int]:
+        """Row name (:attr:`QuotaVerdict.name`) -> what the surge of ``max_expansion = e``
+        draws on it (API units): the schedule adds these up over the lanes of a stage against
+        :meth:`headroom` (a cluster's groups share one lane, so its ``clusterNodes`` row holds
+        one surge at a time; groups of a zone in other clusters add up on its zonal row)."""
+        return {v.name: v.demand for v in self.verdicts(e)}
+
+    def headroom(self) -> dict[str, float | None]:
+        """Row name -> ``limit - usage`` of each row the group is judged on (None: unknown,
+        which does not constrain the schedule); the usage of a per-group or per-cluster row
+        is its nodes (:mod:`ngupgrade.core.quota.limits`)."""
+        return {v.name: v.headroom for v in self.verdicts(0)}
 
     def blocked(self, e: int) -> bool:
-        """True when ``max_expansion = e`` leaves a quota short (unknown too, under strict)."""
+        """True when ``max_expansion = e`` leaves a row short (unknown too, under strict)."""
         bad = ("short", "unknown") if self.strict else ("short",)
         return any(v.status in bad for v in self.verdicts(e))
 
@@ -236,22 +261,21 @@ class QuotaJudge:
         return lo
 
     def reasons(self, e: int) -> list[Reason]:
-        """``quota-short`` (quota id, need, headroom, shortfall) for each short quota, and
-        ``quota-unknown`` under strict."""
+        """``quota-short`` (the row's name, need, headroom, shortfall) for each short row,
+        and ``quota-unknown`` under strict."""
         out: list[Reason] = []
         for v in self.verdicts(e):
             if v.status == "short":
                 out.append(Reason(QUOTA_SHORT, (
-                    f"cloud {self.cloud_id}: {v.quota_id} needs "
+                    f"cloud {self.cloud_id}: {v.name} needs "
                     f"{human_quota(v.quota_id, v.demand)}, headroom "
                     f"{human_quota(v.quota_id, v.headroom)} (short by "
                     f"{human_quota(v.quota_id, v.shortfall)})")))
             elif v.status == "unknown" and self.strict:
-                out.append(Reason(QUOTA_UNKNOWN, f"cloud {self.cloud_id}: {v.quota_id} is "
+                out.append(Reason(QUOTA_UNKNOWN, f"cloud {self.cloud_id}: {v.name} is "
                                                  "unknown (--strict)"))
         return out
 
     def unknown(self) -> list[str]:
-        """Quota ids whose limit or usage is unknown (a warning: never unlimited)."""
-        return [q for q in sorted(self.per_node)
-                if (lim := self.limits.get(q)) is None or lim.headroom is None]
+        """Names of the rows whose limit or usage is unknown (a warning: never unlimited)."""
+        return [v.name for v in self.verdicts(0) if v.headroom is None]

@@ -117,6 +117,19 @@ def zonal_verdicts(demands: Sequence[GroupDemand], limits: Mapping[str, QuotaLim
     return rows
 
 
+def limit_rows(demands: Sequence[GroupDemand], limits: Mapping[str, QuotaLimit],
+               peers: Sequence[NodeGroup] = (), *, sequential: bool = False,
+               at_current_size: bool = False) -> list[QuotaVerdict]:
+    """Every row of one cloud's limits beside the cloud-wide quotas for ``demands`` (those
+    ``limits`` lists): the zonal rows (:func:`zonal_verdicts`), then the ``groupNodes``/
+    ``clusterNodes`` rows (:func:`node_count_verdicts`, ``peers`` as there). The one judge of
+    these limits: the preflight's table, its suggestions and the advisor's candidates ask it."""
+    return [*zonal_verdicts(demands, limits, sequential=sequential,
+                            at_current_size=at_current_size),
+            *node_count_verdicts(demands, peers, limits, sequential=sequential,
+                                 at_current_size=at_current_size)]
+
+
 def placement_warnings(demands: Sequence[GroupDemand], at_current_size: bool = False
                        ) -> list[PlanWarning]:
     """A group in a spread placement group whose peak is above 5 VMs."""
@@ -217,10 +230,8 @@ def extend(result: Preflight, limits: Mapping[str, Mapping[str, QuotaLimit]], *,
     for cloud in result.clouds:
         mine = [gd for gd in result.groups if gd.cloud_id == cloud.cloud_id]
         cloud_limits = limits.get(cloud.cloud_id, {})
-        extra = [*zonal_verdicts(mine, cloud_limits, sequential=result.sequential,
-                                 at_current_size=result.at_current_size),
-                 *node_count_verdicts(mine, peers, cloud_limits, sequential=result.sequential,
-                                      at_current_size=result.at_current_size)]
+        extra = limit_rows(mine, cloud_limits, peers, sequential=result.sequential,
+                           at_current_size=result.at_current_size)
         known = {(q.quota_id, q.scope) for q in cloud.quotas}
         rows = cloud.quotas + tuple(q for q in extra if (q.quota_id, q.scope) not in known)
         clouds.append(CloudVerdict(cloud.cloud_id, rows))

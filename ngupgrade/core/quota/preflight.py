@@ -41,6 +41,9 @@ class Preflight:
     api_calls: Mapping[str, int] = field(default_factory=dict)
     drain_blockers: tuple[PodDisruptionBudget, ...] = ()
     """PodDisruptionBudgets that allow 0 disruptions (``--pdbs``; C15): fail under strict."""
+    listed: Mapping[str, Mapping[str, QuotaLimit]] = field(default_factory=dict)
+    """The limits as the quota source listed them, cloud id -> quota id (``run_preflight``
+    keeps them: the advisor judges other policies against the same limits)."""
 
     @property
     def short(self) -> tuple[tuple[str, QuotaVerdict], ...]:
@@ -102,7 +105,7 @@ def evaluate(groups: Sequence[GroupDemand],
 
 def failure_summary(result: Preflight) -> str:
     """One line naming what failed, for the error the CLI prints (quota ids with need/headroom)."""
-    parts = [f"{cloud}: {q.quota_id}{f' ({q.scope})' if q.scope else ''} needs "
+    parts = [f"{cloud}: {q.name} needs "
              f"{human_quota(q.quota_id, q.demand)}, headroom "
              f"{human_quota(q.quota_id, q.headroom)}" for cloud, q in result.short]
     if result.strict:

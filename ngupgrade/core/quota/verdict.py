@@ -38,6 +38,14 @@ class QuotaVerdict:
     scope: str | None = None
 
     @property
+    def name(self) -> str:
+        """What the row is called in every report: the quota id, with the scope of a
+        per-group or per-cluster row after it (``managed-kubernetes.groupNodes.count (group
+        ADDRESS)``). Two rows of one cloud never share a name; the advisor's schedule keys the
+        headroom a stage shares by it."""
+        return self.quota_id if self.scope is None else f"{self.quota_id} ({self.scope})"
+
+    @property
     def shortfall(self) -> float | None:
         """How much more quota is needed (``demand - headroom``) when short, else None."""
         if self.status != "short" or self.headroom is None:
