@@ -54,6 +54,21 @@ def test_not_a_quantity(text: object) -> None:
         cpu_millicores(text)
 
 
+@pytest.mark.parametrize("text", ["1" * 101, "0." + "0" * 5000 + "1", "9" * 5000 + "Gi"])
+def test_a_number_of_hundreds_of_digits_is_a_quantity_fault(text: str) -> None:
+    # Python's own int() would raise a bare ValueError past 4300 digits: the dump reader
+    # only turns QuantityError into a named fault.
+    for read in (to_int, cpu_millicores):
+        with pytest.raises(QuantityError, match=r"not a quantity: .*digits; a quantity has "
+                                                r"at most 100\)"):
+            read(text)
+
+
+def test_a_long_but_plausible_number_still_reads() -> None:
+    assert to_int("1" * 19) == 1111111111111111111
+    assert to_int("0." + "0" * 90 + "1") == 1  # rounded up, as Quantity.Value()
+
+
 def test_error_message_quotes_the_text() -> None:
     with pytest.raises(QuantityError) as info:
         cpu_millicores("1x")

@@ -41,6 +41,10 @@ _DECIMAL_EXP = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 1
 _MAX_EXP = 64
 """Exponents beyond this only make int64-saturated or zero values; refusing them keeps a hostile
 "1e999999999" from building a huge integer."""
+_MAX_DIGITS = 100
+"""Longer numbers are no real quantity (the API server canonicalizes to at most 19 significant
+digits), and Python refuses int strings over 4300 digits with a bare ValueError: name it as
+a quantity fault instead."""
 
 
 class QuantityError(ValueError):
@@ -51,6 +55,9 @@ def _exact(text: str) -> Fraction:
     match = _QUANTITY.fullmatch(text)
     if match is None:
         raise QuantityError(f"not a quantity: {text!r}")
+    if len(match["number"]) > _MAX_DIGITS:
+        raise QuantityError(f"not a quantity: {text[:40]!r}... ({len(match['number'])} digits; "
+                            f"a quantity has at most {_MAX_DIGITS})")
     value = Fraction(match["number"])
     if match["binary"]:
         value *= _BINARY[match["binary"]]
