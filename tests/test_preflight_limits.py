@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.conftest import EXAMPLE_STATE, EXAMPLES
@@ -194,3 +195,25 @@ def test_a_maintenance_window_that_is_not_a_time_is_bad_input(run_cli, tmp_path:
     assert result.exit_code == 3
     assert (".maintenance_policy[0].maintenance_window[0]: maintenance window start_time "
             "'25:00' / duration '3h' is not HH:MM and a duration such as 3h") in result.stderr
+
+
+@pytest.mark.parametrize("day", ["mon", "Funday", "7"])
+def test_a_maintenance_window_day_that_is_no_weekday_is_bad_input(run_cli, tmp_path: Path,
+                                                                  day: str) -> None:
+    bad = {"maintenance_policy": [{"auto_repair": True, "auto_upgrade": True,
+                                   "maintenance_window": [{"day": day, "start_time": "15:00",
+                                                           "duration": "3h"}]}]}
+    result = run_cli("groups", "--state", _state(tmp_path, workers=bad))
+    assert result.exit_code == 3
+    assert (f".maintenance_policy[0].maintenance_window[0]: maintenance window day {day!r} "
+            "is not a day of the week") in result.stderr
+    assert "monday, tuesday, wednesday, thursday, friday, saturday, sunday" in result.stderr
+
+
+def test_a_maintenance_window_day_in_capitals_is_that_day(run_cli, tmp_path: Path) -> None:
+    policy = {"maintenance_policy": [{"auto_repair": True, "auto_upgrade": True,
+                                      "maintenance_window": [{"day": "MONDAY",
+                                                              "start_time": "15:00",
+                                                              "duration": "3h"}]}]}
+    (late,) = _window_warnings(run_cli, _state(tmp_path, workers=policy), "2025-03-17T14:50")
+    assert "(monday 15:00 UTC for 3h00m) is open at 2025-03-17 15:00 UTC" in late

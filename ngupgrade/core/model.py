@@ -116,12 +116,17 @@ class Placement:
     flavor_id: str | None = None
 
 
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+"""The days a weekly maintenance window names (maintenance.proto ``DayOfWeek``, lower case as
+the Terraform provider writes them), Monday first as ``datetime.weekday()``."""
+
+
 @dataclass(frozen=True)
 class MaintenanceWindow:
     """One window in which the service may start an automatic upgrade, in UTC
     (``maintenance_policy.maintenance_window``; maintenance.proto: daily or weekly, 1-24 h).
 
-    ``day`` is ``monday``..``sunday``, None for every day; ``start_minutes`` after midnight;
+    ``day`` is one of :data:`WEEKDAYS`, None for every day; ``start_minutes`` after midnight;
     ``duration_minutes`` long.
     """
 

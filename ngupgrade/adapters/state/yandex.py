@@ -20,6 +20,7 @@ from ngupgrade.core.k8s import Taint, TaintEffect
 from ngupgrade.core.model import (
     GIB,
     MAX_GROUP_NODES,
+    WEEKDAYS,
     AutoScale,
     BootDisk,
     DeployPolicy,
@@ -256,9 +257,15 @@ def _maintenance(policy: _MaintenancePolicy | None, source: str, path: str
             raise BadInput(f"maintenance window start_time {w.start_time!r} / duration "
                            f"{w.duration!r} is not HH:MM and a duration such as 3h",
                            source=source, path=where)
+        day = (w.day or "").strip().lower() or None
+        if day is not None and day not in WEEKDAYS:
+            raise BadInput(f"maintenance window day {w.day!r} is not a day of the week",
+                           source=source, path=where,
+                           hint=f"the provider takes one of {', '.join(WEEKDAYS)}, "
+                                "or no day for a daily window")
         minutes = (int(span["h"] or 0) * 60 + int(span["m"] or 0)
                    + (1 if span["s"] and int(span["s"]) else 0))
-        windows.append(MaintenanceWindow(day=(w.day or "").lower() or None,
+        windows.append(MaintenanceWindow(day=day,
                                          start_minutes=int(clock["h"]) * 60 + int(clock["m"]),
                                          duration_minutes=minutes))
     auto = True if policy.auto_upgrade is None else policy.auto_upgrade

@@ -29,7 +29,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from ngupgrade.core import simulate
-from ngupgrade.core.model import MaintenanceWindow, NodeGroup, QuotaLimit
+from ngupgrade.core.model import WEEKDAYS, MaintenanceWindow, NodeGroup, QuotaLimit
 from ngupgrade.core.plan_warnings import PlanWarning
 from ngupgrade.core.policy import clamp
 from ngupgrade.core.quota.demand import GroupDemand, combine
@@ -47,7 +47,6 @@ RUN_WARNINGS = (PLACEMENT_FULL, AUTO_UPGRADE_WINDOW)
 """The codes of the warnings about the run itself (each names its group): ``ngupgrade upgrade``
 shows them before its changes like its other warnings, besides the preflight report."""
 
-DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 WEEK_MINUTES = 7 * 24 * 60
 
 
@@ -171,7 +170,7 @@ def window_opening(window: MaintenanceWindow, start: datetime, minutes: float
     first meets it (``start`` itself when it is already open), or None."""
     begin = start.weekday() * 1440 + start.hour * 60 + start.minute + start.second / 60
     end = begin + minutes
-    days = range(7) if window.day is None else (DAYS.index(window.day),)
+    days = range(7) if window.day is None else (WEEKDAYS.index(window.day),)
     hits = []
     for day in days:
         opens = day * 1440 + window.start_minutes
