@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from ngupgrade.cli.render.drain import drain_json, drain_junit, drain_text
+from ngupgrade.cli.render.drain import drain_json, drain_text
+from ngupgrade.cli.render.junit import drain_junit
 from ngupgrade.core.drain.check import DrainReport, check_group
 from tests.drain_builders import cluster, deployment, group, node, plan, pod
 
@@ -60,3 +61,27 @@ def test_junit_fails_the_blocking_findings_only() -> None:
                       "pods-do-not-fit Deployment default/web (wave 1)",
                       "pods-do-not-fit Deployment default/web (wave 2)", "verdict"]
     assert len(cases) == 1 + len(_report().groups[0].findings)
+
+
+def test_junit_is_xml_whatever_the_names_hold() -> None:
+    # A pod name from a dump may hold characters XML 1.0 forbids (U+FFFE, U+FFFF, C0
+    # controls): junit_xml alone writes them as character references no parser takes.
+    g = group(policy=(0, 2))
+    bare = pod("bare\ufffe\x01\uffff", "n1", owner=None, cpu=0)
+    snap = cluster([node("n1"), node("n2")], [bare])
+    xml = drain_junit(DrainReport((check_group(g, plan(g, 2), snap),)))
+    root = ET.fromstring(xml.encode("utf-8"))
+    names = [c.get("name") for c in root.findall(".//testcase")]
+    assert "bare-pod-lost default/bare\ufffd\ufffd\ufffd (wave 1)" in names
+
+
+def test_the_error_document_writes_a_lone_surrogate_as_its_escape() -> None:
+    from ngupgrade.cli.render.junit import error_junit
+
+    xml = error_junit("preflight", "bad-input", 3, "no such file: st\udcffate.json",
+                      hint="check \ufffe the path")
+    (error,) = ET.fromstring(xml.encode("utf-8")).findall(".//error")
+    assert error.get("message") == "no such file: st\\udcffate.json"
+    assert error.get("type") == "bad-input"
+    assert error.text == ("exit code 3: no such file: st\\udcffate.json\n"
+                          "hint: check \ufffd the path")

@@ -122,7 +122,8 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
 
 def show(result: DrainCheckResult, output: str) -> None:
     """Print the report as a table, JSON or JUnit XML."""
-    from ngupgrade.cli.render.drain import drain_junit, drain_text
+    from ngupgrade.cli.render.drain import drain_text
+    from ngupgrade.cli.render.junit import drain_junit
 
     if output == "json":
         emit_json(drain_document(result))

@@ -255,11 +255,3 @@ def drain_suites(report: DrainReport, *, suite_prefix: str = "drain-check",
                                      failure_type="blocked")
         suites.append(TestSuite(f"{suite_prefix} {group.address}", cases))
     return suites
-
-
-def drain_junit(report: DrainReport, *, accepted: frozenset[str] = frozenset(),
-                strict: bool = False) -> str:
-    """JUnit XML of :func:`drain_suites` (``drain-check --output junit``)."""
-    from junit_xml import to_xml_report_string
-
-    return str(to_xml_report_string(drain_suites(report, accepted=accepted, strict=strict)))

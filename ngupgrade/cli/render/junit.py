@@ -5,10 +5,13 @@ with a case per quota (a failure when short, or unknown under ``--strict``), one
 Terraform plan's changes (a failure per blocking change), and the drain check's suites
 (:func:`ngupgrade.cli.render.drain.drain_suites`). A command that fails before it has a report
 (bad input, a usage error) still gives a document: :func:`error_junit`, one errored case.
+Every document is written by :func:`document`, the one place that makes its text XML.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from ngupgrade.cli.render.drain import drain_suites
@@ -17,6 +20,41 @@ from ngupgrade.core.drain.check import DrainReport
 from ngupgrade.core.quota.preflight import Preflight
 from ngupgrade.core.text import printable_path
 from ngupgrade.core.units import human_quota
+
+# XML 1.0 has no place for C0 controls but tab and newlines, for surrogates, nor for U+FFFE and
+# U+FFFF; junit_xml cleans only some fields, and a pod or file name from a dump can hold any.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` as XML 1.0 can carry it: a lone surrogate written as ``\\udXXX`` (as every
+    other output writes an undecodable file name), any other character XML forbids as
+    U+FFFD, the replacement character."""
+    if not _NOT_XML.search(text):
+        return text
+    return _NOT_XML.sub("\ufffd", printable_path(text))
+
+
+def _clean(value: Any) -> Any:
+    return xml_text(value) if isinstance(value, str) else value
+
+
+def document(suites: Sequence[Any]) -> str:
+    """The JUnit XML document (UTF-8 text, no declaration of another encoding) of
+    ``junit_xml.TestSuite`` objects: every name and text made XML first (:func:`xml_text`).
+    The one writer: ``preflight``, ``drain-check`` and the error document all end here."""
+    from junit_xml import to_xml_report_string
+
+    for suite in suites:
+        suite.name = _clean(suite.name)
+        for case in suite.test_cases:
+            for attr in ("name", "classname", "stdout", "stderr"):
+                setattr(case, attr, _clean(getattr(case, attr)))
+            for entries in (case.failures, case.errors, case.skipped):
+                for entry in entries:
+                    for key in entry:
+                        entry[key] = _clean(entry[key])
+    return str(to_xml_report_string(list(suites), encoding="utf-8"))
 
 
 def preflight_suites(result: Preflight) -> list[Any]:
@@ -73,8 +111,6 @@ def junit_xml(*, preflight: Preflight | None = None, changes: PlanVerdict | None
               drain: DrainReport | None = None, accepted: frozenset[str] = frozenset(),
               strict: bool = False) -> str:
     """The whole JUnit document of one ``preflight`` run."""
-    from junit_xml import to_xml_report_string
-
     suites: list[Any] = []
     if changes is not None:
         suites.append(changes_suite(changes))
@@ -82,7 +118,13 @@ def junit_xml(*, preflight: Preflight | None = None, changes: PlanVerdict | None
         suites += preflight_suites(preflight)
     if drain is not None:
         suites += drain_suites(drain, accepted=accepted, strict=strict)
-    return str(to_xml_report_string(suites))
+    return document(suites)
+
+
+def drain_junit(report: DrainReport, *, accepted: frozenset[str] = frozenset(),
+                strict: bool = False) -> str:
+    """JUnit XML of the drain check's suites (``drain-check --output junit``)."""
+    return document(drain_suites(report, accepted=accepted, strict=strict))
 
 
 def error_junit(command: str, code: str, exit_code: int, message: str,
@@ -92,11 +134,9 @@ def error_junit(command: str, code: str, exit_code: int, message: str,
     one test case in error, ``type`` the JSON error ``code`` (``bad-input``), ``message`` the
     error's message, the exit code and hint as its text. Lone surrogates (a file name that
     is not UTF-8) are written as ``\\udXXX``, so the document is always UTF-8."""
-    from junit_xml import TestCase, TestSuite, to_xml_report_string
+    from junit_xml import TestCase, TestSuite
 
-    message = printable_path(message)
-    text = f"exit code {exit_code}: {message}" + (f"\nhint: {printable_path(hint)}"
-                                                  if hint else "")
+    text = f"exit code {exit_code}: {message}" + (f"\nhint: {hint}" if hint else "")
     case = TestCase(command, classname=command)
     case.add_error_info(message=message, output=text, error_type=code)
-    return str(to_xml_report_string([TestSuite(command, [case])]))
+    return document([TestSuite(command, [case])])
