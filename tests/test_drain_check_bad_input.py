@@ -60,7 +60,7 @@ def test_a_byte_of_another_encoding_names_file_offset_and_the_fix(
     assert error.startswith(f"error: {path}: $.items[")
     assert f"not UTF-8 text at byte offset {at} (line {_line(path, at)}): {what}" in error
     assert hint.startswith("hint: kubectl writes UTF-8")
-    assert f"iconv -f WINDOWS-1251 -t UTF-8 {path} > cluster.json" in hint
+    assert f"iconv -f WINDOWS-1251 -t UTF-8 {path} > {tmp_path}/cluster.utf8.json" in hint
     assert "is the file complete" not in result.stderr
     assert "Traceback" not in result.stderr
 
@@ -101,7 +101,8 @@ def test_utf16_from_powershell_says_how_to_convert(tmp_path: Path, run_cli: Run)
     assert result.exit_code == 3
     assert (f"error: {path}: $: not UTF-8 text at byte offset 0 (line 1): UTF-16 text"
             in result.stderr)
-    assert f"iconv -f UTF-16 -t UTF-8 {path} > cluster.json" in result.stderr
+    # beside the dump, never onto it: `> cluster.json` empties the file iconv reads
+    assert f"iconv -f UTF-16 -t UTF-8 {path} > {tmp_path}/cluster.utf8.json" in result.stderr
 
 
 def test_the_fault_is_found_past_the_first_mebibyte() -> None:
@@ -184,3 +185,16 @@ def test_junit_names_a_file_whose_name_is_not_utf8(tmp_path: Path) -> None:
     error = _only_case(done.stdout.decode("utf-8")).find("error")
     assert error is not None
     assert "bad\\udcffname.json" in error.get("message", "")
+
+
+@pytest.mark.parametrize(("file", "copy"), [
+    ("cluster.json", "cluster.utf8.json"),
+    ("/tmp/dumps/state.json", "/tmp/dumps/state.utf8.json"),
+    ("dir.v2/dump", "dir.v2/dump.utf8"),
+    (".hidden", ".hidden.utf8"),
+    ("-", "state.json"),
+])
+def test_the_converted_copy_is_never_the_file_itself(file: str, copy: str) -> None:
+    from ngupgrade.core.text import utf8_copy_name
+
+    assert utf8_copy_name(file, "state.json") == copy

@@ -337,7 +337,8 @@ def test_utf16_or_bom_state_is_named_not_called_truncated(run_cli, tmp_path: Pat
         assert res.stderr.splitlines()[0] == (
             f"error: {state}: $: the state is {what}; Terraform writes UTF-8 JSON without a "
             "BOM")
-        assert f"{convert} {state} > state.json" in res.stderr
+        # beside the state, never onto it: `> state.json` empties the file iconv reads
+        assert f"{convert} {state} > {tmp_path}/state.utf8.json" in res.stderr
         assert "truncated" not in res.stderr
         assert fake.calls == [] and fake.operations == {}
         assert fake.group("workers").version == "1.29"

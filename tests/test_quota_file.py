@@ -117,6 +117,24 @@ def test_missing_file_is_bad_input(tmp_path):
         read_quota_file(str(tmp_path / "nope.json"))
 
 
+@pytest.mark.parametrize(("encode", "said"), [
+    (lambda t: t.encode("utf-16"), "not UTF-8 text at byte offset 0 (line 1): UTF-16 text"),
+    (lambda t: t.replace("b1gcloud", "b1gcloud\u00e9").encode("latin-1"),
+     "not UTF-8 text at byte offset 10 (line 1): byte E9 is not UTF-8"),
+], ids=["utf16", "latin1"])
+def test_a_quota_file_that_is_not_utf8_is_named_at_its_byte(run_cli, tmp_path, encode,
+                                                            said: str) -> None:
+    # Before: "cannot read quota file: 'utf-8' codec can't decode byte 0xff in position 0".
+    quotas = tmp_path / "quotas.json"
+    quotas.write_bytes(encode('{"b1gcloud": {"compute.instances.count": {"limit": 10}}}'))
+    result = run_cli("preflight", "--state", str(EXAMPLE_STATE), "--quotas", str(quotas),
+                     "--cloud-id", "b1gcloud")
+    assert result.exit_code == 3, result.stderr
+    error, hint = result.stderr.splitlines()[:2]
+    assert error.startswith(f"error: {quotas}: {said}")
+    assert f"-t UTF-8 {quotas} > {tmp_path}/quotas.utf8.json" in hint
+
+
 @pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000,
                                   "a: " + "[" * 100_000 + "]" * 100_000],
                          ids=["json", "yaml"])

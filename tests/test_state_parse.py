@@ -190,7 +190,7 @@ def test_a_byte_of_another_encoding_is_named_with_its_offset_in_the_whole_file()
     line = data.count(b"\n", 0, at) + 1
     assert str(err.value).startswith(
         f"f.tfstate: $: not UTF-8 text at byte offset {at} (line {line}): byte F6 is not UTF-8")
-    assert "iconv -f WINDOWS-1251 -t UTF-8 f.tfstate > state.json" in (err.value.hint or "")
+    assert "iconv -f WINDOWS-1251 -t UTF-8 f.tfstate > f.utf8.tfstate" in (err.value.hint or "")
 
 
 def test_a_lone_surrogate_escape_is_named_not_called_truncated() -> None:

@@ -178,3 +178,46 @@ def _lone_surrogate_escape(data: bytes) -> tuple[int, str] | None:
             return match.start(), match.group().decode()
         high = match
     return None if high is None else (high.start(), high.group().decode())
+
+
+def encoding_message(fault: EncodingFault) -> str:
+    """The one wording of an encoding fault: ``not UTF-8 text at byte offset 6 (line 1): ...``
+    (``not text`` for a lone ``\\udXXX`` escape, which is valid UTF-8 spelling no text)."""
+    said = "not text" if fault.kind == "escape" else "not UTF-8 text"
+    return f"{said} at byte offset {fault.offset} (line {fault.line}): {fault.what}"
+
+
+def utf8_copy_name(file: str, default: str) -> str:
+    """Where the converted copy of ``file`` goes in a hint: beside it, ``x.utf8.json`` for
+    ``x.json`` (``default``, e.g. ``state.json``, when the input was stdin, written ``FILE``).
+    Never ``file`` itself: a shell's ``>`` empties the file before ``iconv`` reads it, so a
+    hint of ``iconv ... state.json > state.json`` would lose the user's only copy."""
+    if file in ("-", "", "FILE"):
+        return default
+    head, sep, name = file.rpartition("/")
+    stem, dot, suffix = name.rpartition(".")
+    copy = f"{stem}.utf8.{suffix}" if dot and stem else f"{name}.utf8"
+    return f"{head}{sep}{copy}"
+
+
+def encoding_fix(fault: EncodingFault, file: str, *, writer: str, default: str,
+                 again: str, utf16_note: str = "PowerShell's `>` writes UTF-16") -> str:
+    """The hint for ``fault`` in ``file`` (``-``: stdin): how to convert it to a UTF-8 copy
+    (:func:`utf8_copy_name`; ``default`` names it for stdin) or get it again. ``writer``
+    names what writes such files as UTF-8 (``Terraform``, ``kubectl``); ``again`` says how to
+    get the file again, as a clause (``write it again: `terraform state pull > state.json```);
+    ``utf16_note`` how UTF-16 happens. The one owner of these hints: the state, plan,
+    cluster-dump and quota-file readers all ask it."""
+    src = file if file not in ("-", "") else "FILE"
+    copy = utf8_copy_name(src, default)
+    return {
+        "utf-16": f"convert it: `iconv -f UTF-16 -t UTF-8 {src} > {copy}` ({utf16_note})",
+        "bom": f"remove the mark: `sed '1s/^\\xEF\\xBB\\xBF//' {src} > {copy}`",
+        "bytes": f"{writer} writes UTF-8, so the file was re-encoded or edited: convert it "
+                 f"from its encoding (`iconv -f WINDOWS-1251 -t UTF-8 {src} > {copy}`), "
+                 f"or {again}",
+        "surrogate": f"{writer} never writes one: a program wrote text it had read with "
+                     f"errors='surrogateescape' or 'surrogatepass'; {again}",
+        "escape": f"{writer} never writes one: the file was edited by hand or damaged; "
+                  f"{again}",
+    }[fault.kind]

@@ -35,7 +35,13 @@ import yaml
 
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import QuotaLimit
-from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
+from ngupgrade.core.text import (
+    LONE_SURROGATE_MESSAGE,
+    encoding_fault,
+    encoding_fix,
+    encoding_message,
+    lone_surrogate_path,
+)
 
 CLOUD_RESOURCE_TYPE = "resource-manager.cloud"
 
@@ -103,12 +109,24 @@ def read_quota_text(path: str) -> str:
     """The text of a quota file (this form or Selectel's project quotas), UTF-8.
 
     Raises:
-        BadInput: the file cannot be read or is not UTF-8.
+        BadInput: the file cannot be read, or is not UTF-8 text (named at its byte offset
+            and line, with how to convert it: :func:`ngupgrade.core.text.encoding_fix`).
     """
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
+        data = Path(path).read_bytes()
+    except OSError as err:
         raise BadInput(f"cannot read quota file: {err}", source=path) from err
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        fault = encoding_fault(data)
+        if fault is None:  # cannot be: encoding_fault finds every byte decode() refuses
+            raise BadInput(f"not UTF-8 text: {err}", source=path) from err
+        raise BadInput(encoding_message(fault), source=path,
+                       hint=encoding_fix(fault, path, writer="the Quota Manager API",
+                                         default="quotas.json",
+                                         again="export it again (docs/quota-preflight.md)")
+                       ) from err
 
 
 def parse_quota_text(text: str, source: str) -> QuotaFile:

@@ -30,7 +30,7 @@ from ngupgrade.adapters.kube import shapes as s
 from ngupgrade.adapters.kube.ytsaurus import ytsaurus
 from ngupgrade.core import k8s
 from ngupgrade.core.errors import BadInput
-from ngupgrade.core.text import encoding_fault
+from ngupgrade.core.text import encoding_fault, encoding_fix, encoding_message
 
 EXPORT_HINT = ("export the objects with: kubectl get nodes,pods,pdb,deployments,replicasets,"
                "statefulsets,daemonsets,pvc,pv -A -o json > cluster.json")
@@ -263,24 +263,12 @@ def _refuse_not_text(data: bytes, source: str, path: str | None) -> None:
     fault = encoding_fault(data)
     if fault is None:
         return
-    file = source if source not in ("-", "") else "FILE"
-    hint = {
-        "utf-16": f"convert it: `iconv -f UTF-16 -t UTF-8 {file} > cluster.json` (PowerShell's "
-                  "`>` writes UTF-16; `kubectl get ... -o json | Set-Content -Encoding "
-                  "utf8NoBOM cluster.json` writes UTF-8)",
-        "bom": f"remove the mark: `sed '1s/^\\xEF\\xBB\\xBF//' {file} > cluster.json`",
-        "bytes": "kubectl writes UTF-8, so the file was re-encoded or edited: convert it "
-                 f"from its encoding (`iconv -f WINDOWS-1251 -t UTF-8 {file} > cluster.json`), "
-                 "or " + EXPORT_HINT,
-        "surrogate": "kubectl never writes one: a program wrote text it had read with "
-                     "errors='surrogateescape' or 'surrogatepass' (bytes that were not UTF-8); "
-                     + EXPORT_HINT,
-        "escape": "kubectl never writes one: the file was edited by hand or damaged; "
-                  + EXPORT_HINT,
-    }[fault.kind]
-    said = "not text" if fault.kind == "escape" else "not UTF-8 text"
-    raise BadInput(f"{said} at byte offset {fault.offset} (line {fault.line}): {fault.what}",
-                   source=source, path=path, hint=hint)
+    raise BadInput(encoding_message(fault), source=source, path=path,
+                   hint=encoding_fix(fault, source, writer="kubectl", default="cluster.json",
+                                     again=EXPORT_HINT,
+                                     utf16_note="PowerShell's `>` writes UTF-16; `kubectl get "
+                                                "... -o json | Set-Content -Encoding "
+                                                "utf8NoBOM cluster.json` writes UTF-8"))
 
 
 def _raise(err: Exception, source: str, path: str, whole: Iterable[int] | None = None

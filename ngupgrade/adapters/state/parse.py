@@ -30,7 +30,7 @@ from ngupgrade.adapters.state.yandex import ClusterInfo
 from ngupgrade.core.address import IndexKey, ModuleStep, TfAddress
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import NodeGroup, PlatformName
-from ngupgrade.core.text import encoding_fault
+from ngupgrade.core.text import encoding_fault, encoding_fix, encoding_message, utf8_copy_name
 
 NODE_GROUP_TYPE = yandex.NODE_GROUP_TYPE
 CLUSTER_TYPE = yandex.CLUSTER_TYPE
@@ -160,7 +160,7 @@ def parse_state(data: bytes, source: str, platform: PlatformName | None = None) 
     return replace(parsed, groups=tuple(replace(g, platform=platform) for g in parsed.groups))
 
 
-_ICONV = "iconv -f {enc} -t UTF-8 {src} > state.json"
+_ICONV = "iconv -f {enc} -t UTF-8 {src} > {copy}"
 _NO_BOM = ("PowerShell's `>` writes UTF-16 and `Out-File -Encoding utf8` a BOM; PowerShell 7 "
            "writes it as Terraform does with `terraform state pull | Set-Content -Encoding "
            "utf8NoBOM state.json`")
@@ -175,19 +175,20 @@ def _refuse_other_encodings(data: bytes, source: str) -> None:
         BadInput: the encoding, and how to convert the file (``iconv``, or writing it again).
     """
     src = source if source not in ("-", "") else "FILE"
+    copy = utf8_copy_name(src, "state.json")
     head = data[:4]
     found: tuple[str, str] | None = None
     if head.startswith(b"\xef\xbb\xbf"):
         found = ("UTF-8 with a byte order mark (BOM, bytes EF BB BF)",
-                 f"sed '1s/^\\xEF\\xBB\\xBF//' {src} > state.json")
+                 f"sed '1s/^\\xEF\\xBB\\xBF//' {src} > {copy}")
     elif head.startswith((b"\xff\xfe", b"\xfe\xff")):
         order = "LE" if head.startswith(b"\xff\xfe") else "BE"
         found = (f"UTF-16 {order} with a byte order mark (BOM)",
-                 _ICONV.format(enc="UTF-16", src=src))
+                 _ICONV.format(enc="UTF-16", src=src, copy=copy))
     elif len(head) >= 2 and b"\x00" in head[:2]:
         order = "LE" if head[1:2] == b"\x00" else "BE"
         found = (f"UTF-16 {order} (NUL bytes between the characters)",
-                 _ICONV.format(enc=f"UTF-16{order}", src=src))
+                 _ICONV.format(enc=f"UTF-16{order}", src=src, copy=copy))
     if found is not None:
         raise BadInput(f"the state is {found[0]}; Terraform writes UTF-8 JSON without a BOM",
                        source=source, path="$",
@@ -348,24 +349,10 @@ def refuse_not_text(data: bytes, source: str, again: str) -> None:
     fault = encoding_fault(data)
     if fault is None:
         return
-    file = source if source not in ("-", "") else "FILE"
-    out = again.rsplit("> ", 1)[-1]
-    hint = {
-        "utf-16": f"convert it: `iconv -f UTF-16 -t UTF-8 {file} > {out}` (PowerShell's "
-                  "`>` writes UTF-16)",
-        "bom": f"remove the mark: `sed '1s/^\\xEF\\xBB\\xBF//' {file} > {out}`",
-        "bytes": "Terraform writes UTF-8, so the file was re-encoded or edited: convert it "
-                 f"from its encoding (`iconv -f WINDOWS-1251 -t UTF-8 {file} > {out}`), "
-                 f"or write it again: `{again}`",
-        "surrogate": "Terraform never writes one: a program wrote text it had read with "
-                     "errors='surrogateescape' or 'surrogatepass'; write it again: "
-                     f"`{again}`",
-        "escape": "Terraform never writes one: the file was edited by hand or damaged; write "
-                  f"it again: `{again}`",
-    }[fault.kind]
-    said = "not text" if fault.kind == "escape" else "not UTF-8 text"
-    raise BadInput(f"{said} at byte offset {fault.offset} (line {fault.line}): {fault.what}",
-                   source=source, path="$", hint=hint)
+    raise BadInput(encoding_message(fault), source=source, path="$",
+                   hint=encoding_fix(fault, source, writer="Terraform",
+                                     default=again.rsplit("> ", 1)[-1],
+                                     again=f"write it again: `{again}`"))
 
 
 def _one_instance_per_address(instances: Iterable[_RawInstance], source: str) -> None:
