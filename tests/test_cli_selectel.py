@@ -80,6 +80,15 @@ def test_plan_refuses_a_surge_above_the_selectel_node_count(run_cli) -> None:
     assert run_cli("plan", "--state", STATE, "-g", WORKERS, "--max-expansion", "5").exit_code == 0
 
 
+def test_the_assumed_default_is_named_as_the_group_platform_s(run_cli) -> None:
+    # The label said "Yandex default assumed" for a Selectel group too.
+    res = run_cli("plan", "--state", STATE, "-g", WORKERS)
+    assert res.exit_code == 0, res.stderr
+    assert ("deploy policy   max_expansion 0, max_unavailable 1 (unset in the state: Selectel "
+            "default assumed)") in res.stdout
+    assert "Yandex" not in res.stdout
+
+
 def test_platform_flag_puts_a_yandex_state_under_selectel_rules(run_cli) -> None:
     """The Yandex example's workers group has 3 nodes: under Selectel's rules 4 is too many."""
     res = run_cli("plan", "--state", str(EXAMPLE_STATE), "--platform", "selectel",

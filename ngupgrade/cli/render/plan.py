@@ -27,6 +27,7 @@ from ngupgrade.core.plan_warnings import (
     UPDATE_TIMEOUT_EXCEEDED,
     suggested_update_timeout,
 )
+from ngupgrade.core.platform import platform_of
 from ngupgrade.core.policy import policy_text
 from ngupgrade.core.simulate import GroupPlan, Step
 
@@ -48,7 +49,7 @@ NODES_SOURCE_TEXT = {
 
 POLICY_SOURCE_TEXT = {
     "state": "from the state",
-    "default": "unset in the state: Yandex default assumed",
+    "default": "unset in the state: {vendor} default assumed",
     "override": "command-line override",
     "live": "live, from the API",
     "plan": "from the Terraform plan's planned values; an unknown one at its worst case",
@@ -293,6 +294,13 @@ def _scale_text(scale: ScalePolicy) -> str:
     return f"fixed {scale.size}"
 
 
+def policy_source_text(plan: GroupPlan) -> str:
+    """Where the plan's deploy policy came from, for people (:data:`POLICY_SOURCE_TEXT`); an
+    assumed default names the group's platform: ``unset in the state: Selectel default
+    assumed``."""
+    return POLICY_SOURCE_TEXT[plan.policy.source].format(vendor=platform_of(plan.group).vendor)
+
+
 def deploy_policy_text(plan: GroupPlan) -> str:
     """The deploy policy as every report names it (``plan``, ``drain-check``): the configured
     values, where they came from, and the effective policy when the group's size changes it:
@@ -301,7 +309,7 @@ def deploy_policy_text(plan: GroupPlan) -> str:
     configured = plan.policy.policy
     eff = plan.effective
     policy = (f"max_expansion {configured.max_expansion}, max_unavailable "
-              f"{configured.max_unavailable} ({POLICY_SOURCE_TEXT[plan.policy.source]})")
+              f"{configured.max_unavailable} ({policy_source_text(plan)})")
     if plan.policy.assumed and plan.policy.source == "override":
         policy += "; the other knob is the assumed default"
     if (eff.max_expansion, eff.max_unavailable) != (configured.max_expansion,
