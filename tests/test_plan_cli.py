@@ -54,6 +54,16 @@ def test_table_shows_the_picture(run_cli) -> None:
     assert "       3  delete 1                3    3  ###|" in lines
 
 
+def test_a_one_node_group_reads_1_node(run_cli) -> None:
+    # core/units.counted: reports said "1 nodes" and "+1 nodes".
+    res = run_cli("plan", "--state", str(EXAMPLE_STATE), "-g", "gpu")
+    assert res.exit_code == 0, res.stderr
+    assert "effective 1/0 at 1 node\n" in res.stdout
+    assert "  surge           +1 node, peak 2\n" in res.stdout
+    assert res.stdout.count("| 1 node\n") == 1
+    assert "1 nodes" not in res.stdout
+
+
 def test_overrides_and_nodes(run_cli) -> None:
     result = run_cli("plan", "--state", str(EXAMPLE_STATE), "-g", BATCH, "--nodes", "4",
                      "--max-expansion", "2", "--max-unavailable", "2", "--cycle-minutes", "10",

@@ -65,7 +65,7 @@ def test_a_suggestion_that_takes_the_whole_group_down_is_flagged(run_cli) -> Non
     result = run_cli(*argv)
     line = next(x for x in result.stdout.splitlines()
                 if x.strip().startswith("yandex_kubernetes_node_group.gpu: max_expansion=0"))
-    assert "min ready 0 of 1 nodes (0%)" in line
+    assert "min ready 0 of 1 node (0%)" in line
     assert "WHOLE GROUP DOWN: every node drained at once, its workloads offline" in line
     assert "apply the suggested deploy policies (it takes a whole group offline)" in result.stderr
     (gpu,) = run_cli(*argv, "-o", "json").json()["suggestions"]

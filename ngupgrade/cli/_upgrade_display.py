@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from ngupgrade.core.errors import NgUpgradeError
-from ngupgrade.core.units import human_seconds
+from ngupgrade.core.units import counted, human_seconds
 from ngupgrade.upgrade import events as ev
 
 STEP_TEXT = {
@@ -163,7 +163,7 @@ class PlainDisplay(Display):
             case ev.GroupStarted():
                 resumed = " (resumed)" if event.resumed else ""
                 self.out(f"\n== {g}{resumed}: {event.version} -> {event.target}, "
-                         f"{event.nodes} nodes")
+                         f"{counted(event.nodes, 'node')}")
                 if event.journal:
                     self.out(f"   journal {event.journal}")
             case ev.StepStarted():
@@ -244,7 +244,7 @@ class PlainDisplay(Display):
         done = "?" if p.done is None else p.done
         cordoned = f", {p.cordoned} cordoned" if p.cordoned else ""
         return (f"{done}/{p.total} done, {new}/{p.total} nodes on the new version, "
-                f"{p.nodes} nodes{cordoned}, "
+                f"{counted(p.nodes, 'node')}{cordoned}, "
                 f"{p.status}, cycle {p.cycle}/{p.cycles}, elapsed "
                 f"{human_seconds(p.elapsed)} of {human_seconds(exp['min'])}.."
                 f"{human_seconds(exp['max'])} expected")
@@ -287,7 +287,7 @@ class PlainDisplay(Display):
             unchanged = " (unchanged)" if v.version_unchanged else ""
             self.out(f"verdict: FAILED: operation {v.operation_id} ended with "
                      f"{e['code_name']} ({e['code']}): {e['message']}; version "
-                     f"{v.version}{unchanged}, {v.status}, {v.nodes} nodes")
+                     f"{v.version}{unchanged}, {v.status}, {counted(v.nodes, 'node')}")
             return
         if v.ok:
             judged = (f", operation {v.operation_id} done without error"
@@ -304,7 +304,7 @@ class PlainDisplay(Display):
                               for k, v in g["steps"].items()) or "no step needed"
             state = "OK" if g["ok"] else "FAILED"
             self.out(f"  {state}  {g['address']}: {g['version_before']} -> "
-                     f"{g['version_after']}, {g['nodes']} nodes; {steps}")
+                     f"{g['version_after']}, {counted(g['nodes'], 'node')}; {steps}")
         for row in s.schedule or ():
             if row["outcome"] != "done":
                 self.out(f"  {row['outcome'].upper().replace('_', ' ')}  stage {row['stage']} "
@@ -361,7 +361,7 @@ class RichDisplay(PlainDisplay):
         """``2/3 done, 5 nodes, RECONCILING, cycle 1/3, 1m of 6m..18m`` (fits 80 columns)."""
         new = "?" if p.done is None else p.done
         exp = p.expected
-        return (f"{new}/{p.total} done, {p.nodes} nodes, {p.status}, cycle "
+        return (f"{new}/{p.total} done, {counted(p.nodes, 'node')}, {p.status}, cycle "
                 f"{p.cycle}/{p.cycles}, {human_seconds(p.elapsed)} of "
                 f"{human_seconds(exp['min'])}..{human_seconds(exp['max'])}")
 

@@ -63,6 +63,7 @@ from ngupgrade.core.address import TfAddress
 from ngupgrade.core.model import MAX_GROUP_NODES, DeployPolicy, NodeGroup
 from ngupgrade.core.platform import YANDEX
 from ngupgrade.core.policy import policy_text
+from ngupgrade.core.units import counted
 
 ChangeKind = Literal["roll", "resize", "in-place", "replace", "create", "delete", "none"]
 CHANGE_KINDS: tuple[ChangeKind, ...] = (
@@ -207,10 +208,6 @@ def _force_new(path: str) -> bool:
     return _under(path, FORCE_NEW) or path in FORCE_NEW_BLOCKS
 
 
-def _count(n: int) -> str:
-    return f"{n} node" + ("" if n == 1 else "s")
-
-
 def classify(change: PlannedChange) -> GroupChange:
     """Classify one node group's planned change (rules and sources: module docstring).
 
@@ -237,9 +234,10 @@ def classify(change: PlannedChange) -> GroupChange:
         reason = ", ".join(why) or (change.action_reason or "replace requested")
         n_before, n_after = _nodes_of(change.before), _nodes_of(change.after)
         side = ("the new group's nodes are created first: a second whole group "
-                f"({_count(n_after)}) needs quota at once, then all {_count(n_before)} of the "
+                f"({counted(n_after, 'node')}) needs quota at once, then all "
+                f"{counted(n_before, 'node')} of the "
                 "old one are deleted" if order == "create-first" else
-                f"all {_count(n_before)} are deleted before the new group exists")
+                f"all {counted(n_before, 'node')} are deleted before the new group exists")
         findings.append(Finding(
             REPLACE_DELETES_ALL_NODES, "blocking",
             f"{where}: Terraform replaces the node group (actions {_actions(actions)}; caused by "
@@ -253,7 +251,8 @@ def classify(change: PlannedChange) -> GroupChange:
     if actions == ("delete",):
         findings.append(Finding(
             GROUP_DELETED, "warning",
-            f"{where}: the node group and its {_count(_nodes_of(change.before))} are deleted; "
+            f"{where}: the node group and its {counted(_nodes_of(change.before), 'node')} "
+            "are deleted; "
             "their pods must fit on other groups"))
         return GroupChange(change.address, "delete", actions, group, change.before, (),
                            change.unknown, tuple(findings), action_reason=change.action_reason)
@@ -267,7 +266,8 @@ def classify(change: PlannedChange) -> GroupChange:
         findings.append(Finding(
             TAINTS_RECREATE_GROUP, "blocking",
             f"{where}: node_taints change: the service recreates the node group, all "
-            f"{_count(_nodes_of(change.before))} deleted first, the deploy policy does not "
+            f"{counted(_nodes_of(change.before), 'node')} deleted first, the deploy policy "
+            "does not "
             "apply (docs: node-group-update.md#assign-taint)"))
         return GroupChange(change.address, "replace", actions, group, change.before, taints,
                            change.unknown, tuple(findings), replace_order="delete-first")
@@ -278,7 +278,8 @@ def classify(change: PlannedChange) -> GroupChange:
             f"{where}: {', '.join(forced)} changed, ForceNew in the provider schema, yet the "
             f"plan says {_actions(actions)} (a provider whose schema ngupgrade does not know?): "
             f"taken as a replace, the worst case: the deploy policy does not apply, all "
-            f"{_count(_nodes_of(change.before))} are deleted before the new group exists (C24)"))
+            f"{counted(_nodes_of(change.before), 'node')} are deleted before the new group "
+            "exists (C24)"))
         return GroupChange(change.address, "replace", actions, group, change.before, forced,
                            change.unknown, tuple(findings), replace_order="delete-first",
                            action_reason=change.action_reason)

@@ -5,6 +5,12 @@ from __future__ import annotations
 from ngupgrade.core.model import GIB
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: ``1 node``, ``3 nodes``, ``0 quotas``.
+    For nouns whose plural adds ``s``; the one owner of the rule in every report."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def human_seconds(seconds: float) -> str:
     """A duration in seconds, short: ``45s``, ``12m``, ``7m05s``, ``1h``, ``1h05m``.
 

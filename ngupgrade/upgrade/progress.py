@@ -15,7 +15,7 @@ from ngupgrade.core.platform import platform_of
 from ngupgrade.core.policy import policy_text
 from ngupgrade.core.rollout import RolloutTracker
 from ngupgrade.core.stall import StallWatchdog
-from ngupgrade.core.units import human_seconds
+from ngupgrade.core.units import counted, human_seconds
 from ngupgrade.upgrade.context import Context, Prepared
 from ngupgrade.upgrade.events import Diagnosed, Progress, Verdict
 from ngupgrade.upgrade.rules import PDB_HINT, cycle_estimate
@@ -106,7 +106,7 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
         state = (f"the node group's version is unchanged: {live.version} "
                  "(version_info.current_version)" if unchanged
                  else f"the node group reports version {live.version}")
-        replaced = "" if new is None else f"; {new} of {total} nodes had been replaced"
+        replaced = "" if new is None else f"; {new} of {counted(total, 'node')} had been replaced"
         _summary(watch, clock())
         policy_note = ""
         if prep.override is not None:

@@ -54,6 +54,7 @@ from ngupgrade.core.plan_warnings import (
     suggested_update_timeout,
 )
 from ngupgrade.core.policy import terraform_block
+from ngupgrade.core.units import counted
 
 FRONT_ROWS = 10
 """Rows of the front shown in the text; JSON has them all."""
@@ -170,10 +171,6 @@ def advise_json(advice: Advice) -> dict[str, Any]:
 # --- text -----------------------------------------------------------------------------------
 
 
-def _nodes(n: int) -> str:
-    return f"{n} node" if n == 1 else f"{n} nodes"
-
-
 def _range(low: float, high: float, unit: str = "") -> str:
     text = f"{_num(low)}" if low == high else f"{_num(low)}..{_num(high)}"
     return f"{text}{unit}"
@@ -184,13 +181,13 @@ def _policy_line(advice: GroupAdvice, c: Candidate) -> str:
     cycles = "cycle" if c.cycles_max == 1 else "cycles"
     return (f"{c.max_expansion}/{c.max_unavailable}: {_range(c.cycles_min, c.cycles_max)} "
             f"{cycles}, {_range(low, high)} min, {_num(advice.surge_node_hours(c))} surge "
-            f"node-hours, {c.min_available} of {_nodes(advice.nodes)} Ready at worst")
+            f"node-hours, {c.min_available} of {counted(advice.nodes, 'node')} Ready at worst")
 
 
 def group_text(advice: GroupAdvice) -> list[str]:
     """The lines about one group."""
     g, s, cal, rule = advice.group, advice.search, advice.calibration, advice.availability
-    lines = [f"{advice.address}  ({g.name or g.id}, {_nodes(advice.nodes)}, "
+    lines = [f"{advice.address}  ({g.name or g.id}, {counted(advice.nodes, 'node')}, "
              f"{advice.nodes_source})"]
     where = CALIBRATION_TEXT[cal.source]
     if cal.source == "history":
@@ -212,7 +209,8 @@ def group_text(advice: GroupAdvice) -> list[str]:
     why_u = ""
     if rule.autoscaler_min is not None and s.max_unavailable < rule.nodes - rule.floor:
         why_u = f" (below the autoscaler min {rule.autoscaler_min})"
-    lines.append(f"  availability: at least {_nodes(rule.floor)} Ready ({rule.floor_source}"
+    lines.append(f"  availability: at least {counted(rule.floor, 'node')} Ready "
+                 f"({rule.floor_source}"
                  f"{auto}): max_unavailable up to {s.max_unavailable}{why_u}")
     unmodelled = any(w.code == "constraint-not-modelled" for w in advice.warnings)
     lines.append("  workloads: " + ("checked against the cluster objects, NOT FULLY MODELLED "

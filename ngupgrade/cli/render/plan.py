@@ -30,6 +30,7 @@ from ngupgrade.core.plan_warnings import (
 from ngupgrade.core.platform import platform_of
 from ngupgrade.core.policy import policy_text
 from ngupgrade.core.simulate import GroupPlan, Step
+from ngupgrade.core.units import counted
 
 PICTURE_MAX_CELLS = 48
 """Widest picture; larger groups draw one cell per ``ceil(peak / 48)`` nodes."""
@@ -251,7 +252,7 @@ def _visible_rows(steps: Sequence[Step]) -> list[int | tuple[int, int, int]]:
 def timeline_lines(plan: GroupPlan, *, max_cells: int = PICTURE_MAX_CELLS) -> list[str]:
     """The timeline table with a picture per step (``start`` row first), as printed."""
     per_cell = picture_scale(plan.peak_nodes, max_cells)
-    legend = f"x draining  o old  # new  | {plan.nodes} {_nodes_word(plan.nodes)}"
+    legend = f"x draining  o old  # new  | {counted(plan.nodes, 'node')}"
     if per_cell > 1:
         legend += f"  (1 cell = {per_cell} nodes)"
     lines = [f"{'wave':>4}  {'step':<20} {'size':>4} {'new':>4}  {legend}"]
@@ -278,10 +279,6 @@ def timeline_lines(plan: GroupPlan, *, max_cells: int = PICTURE_MAX_CELLS) -> li
 
 
 # --- the text report ------------------------------------------------------------------------
-
-
-def _nodes_word(count: int) -> str:
-    return "node" if count == 1 else "nodes"
 
 
 def _minutes(value: float) -> str:
@@ -314,8 +311,7 @@ def deploy_policy_text(plan: GroupPlan) -> str:
         policy += "; the other knob is the assumed default"
     if (eff.max_expansion, eff.max_unavailable) != (configured.max_expansion,
                                                     configured.max_unavailable):
-        policy += (f"; effective {policy_text(eff)} at {plan.nodes} "
-                   f"{_nodes_word(plan.nodes)}")
+        policy += f"; effective {policy_text(eff)} at {counted(plan.nodes, 'node')}"
     return policy
 
 
@@ -334,7 +330,7 @@ def group_plan_lines(plan: GroupPlan) -> list[str]:
         f"{_scale_text(group.scale)})",
         f"  deploy policy   {policy}",
         f"  nodes           {plan.nodes} ({NODES_SOURCE_TEXT[plan.nodes_source]})",
-        f"  surge           +{plan.surge_nodes} {_nodes_word(plan.surge_nodes)}, "
+        f"  surge           +{counted(plan.surge_nodes, 'node')}, "
         f"peak {plan.peak_nodes}",
         f"  min available   {plan.min_available_nodes} of {plan.nodes} Ready "
         f"({down} down at once)",

@@ -41,8 +41,8 @@ from ngupgrade.core.quota.preflight import (
 )
 from ngupgrade.core.quota.suggest import Suggestion
 from ngupgrade.core.quota.verdict import QuotaVerdict
+from ngupgrade.core.units import counted, quota_unit
 from ngupgrade.core.units import human_quota as human
-from ngupgrade.core.units import quota_unit
 
 _LIVE = {"api": "live"}
 """Core's name of a value read from the cloud API -> the reports' name for it."""
@@ -53,10 +53,6 @@ def _num(value: float | None) -> int | float | None:
     if value is None:
         return None
     return int(value) if float(value).is_integer() else value
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,7 +146,7 @@ def suggestion_text(s: Suggestion) -> str:
            if s.cycles_min == s.cycles_max else f"{s.cycles_min}..{s.cycles_max} cycles")
     if s.kind == "no_surge":
         what = (f"max_expansion=0 max_unavailable={s.max_unavailable}: no surge nodes, "
-                f"min ready {s.min_ready_nodes} of {s.nodes} nodes{share}, {cyc}")
+                f"min ready {s.min_ready_nodes} of {counted(s.nodes, 'node')}{share}, {cyc}")
     else:
         what = (f"max_expansion={s.max_expansion} max_unavailable={s.max_unavailable}: "
                 f"peak {s.peak_nodes} nodes, min ready {s.min_ready_nodes} of {s.nodes}{share}, "
@@ -177,9 +173,9 @@ def preflight_table(result: Preflight) -> str:
     if result.ok:
         verdict = "PASS"
         if unknown:
-            verdict += f" with {_count(unknown, 'unknown quota')}"
+            verdict += f" with {counted(unknown, 'unknown quota')}"
     else:
-        parts = [f"{_count(short, 'quota')} short"] if short else []
+        parts = [f"{counted(short, 'quota')} short"] if short else []
         if result.strict and unknown:
             parts.append(f"{unknown} unknown under --strict")
         verdict = "FAIL: " + ", ".join(parts)

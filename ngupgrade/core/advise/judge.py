@@ -38,7 +38,7 @@ from ngupgrade.core.plan_warnings import MAX_UNAVAILABLE_AT_AUTOSCALER_MIN
 from ngupgrade.core.quota.demand import group_demand
 from ngupgrade.core.quota.limits import limit_rows
 from ngupgrade.core.quota.verdict import QuotaVerdict, verdict
-from ngupgrade.core.units import human_quota
+from ngupgrade.core.units import counted, human_quota
 
 QUOTA_SHORT = "quota-short"
 QUOTA_UNKNOWN = "quota-unknown"
@@ -152,8 +152,9 @@ class Availability:
                 text = (f"the floor of {self.floor} Ready nodes ({why}) is above the group's "
                         f"{self.nodes}: no deploy policy can keep it")
             else:
-                text = (f"{u} down at once leaves {self.nodes - u} of {self.nodes} nodes "
-                        f"Ready, below the floor of {self.floor} ({why})")
+                text = (f"{u} down at once leaves {self.nodes - u} of "
+                        f"{counted(self.nodes, 'node')} Ready, below the floor of "
+                        f"{self.floor} ({why})")
             out.append(Reason(BELOW_MIN_AVAILABLE, text))
         if AUTOSCALER_MIN in codes:
             out.append(Reason(AUTOSCALER_MIN,
