@@ -28,12 +28,12 @@ from typing import Any
 
 import msgspec
 
+from ngupgrade.adapters.state.encoding import encoding_named
 from ngupgrade.adapters.state.parse import (
     CLUSTER_TYPE,
     NODE_GROUP_TYPE,
     ClusterInfo,
     decode_json,
-    encoding_named,
     node_group_from_values,
     parse_state,
 )
