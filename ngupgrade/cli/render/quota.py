@@ -19,7 +19,8 @@ JSON (DESIGN.md section 5; stable keys, new keys may be added, none renamed)::
      "suggestions": [{"address", "cloud_id", "quota_ids", "kind", "max_expansion",
                       "max_unavailable", "nodes", "peak_nodes", "min_ready_nodes",
                       "cycles": {"min", "max"}, "fits", "fits_together",
-                      "whole_group_down"}],
+                      "whole_group_down", "rows": [the short rows' names, a per-group or
+                      per-cluster limit with its scope as the table names it]}],
      "warnings": [{"code", "message"}],
      "mode": {"sequential", "strict", "at_current_size"}, "api_calls": {method: count}}
 
@@ -79,7 +80,8 @@ def _suggestion_json(s: Suggestion) -> dict[str, Any]:
             "max_unavailable": s.max_unavailable, "nodes": s.nodes, "peak_nodes": s.peak_nodes,
             "min_ready_nodes": s.min_ready_nodes,
             "cycles": {"min": s.cycles_min, "max": s.cycles_max}, "fits": s.fits,
-            "fits_together": s.fits_together, "whole_group_down": s.whole_group_down}
+            "fits_together": s.fits_together, "whole_group_down": s.whole_group_down,
+            "rows": list(s.rows or s.quota_ids)}
 
 
 def preflight_json(result: Preflight) -> dict[str, Any]:
@@ -151,7 +153,7 @@ def suggestion_text(s: Suggestion) -> str:
         what = (f"max_expansion={s.max_expansion} max_unavailable={s.max_unavailable}: "
                 f"peak {s.peak_nodes} nodes, min ready {s.min_ready_nodes} of {s.nodes}{share}, "
                 f"{cyc}")
-    fixes = ", ".join(s.quota_ids)
+    fixes = ", ".join(s.rows or s.quota_ids)
     if s.fits:
         tail = f"fixes {fixes}"
     elif s.fits_together:

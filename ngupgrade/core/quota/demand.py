@@ -17,7 +17,7 @@ Rules (DESIGN.md section 4):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup
@@ -125,11 +125,11 @@ class GroupDemand:
     reducible: bool = True
     """False when a smaller deploy policy cannot lower the demand (a Terraform replace or create:
     :mod:`ngupgrade.core.quota.plan`): no suggestion is made for it."""
-    demand_at: Callable[[DeployPolicy, bool], Mapping[str, int]] | None = field(
+    rebuild: Callable[[DeployPolicy], GroupDemand] | None = field(
         default=None, compare=False, repr=False)
-    """The demand under another deploy policy, ``(policy, at_current_size) -> quota id ->
-    amount``, when it is more than the surge (a Terraform roll that also resizes the group or
-    changes what a node consumes: :mod:`ngupgrade.core.quota.plan`); None: the surge only."""
+    """The same change under another deploy policy, when its demand is more than the surge (a
+    Terraform roll that also resizes the group or changes what a node consumes:
+    :mod:`ngupgrade.core.quota.plan`); None: the surge only (:meth:`with_policy`)."""
 
     @property
     def address(self) -> str:
@@ -139,15 +139,24 @@ class GroupDemand:
         """The figures the verdict counts: worst case, or at the current size."""
         return self.at_current_size if at_current_size else self.worst_case
 
+    def with_policy(self, policy: DeployPolicy) -> GroupDemand:
+        """This group's share under ``policy`` instead (a suggestion being tried): its extra
+        nodes and both demands, so every row the preflight judges (the cloud-wide quotas and
+        the limits beside them: :func:`ngupgrade.core.quota.limits.limit_rows`) can be asked
+        again. The part a policy cannot lower (a growth, a bigger node) stays counted; the
+        live size of an autoscaled group is kept. Raises PolicyInvalid for a policy outside
+        the platform's bounds or 0/0."""
+        if self.rebuild is not None:
+            return self.rebuild(policy)
+        live = self.extra.current if self.extra.current_source == "api" else None
+        extra = extra_nodes(self.group, live, policy=policy, policy_source="override")
+        return replace(self, extra=extra, worst_case=demand_of(self.per_node, extra),
+                       at_current_size=demand_of(self.per_node, extra, at_current_size=True))
+
     def demand_with(self, policy: DeployPolicy, at_current_size: bool = False
                     ) -> Mapping[str, int]:
-        """The figures under ``policy`` instead (a suggestion being tried): the part a policy
-        cannot lower (a growth, a bigger node) stays counted."""
-        if self.demand_at is not None:
-            return self.demand_at(policy, at_current_size)
-        live = self.extra.current if self.extra.current_source == "api" else None
-        return demand_of(self.per_node, extra_nodes(self.group, live, policy=policy),
-                         at_current_size)
+        """The figures under ``policy`` instead (:meth:`with_policy`)."""
+        return self.with_policy(policy).demand(at_current_size)
 
 
 def check_groups(groups: Sequence[NodeGroup], *, max_expansion: int | None = None,

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
+from functools import partial
 
 from ngupgrade.core import simulate
 from ngupgrade.core.model import WEEKDAYS, MaintenanceWindow, NodeGroup, QuotaLimit
@@ -34,6 +35,7 @@ from ngupgrade.core.plan_warnings import PlanWarning
 from ngupgrade.core.policy import clamp
 from ngupgrade.core.quota.demand import GroupDemand, combine
 from ngupgrade.core.quota.preflight import Preflight
+from ngupgrade.core.quota.suggest import Suggestion, suggest
 from ngupgrade.core.quota.verdict import CloudVerdict, QuotaVerdict, verdict
 
 GROUP_NODES = "managed-kubernetes.groupNodes.count"
@@ -224,18 +226,33 @@ def maintenance_warnings(demands: Sequence[GroupDemand], start: datetime,
 def extend(result: Preflight, limits: Mapping[str, Mapping[str, QuotaLimit]], *,
            peers: Sequence[NodeGroup] = (), start: datetime | None = None,
            minutes_per_cycle: float = simulate.DEFAULT_MINUTES_PER_CYCLE) -> Preflight:
-    """``result`` with the rows and warnings above added (``start`` None: no window check)."""
+    """``result`` with the rows and warnings above added (``start`` None: no window check).
+
+    A cloud with one of these rows short gets its suggestions again, judged on every short
+    row (:func:`ngupgrade.core.quota.suggest.suggest` asks :func:`limit_rows` for each policy
+    it tries): the largest deploy policy that fits a group's or a cluster's node limit or a
+    zonal quota too, or, when none does, a suggestion that says so.
+    """
     clouds = []
+    suggestions: list[Suggestion] = []
     for cloud in result.clouds:
         mine = [gd for gd in result.groups if gd.cloud_id == cloud.cloud_id]
         cloud_limits = limits.get(cloud.cloud_id, {})
-        extra = limit_rows(mine, cloud_limits, peers, sequential=result.sequential,
-                           at_current_size=result.at_current_size)
+        beside = partial(limit_rows, limits=cloud_limits, peers=peers,
+                         sequential=result.sequential, at_current_size=result.at_current_size)
+        extra = beside(mine)
         known = {(q.quota_id, q.scope) for q in cloud.quotas}
-        rows = cloud.quotas + tuple(q for q in extra if (q.quota_id, q.scope) not in known)
-        clouds.append(CloudVerdict(cloud.cloud_id, rows))
+        added = tuple(q for q in extra if (q.quota_id, q.scope) not in known)
+        judged = CloudVerdict(cloud.cloud_id, cloud.quotas + added)
+        clouds.append(judged)
+        if any(q.status == "short" for q in added):
+            suggestions += suggest(judged, mine, cloud_limits, sequential=result.sequential,
+                                   at_current_size=result.at_current_size, beside=beside)
+        else:
+            suggestions += [s for s in result.suggestions if s.cloud_id == cloud.cloud_id]
     warnings = [*result.warnings, *placement_warnings(result.groups, result.at_current_size)]
     if start is not None:
         warnings += maintenance_warnings(result.groups, start, minutes_per_cycle,
                                          result.at_current_size)
-    return replace(result, clouds=tuple(clouds), warnings=tuple(warnings))
+    return replace(result, clouds=tuple(clouds), suggestions=tuple(suggestions),
+                   warnings=tuple(warnings))

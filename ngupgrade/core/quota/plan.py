@@ -203,14 +203,24 @@ def _roll(change: GroupChange, cloud_id: str, current: int | None,
     base = extra_nodes(group, current, policy=policy,
                              policy_source="plan" if policy is not None else None)
     old = _before_consumption(change) if change.before is not None else dict(consumption)
+    return _roll_under(change, cloud_id, current, consumption, old, base, base.policy)
+
+
+def _roll_under(change: GroupChange, cloud_id: str, current: int | None,
+                consumption: Mapping[str, int], old: Mapping[str, int], base: ExtraNodes,
+                policy: DeployPolicy) -> GroupDemand:
+    """The roll's demand under ``policy`` (the one in force, ``base.policy``, or a suggestion
+    being tried: then its source is ``override``); it rebuilds itself under another."""
     figures = partial(_roll_figures, change, current, old, consumption)
-    worst, at_now = figures(base.policy, False), figures(base.policy, True)
-    count_w = _roll_figures(change, current, _COUNT, _COUNT, base.policy, False)
-    count_c = _roll_figures(change, current, _COUNT, _COUNT, base.policy, True)
+    count_w = _roll_figures(change, current, _COUNT, _COUNT, policy, False)
+    count_c = _roll_figures(change, current, _COUNT, _COUNT, policy, True)
+    tried = policy != base.policy
     extra = ExtraNodes(count_w["compute.instances.count"], count_c["compute.instances.count"],
                        count_w["managed-kubernetes.nodes.count"],
                        count_c["managed-kubernetes.nodes.count"], base.nodes, base.current,
-                       base.current_source, base.policy, base.policy_assumed,
-                       base.policy_source)
-    return GroupDemand(group, cloud_id, consumption, extra, worst, at_now,
-                       demand_at=figures)
+                       base.current_source, policy, base.policy_assumed and not tried,
+                       "override" if tried else base.policy_source)
+    return GroupDemand(change.group, cloud_id, consumption, extra, figures(policy, False),
+                       figures(policy, True),
+                       rebuild=partial(_roll_under, change, cloud_id, current, consumption,
+                                       old, base))

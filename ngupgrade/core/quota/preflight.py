@@ -133,7 +133,16 @@ def failure_hints(result: Preflight, *, offline: bool, where: str = "Quota Manag
                 if fixing and any(s.whole_group_down for s in fixing) else "")
         way = (f"apply the suggested deploy policies{policy_flags}{down}, or ask for a quota "
                "increase" if fixing else "ask for a quota increase")
-        hints.append(f"a short quota: {way} ({where}) before the upgrade")
+        why = ""
+        if not fixing:
+            growth = not result.at_current_size and any(
+                gd.extra.current_source != "fixed" for gd in result.groups)
+            why = ("; no deploy policy fits: more than the surge is short (nodes an autoscaled "
+                   "group may grow to before the upgrade, or that a Terraform change adds), so "
+                   "a smaller max_expansion cannot help" +
+                   (" (--at-current-size judges an autoscaled group at its current size)"
+                    if growth else ""))
+        hints.append(f"a short quota: {way} ({where}) before the upgrade{why}")
     if result.strict and result.unknown:
         source = ("export their limits into the quota file (docs/quota-preflight.md, "
                   "\"Exporting the limits\")" if offline else

@@ -6,7 +6,7 @@ suggestion as in DESIGN.md section 3 (:mod:`ngupgrade.core.simulate`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -14,7 +14,7 @@ from ngupgrade.core import simulate
 from ngupgrade.core.model import DeployPolicy, QuotaLimit
 from ngupgrade.core.policy import clamp
 from ngupgrade.core.quota.demand import GroupDemand, combine
-from ngupgrade.core.quota.verdict import CloudVerdict, fits
+from ngupgrade.core.quota.verdict import CloudVerdict, QuotaVerdict, verdict
 
 
 @dataclass(frozen=True)
@@ -48,16 +48,21 @@ class Suggestion:
     fits: bool
     fits_together: bool = True
     whole_group_down: bool = False
+    rows: tuple[str, ...] = ()
+    """The short rows it fixes or eases, as the report names them (:attr:`QuotaVerdict.name`:
+    ``managed-kubernetes.groupNodes.count (group ADDRESS)`` for a per-group limit); their
+    ``quota_ids`` without the scope."""
 
 
-def _suggestion(gd: GroupDemand, policy: DeployPolicy, quota_ids: tuple[str, ...],
+def _suggestion(gd: GroupDemand, policy: DeployPolicy, rows: Mapping[str, str],
                 at_current_size: bool, ok: bool) -> Suggestion:
     n = gd.extra.current if at_current_size else gd.extra.nodes
     eff = clamp(policy, n)
     span = simulate.cycles(n, eff)
     kind: Literal["smaller_surge", "no_surge"] = (
         "no_surge" if policy.max_expansion == 0 else "smaller_surge")
-    return Suggestion(address=gd.address, cloud_id=gd.cloud_id, quota_ids=quota_ids, kind=kind,
+    return Suggestion(address=gd.address, cloud_id=gd.cloud_id,
+                      quota_ids=tuple(dict.fromkeys(rows.values())), rows=tuple(rows), kind=kind,
                       max_expansion=policy.max_expansion,
                       max_unavailable=policy.max_unavailable, nodes=n,
                       peak_nodes=n + eff.max_expansion, min_ready_nodes=n - eff.max_unavailable,
@@ -65,10 +70,22 @@ def _suggestion(gd: GroupDemand, policy: DeployPolicy, quota_ids: tuple[str, ...
                       whole_group_down=n > 0 and eff.max_unavailable >= n)
 
 
+Beside = Callable[[Sequence[GroupDemand]], Sequence[QuotaVerdict]]
+"""The rows of the limits beside the cloud-wide quotas for some of a cloud's groups (per
+group, per cluster, per zone: :func:`ngupgrade.core.quota.limits.limit_rows` with that cloud's
+limits bound)."""
+
+
 def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
             limits: Mapping[str, QuotaLimit], *, sequential: bool = False,
-            at_current_size: bool = False) -> list[Suggestion]:
-    """Smaller deploy policies that make ``cloud``'s short quotas fit.
+            at_current_size: bool = False, beside: Beside | None = None) -> list[Suggestion]:
+    """Smaller deploy policies that make ``cloud``'s short rows fit.
+
+    ``cloud`` holds the rows as the report names them (:attr:`QuotaVerdict.name`): the
+    cloud-wide quotas, and, with ``beside``, the limits beside them that it judges again for
+    each policy tried (a group's node limit, its cluster's, a zonal quota), so a short
+    ``managed-kubernetes.groupNodes.count (group ADDRESS)`` gets its policy like a short
+    ``compute.instances.count``.
 
     For one group, "reduce" means the largest ``max_expansion`` below its effective one that
     makes the cloud fit with the other groups as they stand (demand grows with E, so the first
@@ -77,27 +94,37 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
 
     1. Groups upgraded together: when reducing one group alone is enough, the one suggestion
        that keeps the largest ``max_expansion`` (the first group on a tie).
-    2. Otherwise greedy, in group order: each group that draws on a short quota (with
-       ``sequential``: each group that does not fit alone) is reduced, until the cloud fits.
-       A suggestion with ``fits=False`` means that even all of them are not enough.
+    2. Otherwise greedy, in group order: each group that draws on a short row (with
+       ``sequential``: each group that does not fit it alone) is reduced, until the cloud
+       fits. A suggestion with ``fits=False`` means that even all of them are not enough.
     """
-    short_ids = tuple(q.quota_id for q in cloud.short)
-    if not short_ids:
+    short = {q.name: q.quota_id for q in cloud.short}
+    if not short:
         return []
     mine = [gd for gd in groups if gd.cloud_id == cloud.cloud_id]
-    current: dict[str, Mapping[str, int]] = {
-        gd.address: gd.demand(at_current_size) for gd in mine}
+    consumed = {q for gd in mine for q in gd.per_node}
+    wide = tuple(q for name, q in short.items() if name == q and q in consumed)
+    current: dict[str, GroupDemand] = {gd.address: gd for gd in mine}
+
+    def judged(demands: Sequence[GroupDemand]) -> list[QuotaVerdict]:
+        """The rows ``cloud`` has short, judged again for ``demands``."""
+        total = combine((gd.demand(at_current_size) for gd in demands), sequential)
+        rows = [verdict(q, total.get(q, 0), limits.get(q)) for q in wide]
+        if beside is not None and len(wide) < len(short):
+            rows += [v for v in beside(demands) if v.name in short]
+        return rows
 
     def cloud_fits() -> bool:
-        return fits(combine(current.values(), sequential), limits, short_ids)
+        return all(v.status != "short" for v in judged(list(current.values())))
 
     def drawing(gd: GroupDemand) -> tuple[str, ...]:
+        """The short rows' names ``gd`` draws on (with ``sequential``: does not fit alone)."""
         if not gd.reducible:
             return ()
-        used = tuple(q for q in short_ids if current[gd.address].get(q, 0) > 0)
-        if sequential:  # one group at a time: only a group that does not fit alone must change
-            used = tuple(q for q in used if not fits(current[gd.address], limits, (q,)))
-        return used
+        alone = judged([current[gd.address]])
+        used = {v.name for v in alone if v.demand > 0
+                and (not sequential or v.status == "short")}
+        return tuple(name for name in short if name in used)
 
     def reduce(gd: GroupDemand) -> DeployPolicy | None:
         """Lower ``gd``'s E step by step (updating ``current``) until the cloud fits or E=0."""
@@ -107,7 +134,7 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
         for e in range(clamp(base, n).max_expansion - 1, -1, -1):
             chosen = DeployPolicy(e, base.max_unavailable if e > 0
                                   else max(base.max_unavailable, 1))
-            current[gd.address] = gd.demand_with(chosen, at_current_size)
+            current[gd.address] = gd.with_policy(chosen)
             if cloud_fits():
                 break
         return chosen  # None when E' was already 0: nothing to give up in this group
@@ -125,7 +152,8 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
                 best = (gd, policy, used)
             current[gd.address] = saved
         if best is not None:
-            return [_suggestion(best[0], best[1], best[2], at_current_size, True)]
+            return [_suggestion(best[0], best[1], {n: short[n] for n in best[2]},
+                                at_current_size, True)]
 
     out: list[Suggestion] = []
     for gd in mine:
@@ -136,7 +164,7 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
         if policy is None:
             continue
         ok = cloud_fits()
-        out.append(_suggestion(gd, policy, used, at_current_size, ok))
+        out.append(_suggestion(gd, policy, {n: short[n] for n in used}, at_current_size, ok))
         if ok:
             break
     # Each is a part of one fix: say whether the parts together are enough.
