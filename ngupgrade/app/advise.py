@@ -15,6 +15,7 @@ Without a quota source the quota is not checked (the report says so). Nothing is
 from __future__ import annotations
 
 import contextlib
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -28,7 +29,7 @@ from ngupgrade.core.advise.calibrate import Calibration, PastUpgrade, calibrate
 from ngupgrade.core.advise.group import Advice, advise_groups
 from ngupgrade.core.advise.judge import MinAvailable, QuotaJudge, WorkloadJudge
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
-from ngupgrade.core.advise.workloads import DrainJudge
+from ngupgrade.core.advise.workloads import DRAIN_ACCEPTED, DrainJudge
 from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED
 from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.errors import CloudApiError, UsageError
@@ -66,6 +67,8 @@ class AdviseRequest:
     live: bool = False
     cluster: ClusterSource = field(default_factory=ClusterSource)
     """Cluster objects (``--cluster``/``--kubeconfig``): the drain check judges workloads."""
+    accept: frozenset[str] = frozenset()
+    """Drain finding codes the user has read (``--accept CODE``): they block no policy."""
 
 
 WorkloadFactory = Callable[[NodeGroup, int], WorkloadJudge | None]
@@ -138,7 +141,8 @@ def advise(settings: Settings, request: AdviseRequest, *,
         sizes = {**nodes_per_group(groups, cluster.nodes), **sizes}
 
         def workloads(group: NodeGroup, nodes: int) -> WorkloadJudge:
-            judges[str(group.address)] = DrainJudge(group, index, nodes=nodes)
+            judges[str(group.address)] = DrainJudge(group, index, nodes=nodes,
+                                                    accepted=request.accept)
             return judges[str(group.address)]
 
     advice = advise_groups(groups, live_sizes=sizes, nodes_override=request.nodes,
@@ -152,10 +156,23 @@ def with_unmodelled(advice: Advice, judges: Mapping[str, DrainJudge]) -> Advice:
     """Each group whose drain met a constraint the check does not model (required pod
     anti-affinity, pod affinity, topology spread DoNotSchedule) gets a
     ``constraint-not-modelled`` warning: its recommendation is not cleared for those pods
-    (docs/drain.md: never a pass), which the report says instead of a plain recommendation."""
+    (docs/drain.md: never a pass), which the report says instead of a plain recommendation.
+    A group whose policy to apply passed only because of ``--accept`` gets a
+    ``drain-finding-accepted`` warning naming each finding accepted."""
     groups = []
     for group in advice.groups:
         judge = judges.get(group.address)
+        use = group.applied
+        waived = judge.waived.get(use.policy, []) if judge is not None and use else []
+        if use is not None and waived:
+            codes = ", ".join(dict.fromkeys(x.code for x in waived))
+            group = replace(group, warnings=(*group.warnings, PlanWarning(
+                DRAIN_ACCEPTED,
+                f"{use.max_expansion}/{use.max_unavailable} passes the drain check only "
+                f"because you accepted {codes} ({len(waived)} finding(s); `ngupgrade "
+                f"drain-check -g {shlex.quote(group.address)} --max-expansion "
+                f"{use.max_expansion} --max-unavailable {use.max_unavailable}` with the same "
+                "cluster objects lists them)")))
         if judge is not None and judge.unmodelled:
             pods = sorted(judge.unmodelled)
             named = ", ".join(pods[:3]) + (f" and {len(pods) - 3} more" if len(pods) > 3

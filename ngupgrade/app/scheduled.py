@@ -155,7 +155,8 @@ def _stages(run: StageRun, selected: list[NodeGroup], paths: dict[str, str],
         min_available=inputs.min_available, minutes_per_cycle=inputs.minutes_per_cycle,
         max_parallel=inputs.max_parallel,
         live=request.quotas_file is None and bool(run.settings.endpoint),
-        cluster=request.cluster), groups=fresh, cloud=api, peers=peers)
+        cluster=request.cluster, accept=request.accept), groups=fresh, cloud=api,
+        peers=peers)
     blocked = [g for g in advice.groups if not g.ok]
     if blocked:
         named = "; ".join(

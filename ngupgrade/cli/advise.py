@@ -6,7 +6,12 @@ import click
 
 from ngupgrade.app.advise import AdviseRequest
 from ngupgrade.app.advise import advise as advise_use_case
-from ngupgrade.cli._cluster import cluster_options, cluster_source
+from ngupgrade.cli._cluster import (
+    accept_option,
+    accepted_codes,
+    cluster_options,
+    cluster_source,
+)
 from ngupgrade.cli._common import (
     CYCLE_MINUTES,
     common_options,
@@ -52,12 +57,13 @@ from ngupgrade.core.model import MAX_GROUP_NODES
 @click.option("--strict", is_flag=True,
               help="An unknown quota blocks a surge. With --quotas or --endpoint only.")
 @cluster_options
+@accept_option
 @common_options
 def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | None,
            min_available: MinAvailable | None, nodes: int | None,
            cycle_minutes: float | None, max_parallel: int, at_current_size: bool,
            strict: bool, cluster_files: tuple[str, ...], kubeconfig: str | None,
-           kube_context: str | None) -> None:
+           kube_context: str | None, accept: tuple[str, ...]) -> None:
     """Find the fastest safe deploy policy of each node group, and a schedule.
 
     Every policy the platform accepts (max_expansion and max_unavailable 0..100, not both 0,
@@ -69,7 +75,9 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
     under the shared headroom and in what order (a cluster's groups one after another: the
     cloud runs one operation per cluster). With cluster objects (--cluster or
     --kubeconfig) each policy on the front is drain-checked too (docs/drain.md): a blocking
-    finding rejects it, and the availability floor only forbids the whole group down.
+    finding rejects it, and the availability floor only forbids the whole group down;
+    --accept CODE (after reading such a finding) lets a policy pass it, and the report
+    names what was accepted.
 
     \b
     Examples:
@@ -87,6 +95,7 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
     Nothing is changed.
     """
     settings = settings_of(click.get_current_context())
+    accepted = accepted_codes(accept)
     stdin_once(settings, cluster=cluster_files)
     if quotas_file is None and not settings.endpoint:
         idle = [flag for flag, given in (("--strict", strict),
@@ -104,7 +113,8 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
                             min_available=min_available, nodes=nodes,
                             minutes_per_cycle=cycle_minutes, max_parallel=max_parallel,
                             live=quotas_file is None and bool(settings.endpoint),
-                            cluster=cluster_source(cluster_files, kubeconfig, kube_context))
+                            cluster=cluster_source(cluster_files, kubeconfig, kube_context),
+                            accept=accepted)
     result = advise_use_case(settings, request)
     if settings.output == "json":
         emit_json(advise_json(result))
@@ -118,4 +128,5 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
             parts.append(f"{g.address} ({', '.join(codes) or 'nothing is safe'})")
         raise CheckFailed("no safe deploy policy for " + "; ".join(parts),
                           hint="raise the quota, lower --min-available, or fix what blocks "
-                               "the drain")
+                               "the drain (after reading a drain finding, --accept CODE "
+                               "proceeds past it)")
