@@ -195,16 +195,15 @@ def _run(words: list[str], run: Invocation) -> int:
         return err.exit_code
     except NgUpgradeError as err:
         _say(f"error: {err.message}")
-        if err.hint:
-            _say(f"hint: {err.hint}")
         hint = err.hint or ""
         names_a_command = "ngupgrade " in hint or "--resume" in hint
         if names_a_command and settings.endpoint:
             # Hints name commands to run again; they must reach the same cloud.
             flags = f"--endpoint {settings.endpoint}" + (" --insecure" if settings.insecure
                                                           else "")
-            _say(f"hint: run it with the connection flags of this run: {flags}")
             hint += f" (with the connection flags of this run: {flags})"
+        if hint:
+            _say(f"hint: {hint}")
         return failure.report(error_code(err), err.exit_code, err.message, hint or None, err)
     except KeyboardInterrupt:
         if set(words) & _CLOUD_CHANGING:
