@@ -422,3 +422,36 @@ def test_a_planned_policy_is_labelled_from_the_plan(run_cli, tmp_path: Path) -> 
     out = run_cli("plan", "--plan", write(tmp_path, plan), "-g", "workers").stdout
     assert "max_expansion 1, max_unavailable 0 (from the Terraform plan's planned values" in out
     assert "from the state" not in out
+
+
+def test_the_plans_other_groups_count_in_the_cluster_node_limit(run_cli, tmp_path: Path
+                                                                 ) -> None:
+    """As `preflight --state` counts the state's groups: workers (fixed 3, 1/0: +1) rolls in
+    cluster catq0n7i0h9ka1b2c3d4 beside gpu (fixed 1) and batch (auto 1..7, counted at its max
+    7): 11 nodes + 1 surge = 12 > 11. Before, the plan's gate counted the groups it checked
+    only (3 nodes + 1) and passed."""
+    quotas = quota_file(tmp_path, **{"managed-kubernetes.clusterNodes.count": 11})
+    cluster = ("managed-kubernetes.clusterNodes.count", "cluster catq0n7i0h9ka1b2c3d4")
+
+    def row(plan: str) -> tuple[int, dict]:
+        res = run_cli("preflight", "--plan", plan, "--quotas", quotas, "-g", "workers",
+                      "-o", "json")
+        rows = {(q["quota_id"], q["scope"]): q for c in res.json()["clouds"]
+                for q in c["quotas"]}
+        return res.exit_code, rows[cluster]
+
+    code, got = row(ROLL_PLAN)
+    assert code == 1
+    assert (got["limit"], got["usage"], got["headroom"], got["demand"], got["status"]) == (
+        11, 11, 0, 1, "short")
+    same = run_cli("preflight", "--state", str(EXAMPLES / "terraform.tfstate"), "--quotas",
+                   quotas, "-g", "workers", "-o", "json")
+    assert same.exit_code == 1
+    # A plan made with -target lists only the targeted group: the others are the prior
+    # state's, counted the same.
+    doc = json.loads(Path(ROLL_PLAN).read_text())
+    doc["resource_changes"] = [rc for rc in doc["resource_changes"]
+                               if rc["address"] in (WORKERS, "yandex_kubernetes_cluster.main")]
+    code, got = row(write(tmp_path, doc, "targeted.json"))
+    assert code == 1
+    assert (got["usage"], got["demand"], got["status"]) == (11, 1, "short")

@@ -32,12 +32,17 @@ NEEDS_NODES = ("roll", "resize", "create", "replace")
 
 @dataclass(frozen=True)
 class PlanGate:
-    """A classified plan: every selected group's change, the clusters, where it came from."""
+    """A classified plan: every selected group's change, the clusters, where it came from;
+    ``peers``: every node group of the plan, selected or not (planned values, or the prior
+    ones of a group the apply deletes; then the prior state's groups the plan does not list),
+    whose clusters' ``clusterNodes`` limit counts the groups not checked at their size, as
+    ``ngupgrade preflight`` counts the state's groups."""
 
     verdict: PlanVerdict
     clusters: tuple[ClusterChange, ...]
     source: str
     terraform_version: str | None
+    peers: tuple[NodeGroup, ...] = ()
 
     @property
     def changes(self) -> tuple[GroupChange, ...]:
@@ -65,11 +70,13 @@ def load_plan(settings: Settings, selectors: Sequence[str] = (), *,
     data, label = read_plan_bytes(settings.plan, settings.terraform_bin)
     parsed = parse_plan(data, label)
     by_address = {str(c.address): c for c in parsed.changes}
-    groups = [c.after or c.before for c in parsed.changes]
-    chosen = select_groups([g for g in groups if g is not None], selectors)
+    groups = [g for g in (c.after or c.before for c in parsed.changes) if g is not None]
+    chosen = select_groups(groups, selectors)
     picked = [by_address[str(g.address)] for g in chosen]
     verdict = classify_plan(picked, sequential=sequential)
-    return PlanGate(verdict, parsed.clusters, label, parsed.terraform_version)
+    listed = set(by_address)
+    peers = (*groups, *(g for g in parsed.prior_groups if str(g.address) not in listed))
+    return PlanGate(verdict, parsed.clusters, label, parsed.terraform_version, peers)
 
 
 def plan_rolls(gate: PlanGate, request: PlanRequest) -> list[GroupPlan | None]:
@@ -95,7 +102,8 @@ def _from_plan(plan: GroupPlan) -> GroupPlan:
 def preflight_plan(gate: PlanGate, quotas: QuotaSource, request: PreflightRequest,
                    **live: Any) -> Preflight:
     """The quota preflight of every change that needs nodes (``roll``, ``resize``, ``create``,
-    ``replace``), together by default (C25). ``live`` passes the live sources of
+    ``replace``), together by default (C25), the plan's other groups (``gate.peers``) counted
+    in their cluster's node limit. ``live`` passes the live sources of
     :func:`ngupgrade.app.preflight.run_preflight` (``directory``, ``nodes``, ``live_groups``).
 
     Raises: as :func:`ngupgrade.app.preflight.run_preflight`.
@@ -112,4 +120,5 @@ def preflight_plan(gate: PlanGate, quotas: QuotaSource, request: PreflightReques
         return change_demand(by_address[str(group.address)], cloud_id, current, per_node,
                              live_policy)
 
-    return run_preflight([c.group for c in busy], quotas, request, build_demand=build, **live)
+    return run_preflight([c.group for c in busy], quotas, request, build_demand=build,
+                         peers=gate.peers, **live)

@@ -93,12 +93,15 @@ class ClusterChange:
 
 @dataclass(frozen=True)
 class ParsedPlan:
-    """Node-group changes in plan order, the clusters beside them, and the plan's versions."""
+    """Node-group changes in plan order, the clusters beside them, and the plan's versions;
+    ``prior_groups``: the node groups of ``prior_state`` (those the plan lists in
+    ``resource_changes`` too, and any it leaves out, as with ``-target``)."""
 
     changes: tuple[PlannedChange, ...]
     clusters: tuple[ClusterChange, ...]
     terraform_version: str | None
     format_version: str
+    prior_groups: tuple[NodeGroup, ...] = ()
 
 
 def parse_plan(data: bytes, source: str) -> ParsedPlan:
@@ -135,9 +138,11 @@ def _parse_plan(data: bytes, source: str) -> ParsedPlan:
                        "says nothing reliable", source=source, path="$.errored",
                        hint="fix the errors of `terraform plan`, then gate the new plan")
     clusters: dict[str, ClusterInfo] = {}
+    prior_groups: tuple[NodeGroup, ...] = ()
     if header.prior_state and bytes(header.prior_state) != b"null":
         prior = parse_state(bytes(header.prior_state), f"{source} $.prior_state")
         clusters = dict(prior.clusters)
+        prior_groups = tuple(prior.groups)
     changes: list[PlannedChange] = []
     cluster_changes: list[ClusterChange] = []
     seen: dict[tuple[str, str | None], int] = {}
@@ -159,7 +164,7 @@ def _parse_plan(data: bytes, source: str) -> ParsedPlan:
                        source=source, path="$.applyable",
                        hint="gate the plan `terraform plan` makes without errors")
     return ParsedPlan(tuple(changes), tuple(cluster_changes), header.terraform_version,
-                      header.format_version)
+                      header.format_version, prior_groups)
 
 
 def _check_change(rc: _ResourceChange, change: _Change,
