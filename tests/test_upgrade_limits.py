@@ -138,3 +138,45 @@ def test_a_full_spread_placement_group_is_a_warning_line_before_the_changes(
     lines = out.splitlines()
     assert expected in lines
     assert lines.index(expected) > lines.index("== API calls it would make")
+
+
+def _group_windows(tmp_path: Path, name: str, *windows: dict[str, str]) -> str:
+    doc = json.loads(Path(STATE).read_text())
+    res = next(r for r in doc["resources"] if r.get("name") == name
+               and r["type"] == "yandex_kubernetes_node_group")
+    res["instances"][0]["attributes"].update(_maintenance(*windows))
+    path = tmp_path / "state.tfstate"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def test_a_group_run_after_another_is_judged_from_its_own_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
+    # -g workers -g gpu: workers first, 3 cycles x 6 min = 08:00..08:18; gpu (1 node, one
+    # 6-min cycle) then runs 08:18..08:24. Its window friday 07:30 for 40 min (closes 08:10)
+    # is over by then; the one at 08:20 opens during its run. Before, every group was judged
+    # from the run's start: gpu 08:00..08:06 met the first window and missed the second.
+    state = _group_windows(tmp_path, "gpu", {"day": "friday", "start_time": "07:30",
+                                             "duration": "40m"},
+                           {"day": "friday", "start_time": "08:20", "duration": "1h"})
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "--state", state, "-g", "workers",
+                             "-g", "gpu", "--version", "1.30", "-o", "json")
+        assert code == 0, err
+    warnings = [e for e in _lines(out) if e["event"] == "warning"]
+    assert [(w["group"], w["code"]) for w in warnings] == [
+        ("yandex_kubernetes_node_group.gpu", "auto-upgrade-window")]
+    assert warnings[0]["message"] == (
+        "yandex_kubernetes_node_group.gpu: auto_upgrade is on and its maintenance window "
+        "(friday 08:20 UTC for 1h00m) is open at 2027-01-15 08:20 UTC, during this upgrade "
+        "(from 2027-01-15 08:18 UTC, up to 6 min at 6 min a cycle): the service may start its "
+        "own upgrade of the group; set maintenance_policy.auto_upgrade = false for the run, or "
+        "start it outside the window")
+    # gpu first: it runs 08:00..08:06, inside the 07:30 window
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "--state", state, "-g", "gpu",
+                             "-g", "workers", "--version", "1.30", "-o", "json")
+        assert code == 0, err
+    (first,) = [e for e in _lines(out) if e["event"] == "warning"]
+    assert "(friday 07:30 UTC for 0h40m) is open at 2027-01-15 08:00 UTC, during this " \
+        "upgrade (from 2027-01-15 08:00 UTC, up to 6 min" in first["message"]

@@ -10,7 +10,9 @@ Order of work, so that nothing changes before every check has passed:
    sequential upgrades (the largest demand per quota counts), with the override policy, and
    with the limits ``ngupgrade preflight`` checks beside the cloud-wide quotas
    (:mod:`ngupgrade.core.quota.limits`: the cluster's other groups of the state count in its
-   node limit; the auto-upgrade window from now, for the plan's length);
+   node limit; the auto-upgrade window from each group's own start, for its plan's length:
+   now for the first group, after the plans' upper estimates of those before it for the
+   others, :func:`sequential_starts`);
    with cluster objects (``--cluster`` or ``--kubeconfig``) the drain check of the same
    groups under the same policy (issue 13): a quota shortfall or a blocking drain finding
    not ``--accept``-ed is :class:`~ngupgrade.core.errors.CheckFailed` (exit 1) before any
@@ -25,9 +27,9 @@ typed records of :mod:`ngupgrade.upgrade.events` (their NDJSON keys: docs/events
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ngupgrade.adapters.files import journal as jr
@@ -216,40 +218,13 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
 def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
                   runbook: Runbook, report: UpgradeReport, peers: Sequence[NodeGroup]) -> None:
     event = runbook.emit
-    plans = [p.plan for p in report.prepared]
-    event(PlanReady(plans=tuple(plans)))  # the CLI renders it (cli/render/plan.py)
-    for prep in report.prepared:
-        if prep.nothing_to_do:
-            event(Note(group=prep.address, message=f"nothing to do: {prep.nothing_to_do}"))
-        drift_notice(prep, event)
-
-    gated = [p for p in report.prepared if p.needs_surge]
-    if gated:
-        start = datetime.fromtimestamp(runbook.timing.wall(), timezone.utc)
-        report.preflight = _preflight(settings, request, gated, api, peers, start)
-        event(PreflightDone(ok=report.preflight.ok, report=report.preflight))
-        from ngupgrade.upgrade.watch import tight_quota_text
-
-        for prep in gated:
-            prep.tight_quota = tight_quota_text(report.preflight)
-        if request.cluster.given:
-            report.drain = _drain_gate(request, gated)
-            event(DrainGateDone(ok=report.drain.ok, result=report.drain))
-        _gate_verdict(report, quotas_offline=request.quotas_file is not None)
-    else:
-        event(Note(message="preflight skipped: no group still needs its version update"))
-
+    show_plans(report, event)
+    start = datetime.fromtimestamp(runbook.timing.wall(), timezone.utc)
+    gate(settings, request, api, report, peers, event, start=start,
+         starts=sequential_starts(report.prepared, start))
     for prep in report.prepared:
         report.calls[prep.address] = runbook.planned_calls(prep)
-    listed = {addr: [{"method": c.method, "detail": c.detail} for c in calls]
-              for addr, calls in report.calls.items()}
-    event(CallsToMake(calls=listed) if request.apply else DryRun(calls=listed))
-    for warning in report.preflight.warnings if report.preflight is not None else ():
-        if warning.code in limits.RUN_WARNINGS and warning.group is not None:
-            event(Warned(group=warning.group, code=warning.code, message=warning.message))
-    for prep in report.prepared:
-        if not prep.restore_only:
-            terraform_warning(prep, event, request.options.restore_policy)
+    show_calls(request, report, event)
     if not request.apply:
         return
 
@@ -288,6 +263,78 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
                   seconds=round(took, 1), duration=human_seconds(took)))
 
 
+def show_plans(report: UpgradeReport, event: Emit) -> None:
+    """The plans of the prepared groups (one ``plan`` event; the CLI renders it,
+    cli/render/plan.py), then per group its ``nothing to do`` note and its drift notice."""
+    event(PlanReady(plans=tuple(p.plan for p in report.prepared)))
+    for prep in report.prepared:
+        if prep.nothing_to_do:
+            event(Note(group=prep.address, message=f"nothing to do: {prep.nothing_to_do}"))
+        drift_notice(prep, event)
+
+
+def sequential_starts(prepared: Sequence[Prepared], start: datetime) -> dict[str, datetime]:
+    """Group address -> when its upgrade starts when the groups run one after another in this
+    order from ``start``: after the plan's upper estimate (``duration.max_minutes``) of every
+    group before it that still needs its version update. For the auto-upgrade window check
+    (:func:`ngupgrade.core.quota.limits.maintenance_warnings`)."""
+    out: dict[str, datetime] = {}
+    minutes = 0.0
+    for prep in prepared:
+        out[prep.address] = start + timedelta(minutes=minutes)
+        if prep.needs_surge:
+            minutes += prep.plan.duration.max_minutes
+    return out
+
+
+def gate(settings: Settings, request: UpgradeRequest, api: UpgradeApi, report: UpgradeReport,
+         peers: Sequence[NodeGroup], event: Emit, *, start: datetime,
+         starts: Mapping[str, datetime], sequential: bool = True) -> None:
+    """The pre-change gate of ``report.prepared``, before any Update: the quota preflight
+    (:func:`_preflight`: the cloud-wide quotas and the limits, ``peers`` counted in their
+    clusters' node limits, the auto-upgrade window from each group's own start in ``starts``,
+    else ``start``) and, with cluster objects, the drain gate (``request.accept``), each
+    with the policy every group will run with (its plan's); their events (``preflight``,
+    ``drain_gate``) go to ``event``, the verdicts into ``report``. ``sequential``: the quota
+    demands as groups upgraded one after another (the largest per quota counts).
+
+    Raises:
+        CheckFailed (1): a short quota or a blocking drain finding not accepted, naming what
+            failed; nothing was sent. UsageError, BadInput, CloudApiError: from the sources.
+    """
+    gated = [p for p in report.prepared if p.needs_surge]
+    if not gated:
+        event(Note(message="preflight skipped: no group still needs its version update"))
+        return
+    report.preflight = _preflight(settings, request, gated, api, peers, start, starts,
+                                  sequential)
+    event(PreflightDone(ok=report.preflight.ok, report=report.preflight))
+    from ngupgrade.upgrade.watch import tight_quota_text
+
+    for prep in gated:
+        prep.tight_quota = tight_quota_text(report.preflight)
+    if request.cluster.given:
+        report.drain = _drain_gate(request, gated)
+        event(DrainGateDone(ok=report.drain.ok, result=report.drain))
+    _gate_verdict(report, quotas_offline=request.quotas_file is not None)
+
+
+def show_calls(request: UpgradeRequest, report: UpgradeReport, event: Emit) -> None:
+    """The calls each group makes (``report.calls``: ``calls`` with ``apply``, else
+    ``dry_run``), then the warnings about the run: the gate's (a full spread placement
+    group, an auto-upgrade window, :data:`ngupgrade.core.quota.limits.RUN_WARNINGS`) and
+    the Terraform policy warning of each group that runs with an override."""
+    listed = {addr: [{"method": c.method, "detail": c.detail} for c in calls]
+              for addr, calls in report.calls.items()}
+    event(CallsToMake(calls=listed) if request.apply else DryRun(calls=listed))
+    for warning in report.preflight.warnings if report.preflight is not None else ():
+        if warning.code in limits.RUN_WARNINGS and warning.group is not None:
+            event(Warned(group=warning.group, code=warning.code, message=warning.message))
+    for prep in report.prepared:
+        if not prep.restore_only:
+            terraform_warning(prep, event, request.options.restore_policy)
+
+
 def _drain_gate(request: UpgradeRequest, gated: Sequence[Prepared]) -> Any:
     """The drain check of the groups still to upgrade, with the policy they will run with
     (the plan's: the override, else the live one), on the cluster objects given."""
@@ -317,18 +364,20 @@ def _gate_verdict(report: UpgradeReport, *, quotas_offline: bool) -> None:
 
 
 def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prepared],
-               api: Any, peers: Sequence[NodeGroup], start: datetime) -> Any:
+               api: Any, peers: Sequence[NodeGroup], start: datetime,
+               starts: Mapping[str, datetime], sequential: bool) -> Any:
     """The quota gate for the groups still to upgrade, with the policy they will run with:
     :func:`ngupgrade.app.preflight.run_preflight`, the one path of ``ngupgrade preflight``
-    (the cloud-wide quotas and :mod:`ngupgrade.core.quota.limits`), as sequential upgrades from
-    ``start`` (UTC), every group of the state (``peers``) counted in its cluster's limit."""
+    (the cloud-wide quotas and :mod:`ngupgrade.core.quota.limits`), each group's upgrade
+    from its own start (``starts``, else ``start``; UTC), every group of the state
+    (``peers``) counted in its cluster's limit."""
     from ngupgrade.app.preflight import PreflightRequest, run_preflight
 
     groups = [replace(p.group, policy=p.plan.policy.policy) for p in gated]
 
     def gate(cloud: str | None) -> PreflightRequest:
-        return PreflightRequest(cloud_id=cloud, sequential=True, strict=request.strict,
-                                start=start,
+        return PreflightRequest(cloud_id=cloud, sequential=sequential, strict=request.strict,
+                                start=start, starts=dict(starts),
                                 minutes_per_cycle=request.options.minutes_per_cycle)
 
     cloud_id = request.cloud_id

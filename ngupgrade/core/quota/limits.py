@@ -18,8 +18,9 @@ What :func:`ngupgrade.core.quota.preflight.evaluate` leaves out, checked here on
   cloud-wide quota counts on the zonal one too (only when the source lists it);
 * a spread placement group holds at most 5 VMs (compute limits): a peak above 5 cannot place
   its surge nodes (a warning with the numbers);
-* ``maintenance_policy.auto_upgrade`` with a window that may open while the upgrade runs (any
-  time, when no window is set): the service may start its own upgrade of the group (a warning).
+* ``maintenance_policy.auto_upgrade`` with a window that may open while the group's upgrade
+  runs (any time, when no window is set), from the group's own start (after the groups run
+  before it): the service may start its own upgrade of the group (a warning).
 """
 
 from __future__ import annotations
@@ -188,14 +189,18 @@ def window_opening(window: MaintenanceWindow, start: datetime, minutes: float
 
 def maintenance_warnings(demands: Sequence[GroupDemand], start: datetime,
                          minutes_per_cycle: float = simulate.DEFAULT_MINUTES_PER_CYCLE,
-                         at_current_size: bool = False) -> list[PlanWarning]:
+                         at_current_size: bool = False,
+                         starts: Mapping[str, datetime] | None = None) -> list[PlanWarning]:
     """``auto_upgrade`` on, and a window (or none: any time) that may open while the upgrade
-    runs from ``start`` (UTC) for its upper estimate."""
+    of the group runs from its start (UTC) for its upper estimate. ``starts``: group address
+    -> when that group's own upgrade starts (a group that runs after others starts after
+    them); a group not in it starts at ``start``."""
     out = []
     for gd in demands:
         policy = gd.group.maintenance
         if policy is None or not policy.auto_upgrade:
             continue
+        start = (starts or {}).get(gd.address, start)
         minutes = run_minutes(gd, minutes_per_cycle, at_current_size)
         run = (f"this upgrade (from {start:%Y-%m-%d %H:%M} UTC, up to {minutes:g} min at "
                f"{minutes_per_cycle:g} min a cycle)")
@@ -225,8 +230,10 @@ def maintenance_warnings(demands: Sequence[GroupDemand], start: datetime,
 
 def extend(result: Preflight, limits: Mapping[str, Mapping[str, QuotaLimit]], *,
            peers: Sequence[NodeGroup] = (), start: datetime | None = None,
-           minutes_per_cycle: float = simulate.DEFAULT_MINUTES_PER_CYCLE) -> Preflight:
-    """``result`` with the rows and warnings above added (``start`` None: no window check).
+           minutes_per_cycle: float = simulate.DEFAULT_MINUTES_PER_CYCLE,
+           starts: Mapping[str, datetime] | None = None) -> Preflight:
+    """``result`` with the rows and warnings above added (``start`` None: no window check;
+    ``starts``: each group's own start, as :func:`maintenance_warnings` takes them).
 
     A cloud with one of these rows short gets its suggestions again, judged on every short
     row (:func:`ngupgrade.core.quota.suggest.suggest` asks :func:`limit_rows` for each policy
@@ -253,6 +260,6 @@ def extend(result: Preflight, limits: Mapping[str, Mapping[str, QuotaLimit]], *,
     warnings = [*result.warnings, *placement_warnings(result.groups, result.at_current_size)]
     if start is not None:
         warnings += maintenance_warnings(result.groups, start, minutes_per_cycle,
-                                         result.at_current_size)
+                                         result.at_current_size, starts)
     return replace(result, clouds=tuple(clouds), suggestions=tuple(suggestions),
                    warnings=tuple(warnings))
