@@ -180,3 +180,31 @@ def test_a_group_run_after_another_is_judged_from_its_own_start(
     (first,) = [e for e in _lines(out) if e["event"] == "warning"]
     assert "(friday 07:30 UTC for 0h40m) is open at 2027-01-15 08:00 UTC, during this " \
         "upgrade (from 2027-01-15 08:00 UTC, up to 6 min" in first["message"]
+
+
+def test_the_gate_names_where_the_policy_came_from(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
+    # The gate judges workers with the policy it will run with. Before, its table showed the
+    # policy bare ("2/1", "1/0"), as if the state's: now as the plan names it.
+    from tests.test_drain_check_cli import calm_cluster, dump
+
+    cluster = dump(tmp_path, calm_cluster())
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
+                             "--max-expansion", "2", "--max-unavailable", "1",
+                             "--cluster", cluster, "--accept", "pdb-blocks-eviction")
+        assert code == 0, err
+        lines = out.splitlines()
+        assert ("  deploy policy   max_expansion 2, max_unavailable 1 (command-line override)"
+                in lines)
+        assert any(line.startswith(f"  {WORKERS}  {CLOUD}  2/1 (override)  3 fixed")
+                   for line in lines), out
+        code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
+                             "--cluster", cluster, "-o", "json")
+        assert code == 0, err
+    events = _lines(out)
+    (group,) = next(e for e in events if e["event"] == "preflight")["preflight"]["groups"]
+    live = {"max_expansion": 1, "max_unavailable": 0, "source": "live", "assumed": False}
+    assert group["policy"] == live
+    drain = next(e for e in events if e["event"] == "drain_check")["drain"]["groups"][0]
+    assert drain["configured_policy"] == live

@@ -13,8 +13,18 @@ Order of work, so that nothing changes before every check has passed:
    in the order of the stage (:mod:`ngupgrade.core.advise.schedule`, whose minutes are what
    step 5 takes). A group with no safe policy stops the run (exit 1);
 4. every group is read, checked and planned with its policy
-   (:meth:`~ngupgrade.upgrade.runbook.Runbook.prepare`); the plans, the stages and the calls
-   are shown; without ``apply`` that is all;
+   (:meth:`~ngupgrade.upgrade.runbook.Runbook.prepare`; the plan names the policy
+   ``advised``); the plans and the stages are shown, then the pre-change gate of a
+   sequential ``upgrade`` runs on them, one path (:func:`ngupgrade.app.upgrade.gate`): the
+   quota preflight of each group with the policy its stage gives it (the cloud-wide quotas
+   and the limits, the state's other groups counted in their clusters' node limits; a
+   group's surge judged alone, as one after another: the stage's groups sharing the
+   headroom is the advisor's count, step 3), the auto-upgrade window from each group's own
+   start in the schedule (:func:`stage_starts`), the drain gate with ``--accept``. A short
+   quota or a blocking drain finding not accepted stops the run (exit 1, naming what
+   failed) before any Update; the placement-group and auto-upgrade-window warnings are
+   shown with the calls (:func:`ngupgrade.app.upgrade.show_calls`); without ``apply`` that
+   is all;
 5. with ``apply``: the stages one after another; the groups of a stage in parallel, one thread
    and one runbook (its own gateway, journal and policy override) each. Groups of one
    cluster in a stage run one after another inside it, as the advisor counted them
@@ -33,29 +43,29 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.stage_run import PlannedStage, Slot, StageRun, closing, run_stage
 from ngupgrade.app.timing import Timing
-from ngupgrade.app.upgrade import UpgradeReport, UpgradeRequest, check_request
+from ngupgrade.app.upgrade import (
+    UpgradeReport,
+    UpgradeRequest,
+    check_request,
+    gate,
+    show_calls,
+    show_plans,
+)
 from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.errors import CheckFailed, NgUpgradeError, UsageError
 from ngupgrade.core.model import NodeGroup
+from ngupgrade.core.simulate import GroupPlan
 from ngupgrade.core.units import human_seconds
-from ngupgrade.upgrade.events import (
-    CallsToMake,
-    DryRun,
-    Emit,
-    Note,
-    PlanReady,
-    StageEvent,
-    Summary,
-)
-from ngupgrade.upgrade.prepare import terraform_warning
+from ngupgrade.upgrade.events import Emit, Note, StageEvent, Summary
 from ngupgrade.upgrade.runbook import Runbook
 from ngupgrade.upgrade.values import UpgradeApi
 
@@ -123,7 +133,7 @@ def run_scheduled(settings: Settings, request: UpgradeRequest, inputs: ScheduleI
         api = stack.enter_context(closing(open_api()))
         stages = _stages(run, selected, paths, inputs, api, peers)
         _prepare(run, stages, api, report)
-        _show(run, stages, report)
+        _show_and_gate(run, stages, api, report, peers)
         if request.apply:
             _run_stages(run, stages, report)
     report.seconds = timing.clock() - run.t0
@@ -185,31 +195,66 @@ def _prepare(run: StageRun, stages: list[PlannedStage], api: UpgradeApi,
     for stage in stages:
         for slot in stage.slots:
             slot.prep = run.runbook(api, slot).prepare(slot.group, slot.journal)
+            if slot.policy is not None:
+                slot.prep.plan = advised(slot.prep.plan)
             report.prepared.append(slot.prep)
 
 
-def _show(run: StageRun, stages: list[PlannedStage], report: UpgradeReport) -> None:
-    """The plans, the stages, the calls and the Terraform warnings."""
-    run.emit(PlanReady(plans=tuple(p.plan for p in report.prepared)))
-    for prep in report.prepared:
-        if prep.nothing_to_do:
-            run.emit(Note(group=prep.address, message=f"nothing to do: {prep.nothing_to_do}"))
-    run.emit(Note(message="quota and drain judged by the advisor: the groups of a stage share "
-                          "their cloud's headroom (`ngupgrade advise` shows the reasons)"))
+def advised(plan: GroupPlan) -> GroupPlan:
+    """``plan`` with its policy named as the schedule's (``advised``): the runbook receives
+    it as an override, but no ``--max-expansion``/``--max-unavailable`` gave it."""
+    if plan.policy.source != "override":
+        return plan
+    return replace(plan, policy=replace(plan.policy, source="advised"))
+
+
+def stage_starts(stages: Sequence[PlannedStage], start: datetime) -> dict[str, datetime]:
+    """Group address -> when its upgrade starts in the schedule run from ``start`` (UTC):
+    after the stages before its own (each as long as its longest lane) and the groups before
+    it in its lane (:meth:`PlannedStage.lanes`), each taking the advisor's minutes (a resumed
+    group: its plan's upper estimate). For the auto-upgrade window check of the gate."""
+    out: dict[str, datetime] = {}
+    elapsed = 0.0
+    for stage in stages:
+        longest = 0.0
+        for lane in stage.lanes():
+            offset = 0.0
+            for slot in lane:
+                out[slot.address] = start + timedelta(minutes=elapsed + offset)
+                offset += _minutes(slot)
+            longest = max(longest, offset)
+        elapsed += longest
+    return out
+
+
+def _minutes(slot: Slot) -> float:
+    if slot.minutes is not None:
+        return slot.minutes
+    if slot.prep is not None and slot.prep.needs_surge:
+        return slot.prep.plan.duration.max_minutes
+    return 0.0
+
+
+def _show_and_gate(run: StageRun, stages: list[PlannedStage], api: UpgradeApi,
+                   report: UpgradeReport, peers: Sequence[NodeGroup]) -> None:
+    """The plans and the stages; the gate of a sequential run (module docstring, step 4;
+    raises CheckFailed before any change); then the calls and the warnings."""
+    show_plans(report, run.emit)
     for number, stage in enumerate(stages, start=1):
         run.emit(StageEvent(stage=number, stages=len(stages), phase="planned",
                             groups=[s.describe() for s in stage.slots],
                             start_minutes=stage.start_minutes, minutes=stage.minutes,
                             why_new=stage.why_new if stage.start_minutes is not None
                             else "resumed: these groups were running when the run stopped"))
+    start = datetime.fromtimestamp(run.timing.wall(), timezone.utc)
+    gate(run.settings, run.request, api, report, peers, run.emit, start=start,
+         starts=stage_starts(stages, start))
+    run.emit(Note(message="the groups of a stage share their cloud's headroom as the advisor "
+                          "counted it (`ngupgrade advise` shows the reasons); the gate judged "
+                          "each group with its stage's policy"))
     for prep in report.prepared:
         report.calls[prep.address] = Runbook.planned_calls(prep)
-    listed = {addr: [{"method": c.method, "detail": c.detail} for c in calls]
-              for addr, calls in report.calls.items()}
-    run.emit(CallsToMake(calls=listed) if run.request.apply else DryRun(calls=listed))
-    for prep in report.prepared:
-        if not prep.restore_only:
-            terraform_warning(prep, run.emit, run.request.options.restore_policy)
+    show_calls(run.request, report, run.emit)
 
 
 def _run_stages(run: StageRun, stages: list[PlannedStage], report: UpgradeReport) -> None:

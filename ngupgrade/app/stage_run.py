@@ -187,7 +187,10 @@ def _run_slot(run: StageRun, slot: Slot) -> None:
 
                 kube = book.ctx.kube = open_pod_watch(run.request.cluster.kubeconfig,
                                                       run.request.cluster.context)
+            # read again at its turn; the gate's closest quota stays for the stall diagnosis
+            quota = slot.prep.tight_quota if slot.prep is not None else None
             slot.prep = book.prepare(slot.group, slot.journal)
+            slot.prep.tight_quota = quota
             slot.result = book.run(slot.prep)
             slot.outcome = "done"
     except KeyboardInterrupt as err:

@@ -42,9 +42,10 @@ from ngupgrade.core.errors import (
     NgUpgradeError,
     UsageError,
 )
-from ngupgrade.core.model import NodeGroup
+from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.policy import check_overrides
 from ngupgrade.core.quota import limits
+from ngupgrade.core.quota.demand import GroupDemand, group_demand
 from ngupgrade.core.quota.preflight import failure_hints, failure_summary
 from ngupgrade.core.units import human_seconds
 from ngupgrade.upgrade.context import Prepared
@@ -337,14 +338,21 @@ def show_calls(request: UpgradeRequest, report: UpgradeReport, event: Emit) -> N
 
 def _drain_gate(request: UpgradeRequest, gated: Sequence[Prepared]) -> Any:
     """The drain check of the groups still to upgrade, with the policy they will run with
-    (the plan's: the override, else the live one), on the cluster objects given."""
+    (the plan's: the override or the advised one, else the live one), on the cluster objects
+    given; its report names that policy's source as the plan does."""
     from ngupgrade.app.drain_check import DrainCheckRequest, drain_check_groups
 
     groups = [replace(p.group, policy=p.plan.policy.policy) for p in gated]
-    return drain_check_groups(groups, DrainCheckRequest(
+    result = drain_check_groups(groups, DrainCheckRequest(
         selectors=request.selectors, cluster=request.cluster,
         minutes_per_cycle=request.options.minutes_per_cycle, accept=request.accept,
         strict=request.strict))
+    # the same values, named where the run's plan took them from (a command-line override,
+    # the advised schedule, the live group), not as the state's
+    chosen = {p.address: p.plan.policy for p in gated}
+    return replace(result, plans={
+        address: replace(plan, policy=chosen[address]) if address in chosen else plan
+        for address, plan in result.plans.items()})
 
 
 def _gate_verdict(report: UpgradeReport, *, quotas_offline: bool) -> None:
@@ -374,8 +382,19 @@ def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prep
     from ngupgrade.app.preflight import PreflightRequest, run_preflight
 
     groups = [replace(p.group, policy=p.plan.policy.policy) for p in gated]
+    chosen = {p.address: p.plan.policy for p in gated}
 
-    def gate(cloud: str | None) -> PreflightRequest:
+    def build(group: NodeGroup, cloud_id: str, current: int | None, per_node: Any,
+              live_policy: DeployPolicy | None) -> GroupDemand:
+        # the policy the group will run with, named where its plan took it from (the state,
+        # the live group, the default, a command-line override, the advised schedule)
+        policy = chosen[str(group.address)]
+        gd = group_demand(group, cloud_id, current, per_node, live_policy,
+                          override=policy.policy)
+        return replace(gd, extra=replace(gd.extra, policy_source=policy.source,
+                                         policy_assumed=policy.assumed))
+
+    def asked(cloud: str | None) -> PreflightRequest:
         return PreflightRequest(cloud_id=cloud, sequential=sequential, strict=request.strict,
                                 start=start, starts=dict(starts),
                                 minutes_per_cycle=request.options.minutes_per_cycle)
@@ -391,6 +410,8 @@ def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prep
                 held = ", ".join(source.cloud_ids) or "no named cloud"
                 raise UsageError(f"which cloud? the quota file {request.quotas_file} holds "
                                  f"{held}", hint="pass --cloud-id ID")
-        return run_preflight(groups, source, gate(cloud_id), nodes=api, peers=peers)
-    return run_preflight(groups, api, gate(cloud_id),
-                         directory=api if cloud_id is None else None, nodes=api, peers=peers)
+        return run_preflight(groups, source, asked(cloud_id), nodes=api, peers=peers,
+                             build_demand=build)
+    return run_preflight(groups, api, asked(cloud_id),
+                         directory=api if cloud_id is None else None, nodes=api, peers=peers,
+                         build_demand=build)

@@ -135,7 +135,9 @@ class PlainDisplay(Display):
             case ev.PreflightDone():
                 from ngupgrade.cli.render.quota import preflight_table
 
-                self.out("\n== quota preflight (groups upgraded one after another)")
+                self.out("\n== quota preflight (each group with its stage's policy; the "
+                         "schedule counts a stage's groups together)" if self.parallel else
+                         "\n== quota preflight (groups upgraded one after another)")
                 self.out(preflight_table(event.report).rstrip("\n"))
             case ev.DrainGateDone():
                 from ngupgrade.cli.render.drain import drain_text

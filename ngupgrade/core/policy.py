@@ -30,10 +30,11 @@ POLICY_MIN = 0
 BOTH_ZERO_MESSAGE = "at least one of max_expansion / max_unavailable must be > 0"
 """The one message for 0/0 (field report C05 A); tests and scripts match it."""
 
-PolicySource = Literal["state", "default", "override", "live", "plan"]
+PolicySource = Literal["state", "default", "override", "live", "plan", "advised"]
 """Where a policy came from: the Terraform state, the platform default (assumed, the state
-leaves it unset), a command-line override, the live node group from the API, or a Terraform
-plan (the surge a roll is counted with when the same apply changes the policy)."""
+leaves it unset), a command-line override, the live node group from the API, a Terraform
+plan (the surge a roll is counted with when the same apply changes the policy), or the
+advisor's schedule (``upgrade --schedule advised``: the policy a group's stage gives it)."""
 
 
 @dataclass(frozen=True)

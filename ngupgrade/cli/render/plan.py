@@ -54,6 +54,7 @@ POLICY_SOURCE_TEXT = {
     "override": "command-line override",
     "live": "live, from the API",
     "plan": "from the Terraform plan's planned values; an unknown one at its worst case",
+    "advised": "advised",
 }
 
 ACTION_TEXT = {

@@ -206,7 +206,8 @@ def preflight_table(result: Preflight) -> str:
             ex = gd.extra
             policy = policy_text(ex.policy) + (
                 {"state": "", "live": " (live)", "plan": " (from the Terraform plan)",
-                 "override": " (override)"}.get(ex.policy_source, " (assumed)"))
+                 "override": " (override)", "advised": " (advised)"}.get(ex.policy_source,
+                                                                        " (assumed)"))
             if ex.current_source == "fixed":
                 nodes = f"{ex.current} fixed"
             else:
