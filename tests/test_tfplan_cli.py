@@ -455,3 +455,28 @@ def test_the_plans_other_groups_count_in_the_cluster_node_limit(run_cli, tmp_pat
     code, got = row(write(tmp_path, doc, "targeted.json"))
     assert code == 1
     assert (got["usage"], got["demand"], got["status"]) == (11, 1, "short")
+
+
+def test_a_live_policy_of_a_roll_is_labelled_live_not_from_the_plan(
+        run_cli, tmp_path: Path, monkeypatch) -> None:
+    """gpu rolls (version) and neither the plan nor the state sets its deploy policy: the
+    live preflight counts the live group's 2/1 (NodeGroupService.Get), and names it so.
+    Before, it read "2/1 (from the Terraform plan)" and `"source": "plan"`."""
+    from tests._upgrade_helpers import example_cloud
+
+    for var in ("YC_TOKEN", "YC_IAM_TOKEN", "YC_SERVICE_ACCOUNT_KEY_FILE", "YC_ENDPOINT"):
+        monkeypatch.delenv(var, raising=False)
+    path = write(tmp_path, plans.build_plan(state(), {GPU: Edit(["update"],
+                                                                edit(version="1.30"))}))
+    live = {"gpu": {"policy": {"max_expansion": 2, "max_unavailable": 1}}}
+    with example_cloud(node_groups=live) as fake:
+        base = ("--endpoint", fake.endpoint, "--insecure", "preflight", "--plan", path)
+        res = run_cli(*base, "-o", "json")
+        assert res.exit_code == 0, res.stderr
+        (group,) = res.json()["groups"]
+        assert group["policy"] == {"max_expansion": 2, "max_unavailable": 1, "source": "live",
+                                   "assumed": False}
+        text = run_cli(*base).stdout
+    (row,) = [line.split() for line in text.splitlines()
+              if line.startswith(f"  {GPU} ") and CLOUD in line]
+    assert row[:4] == [GPU, CLOUD, "2/1", "(live)"]
