@@ -249,9 +249,10 @@ def _show_and_gate(run: StageRun, stages: list[PlannedStage], api: UpgradeApi,
     start = datetime.fromtimestamp(run.timing.wall(), timezone.utc)
     gate(run.settings, run.request, api, report, peers, run.emit, start=start,
          starts=stage_starts(stages, start))
-    run.emit(Note(message="the groups of a stage share their cloud's headroom as the advisor "
-                          "counted it (`ngupgrade advise` shows the reasons); the gate judged "
-                          "each group with its stage's policy"))
+    if report.preflight is not None:
+        run.emit(Note(message="the groups of a stage share their cloud's headroom as the "
+                              "advisor counted it (`ngupgrade advise` shows the reasons); the "
+                              "gate judged each group with its stage's policy"))
     for prep in report.prepared:
         report.calls[prep.address] = Runbook.planned_calls(prep)
     show_calls(run.request, report, run.emit)

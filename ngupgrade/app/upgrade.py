@@ -290,14 +290,15 @@ def sequential_starts(prepared: Sequence[Prepared], start: datetime) -> dict[str
 
 def gate(settings: Settings, request: UpgradeRequest, api: UpgradeApi, report: UpgradeReport,
          peers: Sequence[NodeGroup], event: Emit, *, start: datetime,
-         starts: Mapping[str, datetime], sequential: bool = True) -> None:
-    """The pre-change gate of ``report.prepared``, before any Update: the quota preflight
+         starts: Mapping[str, datetime]) -> None:
+    """The pre-change gate of the prepared groups that still need their version update
+    (``report.prepared``), before any Update: the quota preflight
     (:func:`_preflight`: the cloud-wide quotas and the limits, ``peers`` counted in their
     clusters' node limits, the auto-upgrade window from each group's own start in ``starts``,
     else ``start``) and, with cluster objects, the drain gate (``request.accept``), each
     with the policy every group will run with (its plan's); their events (``preflight``,
-    ``drain_gate``) go to ``event``, the verdicts into ``report``. ``sequential``: the quota
-    demands as groups upgraded one after another (the largest per quota counts).
+    ``drain_check``) go to ``event``, the verdicts into ``report``. The quota demands count as
+    groups upgraded one after another (the largest per quota).
 
     Raises:
         CheckFailed (1): a short quota or a blocking drain finding not accepted, naming what
@@ -307,8 +308,7 @@ def gate(settings: Settings, request: UpgradeRequest, api: UpgradeApi, report: U
     if not gated:
         event(Note(message="preflight skipped: no group still needs its version update"))
         return
-    report.preflight = _preflight(settings, request, gated, api, peers, start, starts,
-                                  sequential)
+    report.preflight = _preflight(settings, request, gated, api, peers, start, starts)
     event(PreflightDone(ok=report.preflight.ok, report=report.preflight))
     from ngupgrade.upgrade.watch import tight_quota_text
 
@@ -373,7 +373,7 @@ def _gate_verdict(report: UpgradeReport, *, quotas_offline: bool) -> None:
 
 def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prepared],
                api: Any, peers: Sequence[NodeGroup], start: datetime,
-               starts: Mapping[str, datetime], sequential: bool) -> Any:
+               starts: Mapping[str, datetime]) -> Any:
     """The quota gate for the groups still to upgrade, with the policy they will run with:
     :func:`ngupgrade.app.preflight.run_preflight`, the one path of ``ngupgrade preflight``
     (the cloud-wide quotas and :mod:`ngupgrade.core.quota.limits`), each group's upgrade
@@ -395,7 +395,7 @@ def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prep
                                          policy_assumed=policy.assumed))
 
     def asked(cloud: str | None) -> PreflightRequest:
-        return PreflightRequest(cloud_id=cloud, sequential=sequential, strict=request.strict,
+        return PreflightRequest(cloud_id=cloud, sequential=True, strict=request.strict,
                                 start=start, starts=dict(starts),
                                 minutes_per_cycle=request.options.minutes_per_cycle)
 
