@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -63,7 +63,6 @@ from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.errors import CheckFailed, NgUpgradeError, UsageError
 from ngupgrade.core.model import NodeGroup
-from ngupgrade.core.simulate import GroupPlan
 from ngupgrade.core.units import human_seconds
 from ngupgrade.upgrade.events import Emit, Note, StageEvent, Summary
 from ngupgrade.upgrade.runbook import Runbook
@@ -194,18 +193,10 @@ def _prepare(run: StageRun, stages: list[PlannedStage], api: UpgradeApi,
     stops the run with nothing sent)."""
     for stage in stages:
         for slot in stage.slots:
+            # the runbook names the stage's policy ``advised`` (StageRun.runbook), a resumed
+            # group's as its journal recorded it
             slot.prep = run.runbook(api, slot).prepare(slot.group, slot.journal)
-            if slot.policy is not None:
-                slot.prep.plan = advised(slot.prep.plan)
             report.prepared.append(slot.prep)
-
-
-def advised(plan: GroupPlan) -> GroupPlan:
-    """``plan`` with its policy named as the schedule's (``advised``): the runbook receives
-    it as an override, but no ``--max-expansion``/``--max-unavailable`` gave it."""
-    if plan.policy.source != "override":
-        return plan
-    return replace(plan, policy=replace(plan.policy, source="advised"))
 
 
 def stage_starts(stages: Sequence[PlannedStage], start: datetime) -> dict[str, datetime]:

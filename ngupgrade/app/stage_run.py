@@ -130,11 +130,13 @@ class StageRun:
         return replace(self.timing, sleep=nap)
 
     def runbook(self, api: UpgradeApi, slot: Slot) -> Runbook:
-        """One group's runbook: its own api, its policy as the override, the run's clock."""
+        """One group's runbook: its own api, its policy as the override (named ``advised``
+        in its plan and journal), the run's clock."""
         opts = self.request.options
         if slot.policy is not None:
             opts = replace(opts, max_expansion=slot.policy.max_expansion,
-                           max_unavailable=slot.policy.max_unavailable)
+                           max_unavailable=slot.policy.max_unavailable,
+                           policy_source="advised")
         book = Runbook(api, opts, timing=self.stoppable(), emit=self.sink_locked,
                        journal_writer=self.journal_writer)
         book.t0 = self.t0

@@ -19,6 +19,7 @@ override the next ``terraform apply`` reverts (:func:`terraform_warning`, C16).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ngupgrade.adapters.cloud.types import LiveNodeGroup, newest
 from ngupgrade.adapters.cloud.waiter import Timing
@@ -168,10 +169,13 @@ def prepare_group(api: UpgradeApi, options: UpgradeOptions, group: NodeGroup,
 
     asked = options.max_expansion is not None or options.max_unavailable is not None
     max_e, max_u = options.max_expansion, options.max_unavailable
+    chosen_by = options.policy_source
     if resumed and existing is not None and not asked and existing.override is not None:
         # --resume alone continues with the journal's policy, explicitly: the plan and
-        # the quota gate judge what the steps will send (issue 10 item 8).
+        # the quota gate judge what the steps will send (issue 10 item 8); named as it was
+        # chosen (a flag, or the advised schedule).
         max_e, max_u = existing.override.max_expansion, existing.override.max_unavailable
+        chosen_by = existing.override_source
     # The size to plan with is the group's before this upgrade: mid-upgrade the live
     # count includes the surge nodes the upgrade itself created (3 nodes at 2/1 read as
     # 5: a false fixed-size drift, 5 nodes, 5 cycles). The journal recorded it at the
@@ -191,9 +195,11 @@ def prepare_group(api: UpgradeApi, options: UpgradeOptions, group: NodeGroup,
     plan = plan_group(group, live_size=start_nodes, live_policy=live.policy,
                       max_expansion=max_e, max_unavailable=max_u,
                       minutes_per_cycle=options.minutes_per_cycle)
-    # The policy the user asked for; whether it needs an Update is the policy step's
-    # decision (one rule for the dry run and --apply: the policy in force).
-    override = plan.policy.policy if plan.policy.source == "override" else None
+    if plan.policy.source == "override" and chosen_by != "override":
+        plan = replace(plan, policy=replace(plan.policy, source=chosen_by))
+    # The policy the user (or the advised schedule) asked for; whether it needs an Update is
+    # the policy step's decision (one rule for the dry run and --apply: the policy in force).
+    override = plan.policy.policy if plan.policy.source in ("override", "advised") else None
     if resumed and existing is not None and asked and override != existing.override:
         recorded = ("no deploy policy override" if existing.override is None
                     else f"deploy policy {policy_text(existing.override)}")
@@ -216,7 +222,8 @@ def prepare_group(api: UpgradeApi, options: UpgradeOptions, group: NodeGroup,
             start_version=live.version, start_nodes=start_nodes,
             start_node_ids=start_ids, start_policy=live.policy,
             terraform_policy=group.policy, override=override,
-            restore_policy=options.restore_policy, path=journal_path,
+            override_source=chosen_by, restore_policy=options.restore_policy,
+            path=journal_path,
             writer=journal_writer, clock=timing.wall)
     prep = Prepared(group=group, live=live, nodes=nodes, cluster=cluster, running=running,
                     plan=plan, override=override, terraform_policy=group.policy,

@@ -5,7 +5,7 @@ steps, is in :mod:`ngupgrade.upgrade.context`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from ngupgrade.adapters.cloud.types import LiveCluster, LiveNode
 from ngupgrade.upgrade.mutation import MutationApi
@@ -31,8 +31,10 @@ class UpgradeOptions:
     """What the user asked for (issue 6 command line), in seconds where it is a duration.
 
     ``version`` or ``latest_revision``; ``max_expansion`` / ``max_unavailable`` override the
-    policy for the upgrade; ``timeout`` None means twice the plan's longest estimate, at least
-    an hour; ``stall_after`` 0 turns the watchdog off.
+    policy for the upgrade, given by ``policy_source``: the flags (``override``) or the stage
+    of ``upgrade --schedule advised`` (``advised``), as the plan and the journal name it;
+    ``timeout`` None means twice the plan's longest estimate, at least an hour;
+    ``stall_after`` 0 turns the watchdog off.
     """
 
     version: str | None = None
@@ -44,6 +46,7 @@ class UpgradeOptions:
     stall_after: float = DEFAULT_STALL_SECONDS
     resume: bool = False
     minutes_per_cycle: float = 6.0
+    policy_source: Literal["override", "advised"] = "override"
 
     @property
     def target_label(self) -> str:

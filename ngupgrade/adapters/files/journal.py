@@ -16,7 +16,8 @@ Shape (``format`` 1; keys may be added, never renamed)::
      "target": "1.30" | null, "latest_revision": false,
      "start": {"version": "1.29", "nodes": 3, "node_ids": [...], "policy": {...} | null,
                "terraform_policy": {...} | null},
-     "override": {"max_expansion": 2, "max_unavailable": 1} | null, "restore_policy": true,
+     "override": {"max_expansion": 2, "max_unavailable": 1} | null,
+     "override_source": "override" | "advised", "restore_policy": true,
      "steps": {"<step>": {"status": "started" | "done", "operation_id": "op-2" | null,
                           "known_operations": [...], "started_at": ISO, "finished_at": ISO}},
      "outcome": null | "done" | "failed", "updated_at": ISO}
@@ -32,7 +33,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Literal
 
 from ngupgrade.core.errors import BadInput, CheckFailed
 from ngupgrade.core.model import DeployPolicy
@@ -105,6 +106,10 @@ class Journal:
     override: DeployPolicy | None
     restore_policy: bool
     steps: dict[str, StepRecord] = field(default_factory=dict)
+    override_source: Literal["override", "advised"] = "override"
+    """Who chose ``override``: ``override`` (``--max-expansion``/``--max-unavailable``) or
+    ``advised`` (the stage of ``upgrade --schedule advised``); a resumed upgrade's plan names
+    its policy so. A journal written before this key: ``override``."""
     outcome: str | None = None
     path: str | None = None
     writer: Callable[[str, str], None] | None = None
@@ -168,6 +173,7 @@ class Journal:
                 "terraform_policy": policy_json(self.terraform_policy),
             },
             "override": policy_json(self.override),
+            "override_source": self.override_source,
             "restore_policy": self.restore_policy,
             "steps": {
                 name: {
@@ -199,6 +205,8 @@ class Journal:
                 start_policy=policy_from(start.get("policy")),
                 terraform_policy=policy_from(start.get("terraform_policy")),
                 override=policy_from(raw.get("override")),
+                override_source=("advised" if raw.get("override_source") == "advised"
+                                 else "override"),
                 restore_policy=bool(raw.get("restore_policy", False)),
                 steps={
                     str(name): StepRecord(
