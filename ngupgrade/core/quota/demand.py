@@ -12,6 +12,9 @@ Rules (DESIGN.md section 4):
   extra nodes of each quota's family; quota id -> amount in API units (bytes for ``*.size``).
 * Groups of one cloud upgraded together add up; upgraded one after another (``sequential``),
   the largest demand per quota counts.
+* The nodes managed-kubernetes counts (its ``nodes.count`` quota, the ``groupNodes`` and
+  ``clusterNodes`` limits) are one :class:`NodeCount` per group: before the change and at its
+  peak; the managed-kubernetes extra nodes are the difference.
 """
 
 from __future__ import annotations
@@ -34,29 +37,77 @@ CurrentSource = Literal["fixed", "api", "assumed_min"]
 
 
 @dataclass(frozen=True)
+class NodeCount:
+    """One group's nodes as managed-kubernetes counts them (a fixed size; an autoscaled group
+    at its max, or at its current count for the figures at the current size), before a change
+    and at the change's worst moment. The one source of the managed-kubernetes extra nodes
+    (:attr:`added`) and of the node-count limits' usage and demand
+    (:mod:`ngupgrade.core.quota.limits`).
+
+    ``before``: the nodes that exist before the change (0 for a group the change creates);
+    ``peak``: the most nodes the group's change holds at once (an upgrade: ``before`` plus the
+    surge; a Terraform replace that creates first: the old group's and the new group's nodes
+    together); ``one_group``: the most nodes one node group holds then, what the per-group
+    limit counts (``peak``, but for a replace that creates first the larger of the two
+    groups). Raises ValueError unless ``0 <= before <= peak`` and ``one_group <= peak``.
+    """
+
+    before: int
+    peak: int
+    one_group: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.before <= self.peak or self.one_group > self.peak:
+            raise ValueError(f"node count out of order: {self}")
+
+    @classmethod
+    def grown(cls, before: int, added: int) -> NodeCount:
+        """``before`` nodes and ``added`` more at the peak, all in one node group."""
+        return cls(before, before + added, before + added)
+
+    @property
+    def added(self) -> int:
+        """The nodes the change adds at its peak on top of ``before``."""
+        return self.peak - self.before
+
+
+@dataclass(frozen=True)
 class ExtraNodes:
     """How many nodes an upgrade adds on top of today's usage, by quota family.
 
     ``worst_case``/``at_current_size`` count for compute and vpc quotas;
-    ``managed_kubernetes``/``managed_kubernetes_at_current_size`` for managed-kubernetes ones.
-    ``current`` is the node count the figures start from; ``current_source`` says where it came
-    from: ``fixed`` (the fixed size), ``api`` (live count) or ``assumed_min`` (offline, the
-    autoscaler ``min``: the most conservative). ``nodes`` is N for the worst case (``size`` or
-    the autoscaler ``max``). ``policy`` is the deploy policy in force; ``policy_source`` says
-    where it came from: the state, the live group (``NodeGroupService.Get``, used when the state
-    leaves it unset), or the platform's default (Yandex 3/0; ``policy-assumed``).
+    ``counted``/``counted_at_current_size`` are the nodes managed-kubernetes counts before the
+    change and at its peak (:class:`NodeCount`), whose difference is the extra nodes of the
+    managed-kubernetes quotas (``managed_kubernetes``/``managed_kubernetes_at_current_size``).
+    ``current`` is the node count the compute figures start from; ``current_source`` says where
+    it came from: ``fixed`` (the fixed size), ``api`` (live count) or ``assumed_min`` (offline,
+    the autoscaler ``min``: the most conservative). ``nodes`` is N for the worst case (``size``
+    or the autoscaler ``max``; a Terraform change: the planned size). ``policy`` is the deploy
+    policy in force; ``policy_source`` says where it came from: the state, the live group
+    (``NodeGroupService.Get``, used when the state leaves it unset), or the platform's default
+    (Yandex 3/0; ``policy-assumed``).
     """
 
     worst_case: int
     at_current_size: int
-    managed_kubernetes: int
-    managed_kubernetes_at_current_size: int
+    counted: NodeCount
+    counted_at_current_size: NodeCount
     nodes: int
     current: int
     current_source: CurrentSource
     policy: DeployPolicy
     policy_assumed: bool
     policy_source: PolicySource = "state"
+
+    @property
+    def managed_kubernetes(self) -> int:
+        """Extra nodes for the managed-kubernetes quotas, worst case (``counted.added``)."""
+        return self.counted.added
+
+    @property
+    def managed_kubernetes_at_current_size(self) -> int:
+        """The same at the current size (``counted_at_current_size.added``)."""
+        return self.counted_at_current_size.added
 
 
 def extra_nodes(group: NodeGroup, current: int | None = None,
@@ -87,12 +138,13 @@ def extra_nodes(group: NodeGroup, current: int | None = None,
         # Surge nodes are outside the autoscaler's limits: max + min(E, max) (seed 001 L234).
         worst = max(platform.worst_case_peak(configured, scale) - now, at_current)
         return ExtraNodes(worst_case=worst, at_current_size=at_current,
-                          managed_kubernetes=e_max, managed_kubernetes_at_current_size=e_now,
+                          counted=NodeCount.grown(scale.max, e_max),
+                          counted_at_current_size=NodeCount.grown(now, e_now),
                           nodes=scale.max, current=now, current_source=size_source,
                           policy=configured, policy_assumed=assumed, policy_source=source)
     e = clamp(configured, scale.size).max_expansion
-    return ExtraNodes(worst_case=e, at_current_size=e, managed_kubernetes=e,
-                      managed_kubernetes_at_current_size=e, nodes=scale.size,
+    return ExtraNodes(worst_case=e, at_current_size=e, counted=NodeCount.grown(scale.size, e),
+                      counted_at_current_size=NodeCount.grown(scale.size, e), nodes=scale.size,
                       current=scale.size, current_source="fixed",
                       policy=configured, policy_assumed=assumed, policy_source=source)
 

@@ -12,7 +12,10 @@ What :func:`ngupgrade.core.quota.preflight.evaluate` leaves out, checked here on
   ones (added up, or the largest with ``sequential``);
   both only when the quota source lists them; the API's ``usage`` of these per-group and
   per-cluster limits is not a group's own count, so the rows carry the group's or
-  cluster's nodes as their usage and a ``scope``;
+  cluster's nodes as their usage and a ``scope``. Usage and demand come from one place, each
+  group's :class:`~ngupgrade.core.quota.demand.NodeCount`: usage the nodes that exist before
+  the change, demand what the change adds at its peak (an upgrade's surge; a Terraform
+  change's, :mod:`ngupgrade.core.quota.plan`: a created group whole, a resize's growth);
 * zonal quotas such as ``compute.instanceT4Gpus.count.ru-central1-d`` beside the cloud-wide
   one: a group with a node in that zone may put all of its surge there, so its demand of the
   cloud-wide quota counts on the zonal one too (only when the source lists it);
@@ -34,7 +37,7 @@ from ngupgrade.core import simulate
 from ngupgrade.core.model import WEEKDAYS, MaintenanceWindow, NodeGroup, QuotaLimit
 from ngupgrade.core.plan_warnings import PlanWarning
 from ngupgrade.core.policy import clamp
-from ngupgrade.core.quota.demand import GroupDemand, combine
+from ngupgrade.core.quota.demand import GroupDemand, NodeCount, combine
 from ngupgrade.core.quota.preflight import Preflight
 from ngupgrade.core.quota.suggest import Suggestion, suggest
 from ngupgrade.core.quota.verdict import CloudVerdict, QuotaVerdict, verdict
@@ -53,13 +56,12 @@ shows them before its changes like its other warnings, besides the preflight rep
 WEEK_MINUTES = 7 * 24 * 60
 
 
-def peak(gd: GroupDemand, at_current_size: bool = False) -> tuple[int, int]:
-    """``(nodes before, surge)`` of one group's upgrade: N and E' (worst case: the autoscaler
-    max and ``min(E, max)``; at the current size: the current count and ``min(E, current)``)."""
+def peak(gd: GroupDemand, at_current_size: bool = False) -> NodeCount:
+    """One group's nodes before its change and at the change's peak, as the node-count limits
+    count them (an upgrade: N and N + E', worst case the autoscaler max and ``min(E, max)``,
+    at the current size the current count and ``min(E, current)``)."""
     ex = gd.extra
-    if at_current_size:
-        return ex.current, ex.managed_kubernetes_at_current_size
-    return ex.nodes, ex.managed_kubernetes
+    return ex.counted_at_current_size if at_current_size else ex.counted
 
 
 def _scoped(quota_id: str, scope: str, nodes: int, surge: int, limit: QuotaLimit
@@ -75,13 +77,18 @@ def node_count_verdicts(demands: Sequence[GroupDemand], peers: Sequence[NodeGrou
                         at_current_size: bool = False) -> list[QuotaVerdict]:
     """The ``groupNodes``/``clusterNodes`` rows of one cloud's groups (``demands``), when
     ``limits`` lists them. ``peers`` are every group of the state (their clusters' other
-    groups count at their size); empty: only the groups checked."""
+    groups count at their size); empty: only the groups checked.
+
+    Each row: usage the nodes before the change, demand what the change adds at its peak
+    (:func:`peak`); a group's row its largest node group (``NodeCount.one_group``), a
+    cluster's row every node of the change (``NodeCount.peak``)."""
     rows: list[QuotaVerdict] = []
     group_limit = limits.get(GROUP_NODES)
     if group_limit is not None:
         for gd in demands:
-            nodes, surge = peak(gd, at_current_size)
-            row = _scoped(GROUP_NODES, f"group {gd.address}", nodes, surge, group_limit)
+            count = peak(gd, at_current_size)
+            row = _scoped(GROUP_NODES, f"group {gd.address}", count.before,
+                          max(0, count.one_group - count.before), group_limit)
             if row is not None:
                 rows.append(row)
     cluster_limit = limits.get(CLUSTER_NODES)
@@ -91,9 +98,9 @@ def node_count_verdicts(demands: Sequence[GroupDemand], peers: Sequence[NodeGrou
             upgraded = {gd.address for gd in mine}
             others = sum(g.scale.most_nodes for g in peers
                          if g.cluster_id == cluster_id and str(g.address) not in upgraded)
-            nodes = others + sum(peak(gd, at_current_size)[0] for gd in mine)
-            surge = combine(({"n": peak(gd, at_current_size)[1]} for gd in mine),
-                            sequential).get("n", 0)
+            counts = [peak(gd, at_current_size) for gd in mine]
+            nodes = others + sum(c.before for c in counts)
+            surge = combine(({"n": c.added} for c in counts), sequential).get("n", 0)
             row = _scoped(CLUSTER_NODES, f"cluster {cluster_id}", nodes, surge, cluster_limit)
             if row is not None:
                 rows.append(row)
@@ -140,7 +147,8 @@ def placement_warnings(demands: Sequence[GroupDemand], at_current_size: bool = F
         placement = gd.group.placement_group
         if placement is None or placement.strategy == "partition":
             continue
-        nodes, surge = peak(gd, at_current_size)
+        count = peak(gd, at_current_size)
+        nodes, surge = count.before, count.added
         if nodes + surge <= SPREAD_PLACEMENT_MAX_VMS:
             continue
         assumed = "" if placement.strategy else " (spread assumed: the state does not hold it)"

@@ -27,6 +27,13 @@ sections 4, 11):
   ``max(0, after_total - before_total)``, the old group's nodes being gone first;
 * ``in-place``, ``delete``, ``none``: nothing.
 
+The nodes managed-kubernetes counts (:class:`~ngupgrade.core.quota.demand.NodeCount`, the
+``groupNodes``/``clusterNodes`` limits' usage and demand) start from the nodes that exist before
+the apply, the prior size (0 for a create); the peak is what the change holds at its worst
+moment on top: a roll's timeline, a resize's larger size, a create's whole group, a replace
+that creates first both groups at once (each alone in the per-group limit), one that deletes
+first the larger of the two.
+
 Only a roll's demand shrinks with a smaller deploy policy; every other demand is marked
 ``reducible=False`` so no policy is suggested for it.
 """
@@ -45,6 +52,7 @@ from ngupgrade.core.quota.demand import (
     CurrentSource,
     ExtraNodes,
     GroupDemand,
+    NodeCount,
     demand_of,
     extra_nodes,
 )
@@ -66,13 +74,21 @@ def _current(group: NodeGroup, current: int | None) -> tuple[int, CurrentSource]
     return group.scale.min, "assumed_min"
 
 
-def _extra(group: NodeGroup, current: int | None, *, worst: int, at_current: int, mk8s: int,
-           mk8s_at_current: int) -> ExtraNodes:
+def _extra(change: GroupChange, current: int | None, *, worst: int, at_current: int,
+           counted: NodeCount) -> ExtraNodes:
+    """A change that is not a roll: ``counted`` the same at the current size (managed-kubernetes
+    counts an autoscaled group at its max either way)."""
+    group = change.group
     now, source = _current(group, current)
-    return ExtraNodes(worst_case=worst, at_current_size=at_current, managed_kubernetes=mk8s,
-                      managed_kubernetes_at_current_size=mk8s_at_current, nodes=_size(group),
-                      current=now, current_source=source, policy=in_force(group.policy),
+    return ExtraNodes(worst_case=worst, at_current_size=at_current, counted=counted,
+                      counted_at_current_size=counted, nodes=_size(group), current=now,
+                      current_source=source, policy=in_force(group.policy),
                       policy_assumed=False, policy_source="plan")
+
+
+def _grown(change: GroupChange, added: int) -> NodeCount:
+    """The prior size (0 for a create) and ``added`` more in the same group at the peak."""
+    return NodeCount.grown(_size(change.before), added)
 
 
 def _before_consumption(change: GroupChange) -> dict[str, int]:
@@ -104,14 +120,15 @@ def change_demand(change: GroupChange, cloud_id: str, current: int | None = None
         extra = _resize(change, current)
     elif change.kind == "create" or (change.kind == "replace"
                                      and change.replace_order == "create-first"):
-        whole = _size(group)
+        whole, before = _size(group), _size(change.before)
         at_current = group.scale.initial if isinstance(group.scale, AutoScale) else whole
-        extra = _extra(group, current, worst=whole, at_current=at_current, mk8s=whole,
-                       mk8s_at_current=whole)
+        # the new group beside the old one (none for a create): both at once, each its own group
+        extra = _extra(change, current, worst=whole, at_current=at_current,
+                       counted=NodeCount(before, before + whole, max(before, whole)))
     elif change.kind == "replace":
         return _delete_first(change, cloud_id, current, consumption)
     else:
-        extra = _extra(group, current, worst=0, at_current=0, mk8s=0, mk8s_at_current=0)
+        extra = _extra(change, current, worst=0, at_current=0, counted=_grown(change, 0))
     return GroupDemand(group, cloud_id, consumption, extra, demand_of(consumption, extra),
                        demand_of(consumption, extra, at_current_size=True),
                        reducible=False)
@@ -122,11 +139,11 @@ def _resize(change: GroupChange, current: int | None) -> ExtraNodes:
     if isinstance(group.scale, AutoScale):
         now, _ = _current(group, current)
         mk8s = max(0, group.scale.max - _size(before))
-        return _extra(group, current, worst=max(0, group.scale.max - now),
-                      at_current=max(0, group.scale.min - now), mk8s=mk8s, mk8s_at_current=mk8s)
+        return _extra(change, current, worst=max(0, group.scale.max - now),
+                      at_current=max(0, group.scale.min - now), counted=_grown(change, mk8s))
     growth = max(0, group.scale.size - _size(before))
-    return _extra(group, current, worst=growth, at_current=growth, mk8s=growth,
-                  mk8s_at_current=growth)
+    return _extra(change, current, worst=growth, at_current=growth,
+                  counted=_grown(change, growth))
 
 
 def _delete_first(change: GroupChange, cloud_id: str, current: int | None,
@@ -137,8 +154,8 @@ def _delete_first(change: GroupChange, cloud_id: str, current: int | None,
     demand = {q: max(0, consumption.get(q, 0) * n_after - old.get(q, 0) * n_before)
               for q in dict.fromkeys([*consumption, *old])}
     growth = max(0, n_after - n_before)
-    extra = _extra(group, current, worst=growth, at_current=growth, mk8s=growth,
-                   mk8s_at_current=growth)
+    extra = _extra(change, current, worst=growth, at_current=growth,
+                   counted=_grown(change, growth))
     return GroupDemand(group, cloud_id, consumption, extra, demand, dict(demand),
                        reducible=False)
 
@@ -169,28 +186,53 @@ def roll_demand(old: Mapping[str, int], new: Mapping[str, int], before: int, nod
     return out
 
 
+_VMS, _NODES = "compute.instances.count", "managed-kubernetes.nodes.count"
+_COUNT = {_VMS: 1, _NODES: 1}
+"""One node of each count quota: a roll's figures over it are node counts."""
+
+Sizes = tuple[int, int]
+"""``(before, nodes)``: the nodes a roll's figures count today and the nodes it runs at."""
+
+
+def _roll_sizes(change: GroupChange, current: int | None, at_current_size: bool
+                ) -> tuple[Sizes, Sizes]:
+    """The sizes of a roll for compute/vpc and for managed-kubernetes (module docstring): a
+    fixed group from its prior size at the larger of its two sizes; an autoscaled one for
+    compute/vpc from its current size (assumed ``min`` offline) at its max, for
+    managed-kubernetes from its prior max; at the current size both from the current size."""
+    group, prior = change.group, change.before
+    if isinstance(group.scale, FixedScale):
+        n_before = _size(prior) if prior is not None else group.scale.size
+        fixed = (n_before, max(group.scale.size, n_before))
+        return fixed, fixed
+    now, _ = _current(group, current)
+    if at_current_size:
+        return (now, now), (now, now)
+    old_max = _size(prior) if prior is not None else group.scale.max
+    return (now, max(group.scale.max, now)), (old_max, max(group.scale.max, old_max))
+
+
 def _roll_figures(change: GroupChange, current: int | None, old: Mapping[str, int],
                   new: Mapping[str, int], policy: DeployPolicy, at_current_size: bool
                   ) -> dict[str, int]:
     """The demand of a roll under ``policy``: compute/vpc and managed-kubernetes apart."""
-    group, prior = change.group, change.before
+    rest, mk8s = _roll_sizes(change, current, at_current_size)
+    if rest == mk8s:
+        return roll_demand(old, new, *rest, policy)
     mk8s_new = {q: v for q, v in new.items() if service_of(q) == "managed-kubernetes"}
     mk8s_old = {q: v for q, v in old.items() if service_of(q) == "managed-kubernetes"}
     rest_new = {q: v for q, v in new.items() if q not in mk8s_new}
     rest_old = {q: v for q, v in old.items() if q not in mk8s_old}
-    if isinstance(group.scale, FixedScale):
-        n_before = _size(prior) if prior is not None else group.scale.size
-        nodes = max(group.scale.size, n_before)
-        return roll_demand(old, new, n_before, nodes, policy)
-    now, _ = _current(group, current)
-    if at_current_size:
-        return roll_demand(old, new, now, now, policy)
-    old_max = _size(prior) if prior is not None else group.scale.max
-    return {**roll_demand(rest_old, rest_new, now, max(group.scale.max, now), policy),
-            **roll_demand(mk8s_old, mk8s_new, old_max, max(group.scale.max, old_max), policy)}
+    return {**roll_demand(rest_old, rest_new, *rest, policy),
+            **roll_demand(mk8s_old, mk8s_new, *mk8s, policy)}
 
 
-_COUNT = {"compute.instances.count": 1, "managed-kubernetes.nodes.count": 1}
+def _roll_counted(change: GroupChange, current: int | None, policy: DeployPolicy,
+                  at_current_size: bool) -> NodeCount:
+    """The nodes managed-kubernetes counts before the roll and at its peak (one group)."""
+    _, (before, nodes) = _roll_sizes(change, current, at_current_size)
+    added = roll_demand(_COUNT, _COUNT, before, nodes, policy)[_NODES]
+    return NodeCount.grown(before, added)
 
 
 def _roll(change: GroupChange, cloud_id: str, current: int | None,
@@ -213,14 +255,15 @@ def _roll_under(change: GroupChange, cloud_id: str, current: int | None,
     """The roll's demand under ``policy`` (the one in force, ``base.policy``, or a suggestion
     being tried: then its source is ``override``); it rebuilds itself under another."""
     figures = partial(_roll_figures, change, current, old, consumption)
-    count_w = _roll_figures(change, current, _COUNT, _COUNT, policy, False)
-    count_c = _roll_figures(change, current, _COUNT, _COUNT, policy, True)
     tried = policy != base.policy
-    extra = ExtraNodes(count_w["compute.instances.count"], count_c["compute.instances.count"],
-                       count_w["managed-kubernetes.nodes.count"],
-                       count_c["managed-kubernetes.nodes.count"], base.nodes, base.current,
-                       base.current_source, policy, base.policy_assumed and not tried,
-                       "override" if tried else base.policy_source)
+    extra = ExtraNodes(
+        worst_case=_roll_figures(change, current, _COUNT, _COUNT, policy, False)[_VMS],
+        at_current_size=_roll_figures(change, current, _COUNT, _COUNT, policy, True)[_VMS],
+        counted=_roll_counted(change, current, policy, False),
+        counted_at_current_size=_roll_counted(change, current, policy, True),
+        nodes=base.nodes, current=base.current, current_source=base.current_source,
+        policy=policy, policy_assumed=base.policy_assumed and not tried,
+        policy_source="override" if tried else base.policy_source)
     return GroupDemand(change.group, cloud_id, consumption, extra, figures(policy, False),
                        figures(policy, True),
                        rebuild=partial(_roll_under, change, cloud_id, current, consumption,
