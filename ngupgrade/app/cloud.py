@@ -43,25 +43,28 @@ def resolve_group(settings: Settings, selector: str, command: str = "this comman
                   ) -> GroupTarget:
     """Find the one node group ``selector`` names.
 
+    The selection rule is :func:`ngupgrade.app.load.select_groups` (one for every command);
+    a selector that looks like a node-group id and matches nothing in the state (or with no
+    state at all) is used as that id.
+
     Raises:
         UsageError: nothing or several groups match (and the selector is no id), or the
             group is on a platform ngupgrade does not change (Selectel).
         BadInput: the state cannot be read.
     """
-    from ngupgrade.app.load import load_groups, refuse_changes
+    from ngupgrade.app.load import load_state, match_groups, refuse_changes, select_groups
 
     try:
-        groups = load_groups(settings, [selector])
+        known = load_state(settings).groups
     except UsageError:
-        if _YC_ID.match(selector):
-            refuse_changes([], command, settings)
-            return GroupTarget(selector, selector, None, None, in_state=False)
-        raise
+        if not _YC_ID.match(selector):
+            raise
+        known = ()  # no state given and none here: an id still names a group
+    if _YC_ID.match(selector) and not match_groups(known, selector):
+        refuse_changes([], command, settings)
+        return GroupTarget(selector, selector, None, None, in_state=False)
+    groups = select_groups(known, [selector])
     refuse_changes(groups, command, settings)
-    if len(groups) != 1:
-        listed = ", ".join(str(g.address) for g in groups)
-        raise UsageError(f"{selector!r} matches {len(groups)} node groups: {listed}",
-                         hint="name one by its Terraform address or id")
     g = groups[0]
     return GroupTarget(g.id, g.name, str(g.address), g.policy, in_state=True)
 

@@ -65,14 +65,20 @@ def refuse_changes(groups: Sequence[NodeGroup], command: str, settings: Settings
 
 
 def select_groups(groups: Sequence[NodeGroup], selectors: Sequence[str]) -> list[NodeGroup]:
-    """Pick groups by Terraform address, node-group name or id, in the order asked.
+    """Pick groups by Terraform address, node-group name or id, in the order asked: the one
+    rule of ``--group`` in every command (``set-policy`` and ``wait`` through
+    :func:`ngupgrade.app.cloud.resolve_group`).
 
-    An address is compared in its canonical form, so ``ng["a"]`` and ``ng[ "a" ]`` agree
-    only when they are the same address. A name shared by several groups selects all of
-    them. With no selectors every group is returned, in state order.
+    Each selector names exactly one group (:func:`match_groups`): an address is compared in
+    its canonical form, so ``ng["a"]`` and ``ng[ "a" ]`` agree only when they are the same
+    address; an id is unique; a name that several groups share (two clusters' ``gpu``) names
+    none of them, since acting on all of them (an upgrade of both) is never what one name
+    meant. A group named twice is returned once. With no selectors every group is returned,
+    in state order.
 
     Raises:
-        UsageError: a selector is empty or matches nothing (the message lists what exists).
+        UsageError: a selector is empty, matches nothing (the message lists what exists), or
+            matches several groups (the message names each by address and id; exit 2).
     """
     if not selectors:
         return list(groups)
@@ -83,20 +89,26 @@ def select_groups(groups: Sequence[NodeGroup], selectors: Sequence[str]) -> list
             # `-g "$GROUP"` with GROUP unset: never read as "every group without a name".
             raise UsageError("an empty --group selects nothing",
                              hint="give a Terraform address, a node-group name or id")
-        matches = _match(groups, selector)
+        matches = match_groups(groups, selector)
         if not matches:
             known = ", ".join(f"{g.address} ({g.name or g.id})" for g in groups) or "none"
             raise UsageError(f"no node group matches {selector!r}",
                              hint=f"node groups in this state: {known}")
-        for group in matches:
-            key = str(group.address)
-            if key not in seen:
-                seen.add(key)
-                chosen.append(group)
+        if len(matches) > 1:
+            listed = ", ".join(f"{g.address} ({g.id or 'no id yet'})" for g in matches)
+            raise UsageError(f"{selector!r} matches {len(matches)} node groups: {listed}",
+                             hint="name one by its Terraform address or id")
+        key = str(matches[0].address)
+        if key not in seen:
+            seen.add(key)
+            chosen.append(matches[0])
     return chosen
 
 
-def _match(groups: Sequence[NodeGroup], selector: str) -> list[NodeGroup]:
+def match_groups(groups: Sequence[NodeGroup], selector: str) -> list[NodeGroup]:
+    """Every group ``selector`` could mean: those at its canonical Terraform address, else
+    those with it as id, else those with it as name (several only for a shared name, or a
+    state that holds one id at two addresses). :func:`select_groups` judges the count."""
     try:
         address = str(TfAddress.parse(selector))
     except ValueError:
@@ -104,7 +116,10 @@ def _match(groups: Sequence[NodeGroup], selector: str) -> list[NodeGroup]:
     by_address = [g for g in groups if address is not None and str(g.address) == address]
     if by_address:
         return by_address
-    return [g for g in groups if selector in (g.id, g.name)]
+    by_id = [g for g in groups if g.id and g.id == selector]
+    if by_id:
+        return by_id
+    return [g for g in groups if g.name == selector]
 
 
 def load_groups(settings: Settings, selectors: Sequence[str] = ()) -> list[NodeGroup]:

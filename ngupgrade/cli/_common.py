@@ -189,7 +189,8 @@ def group_option(func: F) -> F:
     """``--group`` (repeatable): a Terraform address, a node-group name or id."""
     return click.option(
         "--group", "-g", "groups", multiple=True, metavar="ADDRESS|NAME|ID",
-        help="Node group to work on, by Terraform address, name or id; repeatable. "
+        help="Node group to work on, by Terraform address, name or id; repeatable. A name "
+             "that several node groups share is refused (exit 2): give the address or id. "
              "Default: every node group in the state.",
     )(func)
 
