@@ -63,6 +63,7 @@ STATUS_CODES: tuple[str, ...] = (
 METHODS: tuple[str, ...] = (
     "NodeGroupService.Get", "NodeGroupService.Update", "NodeGroupService.ListNodes",
     "NodeGroupService.ListOperations", "ClusterService.Get", "ClusterService.ListOperations",
+    "ClusterService.ListNodeGroups",
     "OperationService.Get", "FolderService.Get", "QuotaLimitService.List",
     "ApiEndpointService.List")
 """The methods the fake serves (``ngupgrade.testing.servicers``); a fault's ``method``."""

@@ -73,7 +73,8 @@ class Services:
              {"Get": self.ng_get, "Update": self.ng_update, "ListNodes": self.ng_list_nodes,
               "ListOperations": self.ng_list_operations}),
             (cluster_grpc.ClusterServiceServicer, cluster_grpc.add_ClusterServiceServicer_to_server,
-             {"Get": self.cluster_get, "ListOperations": self.cluster_list_operations}),
+             {"Get": self.cluster_get, "ListOperations": self.cluster_list_operations,
+              "ListNodeGroups": self.cluster_list_node_groups}),
             (operation_grpc.OperationServiceServicer,
              operation_grpc.add_OperationServiceServicer_to_server, {"Get": self.op_get}),
             (folder_grpc.FolderServiceServicer, folder_grpc.add_FolderServiceServicer_to_server,
@@ -161,6 +162,12 @@ class Services:
         ops = [self._operation(op) for op in self.world.cluster_operations(req.cluster_id)]
         page, token = _page(ops, req)
         return cluster_svc.ListClusterOperationsResponse(operations=page, next_page_token=token)
+
+    def cluster_list_node_groups(self, req: Any) -> Any:
+        groups = [proto.group_message(g, self.world.group_status(g))
+                  for g in self.world.cluster_groups(req.cluster_id)]
+        page, token = _page(groups, req)
+        return cluster_svc.ListClusterNodeGroupsResponse(node_groups=page, next_page_token=token)
 
     def op_get(self, req: Any) -> Any:
         return self._operation(self.world.operation(req.operation_id, poll=True))

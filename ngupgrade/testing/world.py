@@ -242,13 +242,21 @@ class World:
                       key=lambda op: op.created, reverse=True)
 
     def cluster_operations(self, cluster_id: str) -> list[FakeOperation]:
-        """The cluster's own operations (blockers, operations of no group), newest first.
-        Raises Refusal NOT_FOUND."""
+        """The cluster's own operations (of no group: a ``scope: cluster`` blocker such as a
+        master upgrade), newest first; a group's operations, a ``scope: node_group`` blocker
+        among them, are its group's (docs/cloud.md). Raises Refusal NOT_FOUND."""
         if cluster_id not in self.clusters:
             raise Refusal("NOT_FOUND", f"Cluster {cluster_id} not found")
         return sorted((op for op in self.operations.values() if op.cluster_id == cluster_id
-                       and (op.kind == "blocker" or op.group_id is None)),
+                       and op.group_id is None),
                       key=lambda op: op.created, reverse=True)
+
+    def cluster_groups(self, cluster_id: str) -> list[FakeGroup]:
+        """ClusterService.ListNodeGroups: the cluster's node groups, in the order seeded.
+        Raises Refusal NOT_FOUND."""
+        if cluster_id not in self.clusters:
+            raise Refusal("NOT_FOUND", f"Cluster {cluster_id} not found")
+        return [g for g in self.groups.values() if g.cluster_id == cluster_id]
 
     # -- time -----------------------------------------------------------------------------------
 

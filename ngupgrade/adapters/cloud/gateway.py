@@ -202,6 +202,16 @@ class CloudGateway:
             {"cluster_id": cluster_id}, "operations",
             what=f"ClusterService.ListOperations({cluster_id})")]
 
+    def list_cluster_node_groups(self, cluster_id: str) -> list[LiveNodeGroup]:
+        """``ClusterService.ListNodeGroups``, all pages: every node group of the cluster."""
+        from yandex.cloud.k8s.v1 import cluster_service_pb2 as svc
+        from yandex.cloud.k8s.v1 import cluster_service_pb2_grpc as grpc_svc
+
+        return [live_group(g) for g in self._rpc.listed(
+            grpc_svc.ClusterServiceStub, "ListNodeGroups", svc.ListClusterNodeGroupsRequest,
+            {"cluster_id": cluster_id}, "node_groups",
+            what=f"ClusterService.ListNodeGroups({cluster_id})")]
+
     def running_operation(self, node_group_id: str) -> OperationState | None:
         """The newest unfinished operation on the group, or None (resume by group, C11)."""
         return newest(op for op in self.list_operations(node_group_id) if not op.done)
