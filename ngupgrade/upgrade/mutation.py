@@ -34,6 +34,7 @@ from ngupgrade.adapters.cloud.waiter import Timing, wait_operation
 from ngupgrade.core.errors import CloudApiError, OperationFailed, OperationTimeout
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.core.policy import in_force, policy_text
+from ngupgrade.core.units import human_seconds
 
 log = logging.getLogger("ngupgrade.upgrade.mutation")
 
@@ -53,6 +54,8 @@ class MutationApi(Protocol):
     def list_operations(self, node_group_id: str) -> list[OperationState]: ...
 
     def list_cluster_operations(self, cluster_id: str) -> list[OperationState]: ...
+
+    def list_cluster_node_groups(self, cluster_id: str) -> list[LiveNodeGroup]: ...
 
     def get_operation(self, operation_id: str) -> OperationState: ...
 
@@ -250,11 +253,22 @@ class Mutation:
             "to an operation if one started", cls=OutcomeUnknown) from err
 
     def _find_blocker(self, group_id: str, current: LiveNodeGroup) -> OperationState | None:
-        """The unfinished operation in the way: on the group, else on its cluster (C13)."""
+        """The unfinished operation in the way (field report C13: the cloud serializes the
+        operations of a cluster): on the group (``NodeGroupService.ListOperations``), else on
+        its cluster (``ClusterService.ListOperations``: a master upgrade), else on another
+        group of the cluster (``ClusterService.ListNodeGroups``, then each group's
+        ``ListOperations``: another group's upgrade, which the cluster's list need not show).
+        None when nothing unfinished is listed anywhere. Costs at most 3 + (groups - 1) calls,
+        only after a refusal."""
         found = newest(op for op in self.api.list_operations(group_id) if not op.done)
         if found is not None:
             return found
-        return newest(op for op in self.api.list_cluster_operations(current.cluster_id)
+        cluster = current.cluster_id
+        found = newest(op for op in self.api.list_cluster_operations(cluster) if not op.done)
+        if found is not None:
+            return found
+        others = [g.id for g in self.api.list_cluster_node_groups(cluster) if g.id != group_id]
+        return newest(op for other in others for op in self.api.list_operations(other)
                       if not op.done)
 
     def _wait_blocker(self, blocker: OperationState, err: CloudApiError) -> None:
@@ -262,9 +276,19 @@ class Mutation:
                     err.message, blocker.id, blocker.description or "no description",
                     self.conflict.wait_seconds)
         t = self.timing
+        said = [0]
+
+        def progress(state: OperationState, elapsed: float) -> None:
+            # one line a minute at most (polls are <= 30 s apart): the wait is visible
+            if not state.done and elapsed >= 60 * (said[0] + 1):
+                said[0] = int(elapsed // 60)
+                log.warning("still waiting for %s (%s): %s of at most %s", blocker.id,
+                            blocker.description or "no description", human_seconds(elapsed),
+                            human_seconds(self.conflict.wait_seconds))
+
         try:
             wait_operation(self.api, blocker.id, timeout=self.conflict.wait_seconds,
-                           policy=t.poll, clock=t.clock, sleep=t.sleep)
+                           policy=t.poll, clock=t.clock, sleep=t.sleep, on_poll=progress)
         except OperationFailed:
             pass  # the blocker's own failure is not ours; the group is read again next
         except OperationTimeout as late:
