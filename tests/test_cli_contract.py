@@ -93,6 +93,23 @@ def test_stdout_closed_early_exits_0_silently_on_cloud_commands(served_cloud,
     assert (result.returncode, result.stderr.decode()) == (0, ""), result.stderr
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("argv", [["groups"], ["groups", "-o", "json"], ["plan"],
+                                  ["preflight", "--quotas", str(EXAMPLES / "quotas.yaml"),
+                                   "-o", "junit"]])
+def test_a_full_disk_under_stdout_is_exit_74_not_a_bug(argv: list[str]) -> None:
+    # Before: exit 70, "internal error (a bug in ngupgrade): OSError: [Errno 28] ...".
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run([sys.executable, "-m", "ngupgrade", "--state",
+                                 str(EXAMPLE_STATE), *argv], stdout=full,
+                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60,
+                                env={**os.environ, "NGUPGRADE_OUTPUT": ""})
+    assert result.returncode == 74
+    assert result.stderr.decode().splitlines() == [
+        "error: cannot write the output (stdout): No space left on device",
+        "hint: free space on that disk or write the output elsewhere"]
+
+
 # ---- item 11: with -o json every failure prints one JSON object on stdout -------------------
 
 GID = "catgroup000000000001"

@@ -11,6 +11,7 @@ Exit codes (DESIGN.md section 5): 0 success; 1 a check failed; 2 usage error; 3 
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import io
 import json
@@ -28,6 +29,10 @@ from ngupgrade.cli.render.errors import error_code, error_json
 from ngupgrade.core.errors import EXIT_INTERRUPTED, NgUpgradeError
 
 EXIT_BUG = 70
+EXIT_IO = 74
+"""The output (or a file ngupgrade writes, such as a journal) could not be written: a full disk,
+an I/O error. sysexits.h's EX_IOERR; not a bug (70), not a failed check (1)."""
+_WRITE_FAULTS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG, errno.EROFS})
 _CLOUD_CHANGING = frozenset({"upgrade", "set-policy", "wait"})
 """Commands whose interruption leaves a cloud operation running (the hint says how to attach)."""
 _NDJSON_STREAMS = frozenset({"upgrade"})
@@ -139,7 +144,8 @@ account (docs/cloud.md). API: --endpoint (default: the public one).
 \b
 Exit codes: 0 ok; 1 a check failed (quota short, policy invalid); 2 usage error;
 3 bad input (state or quota file); 4 cloud API error; 5 a cloud operation failed;
-6 timed out or stalled while the operation still runs (resume it); 70 a bug; 130 interrupted.
+6 timed out or stalled while the operation still runs (resume it); 70 a bug; 74 the output
+could not be written (disk full); 130 interrupted.
 """
 
 
@@ -174,7 +180,28 @@ def main(argv: list[str] | None = None, *, timing: Timing | None = None) -> None
     except (BrokenPipeError, _ReaderGone):
         _silence_stdout()
         code = 0
+    except OSError as err:
+        if err.errno not in _WRITE_FAULTS:
+            raise
+        code = _cannot_write(err, run)
     sys.exit(code)
+
+
+def _cannot_write(err: OSError, run: Invocation) -> int:
+    """A write that the disk refused (``ngupgrade groups > /dev/full``): say so on stderr, name
+    the file when it is not stdout, and exit :data:`EXIT_IO`. stdout is pointed at /dev/null
+    first, so that the buffered rest cannot fail again at exit."""
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    target = err.filename if err.filename else "the output (stdout)"
+    _say(f"error: cannot write {target}: {err.strerror or err}")
+    hint = "free space on that disk or write the output elsewhere"
+    if run.command in _CLOUD_CHANGING:
+        hint += ("; a cloud operation already started goes on: run the same command with "
+                 "--resume (or `ngupgrade wait`) to attach again")
+    _say(f"hint: {hint}")
+    return EXIT_IO
 
 
 def _run(words: list[str], run: Invocation) -> int:
@@ -215,8 +242,9 @@ def _run(words: list[str], run: Invocation) -> int:
     except (BrokenPipeError, _ReaderGone):
         raise  # main(): the reader went away; that is not our failure
     except Exception as err:  # the pre-commit pattern: an unexpected error is a bug
-        if os.environ.get("NGUPGRADE_DEBUG"):
-            raise
+        if os.environ.get("NGUPGRADE_DEBUG") or (isinstance(err, OSError)
+                                                 and err.errno in _WRITE_FAULTS):
+            raise  # main(): a refused write is not our bug
         first, *more = str(err).strip().splitlines() or [""]
         message = f"internal error (a bug in ngupgrade): {type(err).__name__}: {first}"
         _say(message + (" [...]" if more else ""))
