@@ -156,6 +156,24 @@ def test_table_shows_keys_with_brackets_verbatim(run_cli, tmp_path, key: str) ->
     assert f"  {key}  " in result.stdout
 
 
+def test_a_name_with_control_characters_is_printed_escaped(run_cli, tmp_path) -> None:
+    # Before: a hand-edited name's ESC, newline and right-to-left override reached the
+    # terminal raw: the row broke in two and the rest of the line turned red.
+    import json
+
+    doc = json.loads(state_doc(FIXED_SCALE))
+    doc["resources"][0]["instances"][0]["attributes"]["name"] = "w\u00f6rk\u202e\n\x1b[31mred"
+    state = tmp_path / "odd.tfstate"
+    state.write_text(json.dumps(doc))
+    table = run_cli("groups", "--state", str(state))
+    assert table.exit_code == 0, table.stderr
+    assert "  w\u00f6rk\\u202e\\u000a\\u001b[31mred  " in table.stdout
+    assert "\x1b" not in table.stdout and "\u202e" not in table.stdout
+    assert len(table.stdout.splitlines()) == 3  # header, rule, one row
+    named = run_cli("groups", "--state", str(state), "-o", "json").json()["groups"][0]["name"]
+    assert named == "w\u00f6rk\\u202e\\u000a\\u001b[31mred"
+
+
 def test_group_selected_by_the_address_terraform_prints(run_cli, tmp_path) -> None:
     import json
 

@@ -57,6 +57,19 @@ def printable_path(path: str) -> str:
     return path.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def printable_text(text: str) -> str:
+    """``text`` with every character that is not printable (``str.isprintable``: controls,
+    ESC, a newline, bidi overrides such as U+202E, lone surrogates) written as ``\\uXXXX``
+    (``\\UXXXXXXXX`` above the BMP), as :func:`ngupgrade.core.address.hcl_quote` writes an
+    address key. For names read from a file that are printed in a report: a name holding
+    ``\\x1b[31m`` or a newline would colour a terminal or break a table's row."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else
+                   (f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
+                   for ch in text)
+
+
 LONE_SURROGATE_MESSAGE = ("holds a lone UTF-16 surrogate (a \\udXXX escape that is half a "
                           "character): not text")
 """The one wording of the fault, for every reader."""

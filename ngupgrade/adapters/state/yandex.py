@@ -33,6 +33,7 @@ from ngupgrade.core.model import (
     ScalePolicy,
 )
 from ngupgrade.core.platform import YANDEX
+from ngupgrade.core.text import printable_text
 
 NODE_GROUP_TYPE = YANDEX.node_group_type
 CLUSTER_TYPE = "yandex_kubernetes_cluster"
@@ -207,7 +208,9 @@ def node_group(attrs: _NodeGroupAttrs, address: TfAddress, tainted: bool,
     return NodeGroup(
         address=address,
         id=attrs.id,
-        name=attrs.name or "",
+        # The API allows [a-z][-a-z0-9]*; a hand-edited state may hold anything, and the
+        # name is printed in every report.
+        name=printable_text(attrs.name or ""),
         cluster_id=attrs.cluster_id or "",
         folder_id=cluster.folder_id if cluster else None,
         version=attrs.version or (version_info.current_version if version_info else None),
