@@ -509,7 +509,7 @@ def test_accepted_findings_turn_the_group_verdict_too(tmp_path: Path, run_cli: R
     blocking = sum(1 for f in group["findings"] if f["severity"] == "blocking")
     header = run_cli(*base).stdout.splitlines()[0]
     assert header.endswith(f"ACCEPTED ({blocking} blocking, {blocking} of them accepted, "
-                           "1 warning(s))")
+                           "1 warning)")
     half = run_cli(*base[:-2], "-o", "json").json()["groups"][0]  # type: ignore[index]
     assert (half["ok"], half["verdict"]) == (False, "blocked")
 

@@ -45,7 +45,7 @@ def test_table_names_wave_pod_and_node() -> None:
     text = drain_text(_report())
     assert "yandex_kubernetes_node_group.workers  policy 0/2  BLOCKED (3 blocking" in text
     assert "rules: yandex: a wave's nodes drain together; a node is stopped after 420 s" in text
-    assert "30 order(s) of its 5 node(s) evaluated (all of them)" in text
+    assert "30 orders of its 5 nodes evaluated (all of them)" in text
     rows = [line.split() for line in text.splitlines() if line.startswith("  1 ")]
     assert rows == [["1", "n1,", "n2", "0", "6", "0", "3", "0"]]  # nothing blocked
     assert "BLOCKING pods-do-not-fit  wave 1  pod default/p-n2-0  node n2  every order" in text

@@ -48,6 +48,22 @@ def test_dry_run_prints_plan_preflight_calls_and_changes_nothing(
     assert not (tmp_path / "j.json").exists()
 
 
+def test_dry_run_names_the_plan_s_cycles_and_minutes_as_the_plan_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
+    # Before: "expected 6..6 min, 1 cycles" for gpu, and "3 cycles" where the plan said 1..3.
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "-g", "gpu", "-g", "workers",
+                             "--version", "1.30", "--max-expansion", "2",
+                             "--max-unavailable", "1")
+        assert code == 0, err
+    waits = [line.strip() for line in out.splitlines() if "until done (expected" in line]
+    assert waits == [
+        "OperationService.Get + NodeGroupService.ListNodes: until done (expected 6 min, 1 "
+        "cycle), then NodeGroupService.Get for the verdict",
+        "OperationService.Get + NodeGroupService.ListNodes: until done (expected 6..18 min, "
+        "1..3 cycles), then NodeGroupService.Get for the verdict"]  # plan: 1..3, 6..18 min
+
+
 def test_c10_output_names_operation_code_message_and_unchanged_version(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
     faults = [{"kind": "operation_error", "at_step": 3, "code": 9,

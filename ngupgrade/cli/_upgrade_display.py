@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from ngupgrade.core.errors import NgUpgradeError
-from ngupgrade.core.units import counted, human_seconds
+from ngupgrade.core.units import counted, human_seconds, span_text
 from ngupgrade.upgrade import events as ev
 
 STEP_TEXT = {
@@ -234,8 +234,8 @@ class PlainDisplay(Display):
         if event.step == "version_update":
             exp = event.expected_minutes or {}
             return (f": {event.before} -> {event.version or 'latest revision'} "
-                    f"(expected {exp.get('min', 0):g}..{exp.get('max', 0):g} min, "
-                    f"{event.cycles} cycles)")
+                    f"(expected {span_text(exp.get('min', 0), exp.get('max', 0), 'min')}, "
+                    f"{counted(event.cycles or 0, 'cycle')})")
         return ""
 
     @staticmethod

@@ -11,6 +11,17 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def span_text(low: float, high: float, unit: str) -> str:
+    """A range as reports write it: ``6 min`` when both ends agree, else ``6..18 min``;
+    ``unit`` is counted (:func:`counted`) when it is ``cycle``: ``1 cycle``, ``1..3 cycles``.
+    Ends are printed with ``:g`` (no trailing ``.0``)."""
+    if unit == "cycle":
+        if low == high:
+            return counted(int(low), "cycle")
+        return f"{low:g}..{high:g} cycles"
+    return f"{low:g} {unit}" if low == high else f"{low:g}..{high:g} {unit}"
+
+
 def human_seconds(seconds: float) -> str:
     """A duration in seconds, short: ``45s``, ``12m``, ``7m05s``, ``1h``, ``1h05m``.
 

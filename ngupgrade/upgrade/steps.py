@@ -25,6 +25,7 @@ from ngupgrade.adapters.files import journal as jr
 from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
 from ngupgrade.core.policy import in_force, policy_text
+from ngupgrade.core.units import span_text
 from ngupgrade.upgrade.context import Context, Prepared, Step
 from ngupgrade.upgrade.events import StepFinished, StepSkipped, StepStarted, Verdict
 from ngupgrade.upgrade.mutation import Change
@@ -164,13 +165,14 @@ class VersionStep:
             return []
         spec = (f"version={self.options.version}" if self.options.version
                 else "version.latest_revision=true")
-        d = self.prep.plan.duration
+        d, cycles = self.prep.plan.duration, self.prep.plan.cycles
         return [
             PlannedCall("NodeGroupService.Update",
                         f"{self.prep.group.id} update_mask=[version] {spec}"),
             PlannedCall("OperationService.Get + NodeGroupService.ListNodes",
-                        f"until done (expected {d.min_minutes:g}..{d.max_minutes:g} min, "
-                        f"{self.prep.plan.cycles.max} cycles), then NodeGroupService.Get for "
+                        f"until done (expected {span_text(d.min_minutes, d.max_minutes, 'min')}, "
+                        f"{span_text(cycles.min, cycles.max, 'cycle')}), then "
+                        "NodeGroupService.Get for "
                         "the verdict"),
         ]
 

@@ -43,6 +43,7 @@ from ngupgrade.core.drain.walk import WaveSummary
 from ngupgrade.core.platform import DrainRules
 from ngupgrade.core.policy import policy_text
 from ngupgrade.core.simulate import Duration, GroupPlan
+from ngupgrade.core.units import counted
 
 
 def finding_json(finding: Finding, accepted: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -133,8 +134,8 @@ def _verdict(report: GroupDrainReport, accepted: frozenset[str] = frozenset(),
     _, verdict = group_verdict(report, accepted=accepted, strict=strict)
     head = {"blocked": "BLOCKED", "not-modelled": "NOT FULLY MODELLED",
             "accepted": "ACCEPTED", "warnings": "OK with warnings", "clear": "OK"}[verdict]
-    counted = f"{blocking} blocking" + (f", {waived} of them accepted" if waived else "")
-    return f"{head} ({counted}, {warnings} warning(s))"
+    said = f"{blocking} blocking" + (f", {waived} of them accepted" if waived else "")
+    return f"{head} ({said}, {counted(warnings, 'warning')})"
 
 
 def _wave_rows(waves: tuple[WaveSummary, ...]) -> list[str]:
@@ -180,7 +181,8 @@ def group_drain_text(report: GroupDrainReport, duration: Duration | None = None,
     if report.orders == 0:  # nothing drains: a group the plan deletes, or no labelled node
         lines.append("  no wave drains a node of the group")
     else:
-        orders = (f"{report.orders} order(s) of its {len(report.nodes)} node(s) evaluated"
+        orders = (f"{counted(report.orders, 'order')} of its {counted(len(report.nodes), 'node')} "
+                  "evaluated"
                   + (" (all of them)" if report.exhaustive else " (a sample: the worst found)"))
         lines.append(f"  {orders}; waves of the worst order:")
         lines += _wave_rows(report.waves) if report.waves else [

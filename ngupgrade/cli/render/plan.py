@@ -342,7 +342,7 @@ def group_plan_lines(plan: GroupPlan) -> list[str]:
         note = ""
         if plan.cycles.min != plan.cycles.max:  # combined policy: waves may overlap (seed 000)
             note = (f"  (the slowest order, {plan.cycles.max} waves; new and drained nodes "
-                    f"may overlap, down to {plan.cycles.min} cycles)")
+                    f"may overlap, down to {counted(plan.cycles.min, 'cycle')})")
         lines.append("  timeline" + note)
         lines.extend("    " + line for line in timeline_lines(plan))
     if plan.warnings:

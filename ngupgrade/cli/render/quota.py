@@ -42,7 +42,7 @@ from ngupgrade.core.quota.preflight import (
 )
 from ngupgrade.core.quota.suggest import Suggestion
 from ngupgrade.core.quota.verdict import QuotaVerdict
-from ngupgrade.core.units import counted, quota_unit
+from ngupgrade.core.units import counted, quota_unit, span_text
 from ngupgrade.core.units import human_quota as human
 
 _LIVE = {"api": "live"}
@@ -144,8 +144,7 @@ def _status_text(q: QuotaVerdict, strict: bool) -> str:
 def suggestion_text(s: Suggestion) -> str:
     """One line for people: the policy, what it costs in time and availability, and if it fits."""
     share = f" ({100 * s.min_ready_nodes // s.nodes}%)" if s.nodes else ""
-    cyc = (f"{s.cycles_min} cycle{'s' if s.cycles_min != 1 else ''}"
-           if s.cycles_min == s.cycles_max else f"{s.cycles_min}..{s.cycles_max} cycles")
+    cyc = span_text(s.cycles_min, s.cycles_max, "cycle")
     if s.kind == "no_surge":
         what = (f"max_expansion=0 max_unavailable={s.max_unavailable}: no surge nodes, "
                 f"min ready {s.min_ready_nodes} of {counted(s.nodes, 'node')}{share}, {cyc}")
