@@ -171,3 +171,16 @@ def test_help_lists_upgrade(capsys: Capsys) -> None:
         main(["--help"])
     assert done.value.code == 0
     assert "upgrade" in capsys.readouterr().out
+
+
+def test_a_node_removed_with_no_drain_seen_is_said_without_guessing(capsys: Capsys) -> None:
+    # Before: "(an autoscaler?)" on a fixed group, where a fake run faster than the tool's
+    # clock had drained the node between two polls.
+    from ngupgrade.cli._upgrade_display import PlainDisplay
+    from ngupgrade.upgrade import events as ev
+
+    PlainDisplay().event(ev.NodeRemoved(group="yandex_kubernetes_node_group.workers",
+                                        node="workers-0001", instance_id="fhm1", new=False))
+    assert capsys.readouterr().out == (
+        "!  workers-0001 (fhm1) removed with no drain seen: an old node (an autoscaler, or "
+        "drained between two polls); progress counts old nodes only\n")

@@ -183,8 +183,12 @@ class PlainDisplay(Display):
                 self._drain(event)
             case ev.NodeRemoved():
                 what = "a node created by this upgrade" if event.new else "an old node"
-                self.out(f"!  {event.node} ({event.instance_id}) removed without a drain: "
-                         f"{what} (an autoscaler?); progress counts old nodes only")
+                # Seen between two polls with no drain before it: an autoscaler (C19), or a
+                # drain shorter than the poll interval (a fake cloud run faster than the
+                # tool's clock: --time-scale).
+                self.out(f"!  {event.node} ({event.instance_id}) removed with no drain seen: "
+                         f"{what} (an autoscaler, or drained between two polls); progress "
+                         "counts old nodes only")
             case ev.Diagnosed():
                 self.out(f"diagnosis: {event.cause}: {event.message}")
             case ev.DrainSummary():
