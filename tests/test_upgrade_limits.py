@@ -208,3 +208,41 @@ def test_the_gate_names_where_the_policy_came_from(
     assert group["policy"] == live
     drain = next(e for e in events if e["event"] == "drain_check")["drain"]["groups"][0]
     assert drain["configured_policy"] == live
+
+
+BATCH = 'module.pools["prod"].yandex_kubernetes_node_group.this["batch"]'
+
+
+def _batch_windows(tmp_path: Path, *windows: dict[str, str]) -> str:
+    doc = json.loads(Path(STATE).read_text())
+    (batch,) = [i for r in doc["resources"] if r["type"] == "yandex_kubernetes_node_group"
+                for i in r["instances"] if i.get("index_key") == "batch"]
+    batch["attributes"].update(_maintenance(*windows))
+    path = tmp_path / f"batch-{len(windows)}.tfstate"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def test_an_autoscaled_group_s_window_is_judged_for_the_plan_shown_and_said_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
+    # batch: auto 1..7, 1 node live on the fake, 2/1: the plan shows 1 cycle, 6 min. A window
+    # at 08:10 opens after that run. Before, the gate took the autoscaler max (7 cycles, 42
+    # min), warned, and the dry run printed the warning twice (the preflight table and '!').
+    state = _batch_windows(tmp_path, {"day": "friday", "start_time": "08:10", "duration": "1h"})
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "--state", state, "-g", "batch",
+                             "--version", "1.30")
+        assert code == 0, err
+    assert "  duration        6 min at 6 min per cycle" in out
+    assert "auto_upgrade" not in out
+    anytime = _batch_windows(tmp_path)  # no window: any time
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "--state", anytime, "-g", "batch",
+                             "--version", "1.30")
+        assert code == 0, err
+    said = [line for line in out.splitlines() if "auto_upgrade is on" in line]
+    assert said == [
+        f"! {BATCH}: auto_upgrade is on with no maintenance window (any time): the service may "
+        "start its own upgrade of the group during this upgrade (from 2027-01-15 08:00 UTC, up "
+        "to 6 min at 6 min a cycle); set maintenance_policy.auto_upgrade = false for the run, "
+        "or start it outside the window"]

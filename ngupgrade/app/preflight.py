@@ -92,10 +92,11 @@ class PreflightRequest:
     max_unavailable: int | None = None
     start: datetime | None = None
     """When the upgrade is to start (UTC), for the auto-upgrade window check; None: no check."""
-    starts: Mapping[str, datetime] = field(default_factory=dict)
-    """Group address -> when that group's own upgrade starts (UTC), for the same check: a
-    group that runs after others (``upgrade``, one after another or in the advised schedule's
-    stages) starts after their estimated minutes. A group not in it starts at ``start``."""
+    runs: Mapping[str, limits.RunSlot] = field(default_factory=dict)
+    """Group address -> when that group's own upgrade runs (UTC start, plan's upper estimate in
+    minutes), for the same check: a group that runs after others (``upgrade``, one after
+    another or in the advised schedule's stages) starts after their estimated minutes. A
+    group not in it runs from ``start`` for the worst case at ``minutes_per_cycle``."""
     minutes_per_cycle: float = simulate.DEFAULT_MINUTES_PER_CYCLE
     """Minutes one cycle takes, for the upgrade's length in that check (``upgrade
     --cycle-minutes``)."""
@@ -205,7 +206,7 @@ def run_preflight(
     result = evaluate(demands, by_cloud, sequential=request.sequential,
                             strict=request.strict, at_current_size=request.at_current_size)
     result = limits.extend(result, by_cloud, peers=peers, start=request.start,
-                           minutes_per_cycle=request.minutes_per_cycle, starts=request.starts)
+                           minutes_per_cycle=request.minutes_per_cycle, runs=request.runs)
     return replace(result, api_calls=dict(calls.counts), listed=by_cloud)
 
 

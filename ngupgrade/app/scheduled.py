@@ -20,7 +20,7 @@ Order of work, so that nothing changes before every check has passed:
    and the limits, the state's other groups counted in their clusters' node limits; a
    group's surge judged alone, as one after another: the stage's groups sharing the
    headroom is the advisor's count, step 3), the auto-upgrade window from each group's own
-   start in the schedule (:func:`stage_starts`), the drain gate with ``--accept``. A short
+   start in the schedule (:func:`stage_runs`), the drain gate with ``--accept``. A short
    quota or a blocking drain finding not accepted stops the run (exit 1, naming what
    failed) before any Update; the placement-group and auto-upgrade-window warnings are
    shown with the calls (:func:`ngupgrade.app.upgrade.show_calls`); without ``apply`` that
@@ -63,6 +63,7 @@ from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.errors import CheckFailed, NgUpgradeError, UsageError
 from ngupgrade.core.model import NodeGroup
+from ngupgrade.core.quota.limits import RunSlot
 from ngupgrade.core.units import human_seconds
 from ngupgrade.upgrade.events import Emit, Note, StageEvent, Summary
 from ngupgrade.upgrade.runbook import Runbook
@@ -199,20 +200,21 @@ def _prepare(run: StageRun, stages: list[PlannedStage], api: UpgradeApi,
             report.prepared.append(slot.prep)
 
 
-def stage_starts(stages: Sequence[PlannedStage], start: datetime) -> dict[str, datetime]:
-    """Group address -> when its upgrade starts in the schedule run from ``start`` (UTC):
+def stage_runs(stages: Sequence[PlannedStage], start: datetime) -> dict[str, RunSlot]:
+    """Group address -> when its upgrade runs in the schedule run from ``start`` (UTC):
     after the stages before its own (each as long as its longest lane) and the groups before
     it in its lane (:meth:`PlannedStage.lanes`), each taking the advisor's minutes (a resumed
     group: its plan's upper estimate). For the auto-upgrade window check of the gate."""
-    out: dict[str, datetime] = {}
+    out: dict[str, RunSlot] = {}
     elapsed = 0.0
     for stage in stages:
         longest = 0.0
         for lane in stage.lanes():
             offset = 0.0
             for slot in lane:
-                out[slot.address] = start + timedelta(minutes=elapsed + offset)
-                offset += _minutes(slot)
+                own = _minutes(slot)
+                out[slot.address] = RunSlot(start + timedelta(minutes=elapsed + offset), own)
+                offset += own
             longest = max(longest, offset)
         elapsed += longest
     return out
@@ -239,7 +241,7 @@ def _show_and_gate(run: StageRun, stages: list[PlannedStage], api: UpgradeApi,
                             else "resumed: these groups were running when the run stopped"))
     start = datetime.fromtimestamp(run.timing.wall(), timezone.utc)
     gate(run.settings, run.request, api, report, peers, run.emit, start=start,
-         starts=stage_starts(stages, start))
+         runs=stage_runs(stages, start))
     if report.preflight is not None:
         run.emit(Note(message="the groups of a stage share their cloud's headroom as the "
                               "advisor counted it (`ngupgrade advise` shows the reasons); the "

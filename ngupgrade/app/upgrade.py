@@ -222,7 +222,7 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
     show_plans(report, event)
     start = datetime.fromtimestamp(runbook.timing.wall(), timezone.utc)
     gate(settings, request, api, report, peers, event, start=start,
-         starts=sequential_starts(report.prepared, start))
+         runs=sequential_runs(report.prepared, start))
     for prep in report.prepared:
         report.calls[prep.address] = runbook.planned_calls(prep)
     show_calls(request, report, event)
@@ -274,28 +274,30 @@ def show_plans(report: UpgradeReport, event: Emit) -> None:
         drift_notice(prep, event)
 
 
-def sequential_starts(prepared: Sequence[Prepared], start: datetime) -> dict[str, datetime]:
-    """Group address -> when its upgrade starts when the groups run one after another in this
+def sequential_runs(prepared: Sequence[Prepared], start: datetime
+                    ) -> dict[str, limits.RunSlot]:
+    """Group address -> when its upgrade runs when the groups run one after another in this
     order from ``start``: after the plan's upper estimate (``duration.max_minutes``) of every
-    group before it that still needs its version update. For the auto-upgrade window check
-    (:func:`ngupgrade.core.quota.limits.maintenance_warnings`)."""
-    out: dict[str, datetime] = {}
+    group before it that still needs its version update, for its own. For the auto-upgrade
+    window check (:func:`ngupgrade.core.quota.limits.maintenance_warnings`), which so takes
+    the length the plan shows (an autoscaled group at its live size), not the worst case."""
+    out: dict[str, limits.RunSlot] = {}
     minutes = 0.0
     for prep in prepared:
-        out[prep.address] = start + timedelta(minutes=minutes)
-        if prep.needs_surge:
-            minutes += prep.plan.duration.max_minutes
+        own = prep.plan.duration.max_minutes if prep.needs_surge else 0.0
+        out[prep.address] = limits.RunSlot(start + timedelta(minutes=minutes), own)
+        minutes += own
     return out
 
 
 def gate(settings: Settings, request: UpgradeRequest, api: UpgradeApi, report: UpgradeReport,
          peers: Sequence[NodeGroup], event: Emit, *, start: datetime,
-         starts: Mapping[str, datetime]) -> None:
+         runs: Mapping[str, limits.RunSlot]) -> None:
     """The pre-change gate of the prepared groups that still need their version update
     (``report.prepared``), before any Update: the quota preflight
     (:func:`_preflight`: the cloud-wide quotas and the limits, ``peers`` counted in their
-    clusters' node limits, the auto-upgrade window from each group's own start in ``starts``,
-    else ``start``) and, with cluster objects, the drain gate (``request.accept``), each
+    clusters' node limits, the auto-upgrade window over each group's own run in ``runs``,
+    else from ``start``) and, with cluster objects, the drain gate (``request.accept``), each
     with the policy every group will run with (its plan's); their events (``preflight``,
     ``drain_check``) go to ``event``, the verdicts into ``report``. The quota demands count as
     groups upgraded one after another (the largest per quota).
@@ -308,7 +310,7 @@ def gate(settings: Settings, request: UpgradeRequest, api: UpgradeApi, report: U
     if not gated:
         event(Note(message="preflight skipped: no group still needs its version update"))
         return
-    report.preflight = _preflight(settings, request, gated, api, peers, start, starts)
+    report.preflight = _preflight(settings, request, gated, api, peers, start, runs)
     event(PreflightDone(ok=report.preflight.ok, report=report.preflight))
     from ngupgrade.upgrade.watch import tight_quota_text
 
@@ -329,7 +331,7 @@ def show_calls(request: UpgradeRequest, report: UpgradeReport, event: Emit) -> N
               for addr, calls in report.calls.items()}
     event(CallsToMake(calls=listed) if request.apply else DryRun(calls=listed))
     for warning in report.preflight.warnings if report.preflight is not None else ():
-        if warning.code in limits.RUN_WARNINGS and warning.group is not None:
+        if limits.is_run_warning(warning):
             event(Warned(group=warning.group, code=warning.code, message=warning.message))
     for prep in report.prepared:
         if not prep.restore_only:
@@ -373,11 +375,11 @@ def _gate_verdict(report: UpgradeReport, *, quotas_offline: bool) -> None:
 
 def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prepared],
                api: Any, peers: Sequence[NodeGroup], start: datetime,
-               starts: Mapping[str, datetime]) -> Any:
+               runs: Mapping[str, limits.RunSlot]) -> Any:
     """The quota gate for the groups still to upgrade, with the policy they will run with:
     :func:`ngupgrade.app.preflight.run_preflight`, the one path of ``ngupgrade preflight``
     (the cloud-wide quotas and :mod:`ngupgrade.core.quota.limits`), each group's upgrade
-    from its own start (``starts``, else ``start``; UTC), every group of the state
+    over its own run (``runs``, else from ``start``; UTC), every group of the state
     (``peers``) counted in its cluster's limit."""
     from ngupgrade.app.preflight import PreflightRequest, run_preflight
 
@@ -396,7 +398,7 @@ def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prep
 
     def asked(cloud: str | None) -> PreflightRequest:
         return PreflightRequest(cloud_id=cloud, sequential=True, strict=request.strict,
-                                start=start, starts=dict(starts),
+                                start=start, runs=dict(runs),
                                 minutes_per_cycle=request.options.minutes_per_cycle)
 
     cloud_id = request.cloud_id

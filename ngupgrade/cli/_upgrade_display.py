@@ -134,11 +134,14 @@ class PlainDisplay(Display):
                 self.out(plan_text(list(event.plans)))
             case ev.PreflightDone():
                 from ngupgrade.cli.render.quota import preflight_table
+                from ngupgrade.core.quota.limits import is_run_warning
 
                 self.out("\n== quota preflight (each group with its stage's policy; the "
                          "schedule counts a stage's groups together)" if self.parallel else
                          "\n== quota preflight (groups upgraded one after another)")
-                self.out(preflight_table(event.report).rstrip("\n"))
+                # the run's own warnings follow as "!" lines (Warned events)
+                self.out(preflight_table(event.report, shown_apart=is_run_warning
+                                         ).rstrip("\n"))
             case ev.DrainGateDone():
                 from ngupgrade.cli.render.drain import drain_text
 

@@ -31,10 +31,11 @@ a group is the one the verdict counts (worst case, or at the current size with
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ngupgrade.core.drain.blockers import why_blocked
+from ngupgrade.core.plan_warnings import PlanWarning
 from ngupgrade.core.policy import policy_text
 from ngupgrade.core.quota.preflight import (
     Preflight,
@@ -164,8 +165,10 @@ def suggestion_text(s: Suggestion) -> str:
     return f"{s.address}: {what}{down} ({tail})"
 
 
-def preflight_table(result: Preflight) -> str:
-    """The report for people: verdict line, per-cloud quota table, groups, suggestions."""
+def preflight_table(result: Preflight, *, shown_apart: Callable[[PlanWarning], bool] | None = None
+                    ) -> str:
+    """The report for people: verdict line, per-cloud quota table, groups, suggestions,
+    warnings (but those ``shown_apart`` says the caller prints on their own lines)."""
     lines: list[str] = []
     mode = ("at the current size" if result.at_current_size else "worst case") + ", " + (
         "groups one after another (--sequential)" if result.sequential
@@ -224,10 +227,11 @@ def preflight_table(result: Preflight) -> str:
         lines.append("drain blockers (PodDisruptionBudgets that allow 0 disruptions now; the "
                      "upgrade stalls on their pods' nodes)")
         lines.extend(f"  {p.ref}: {why_blocked(p)}" for p in result.drain_blockers)
-    if result.warnings:
+    warnings = [w for w in result.warnings if shown_apart is None or not shown_apart(w)]
+    if warnings:
         lines.append("")
         lines.append("warnings")
-        lines.extend(f"  [{w.code}] {w.message}" for w in result.warnings)
+        lines.extend(f"  [{w.code}] {w.message}" for w in warnings)
     return "\n".join(lines) + "\n"
 
 

@@ -29,7 +29,7 @@ What :func:`ngupgrade.core.quota.preflight.evaluate` leaves out, checked here on
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import partial
 
@@ -51,7 +51,14 @@ PLACEMENT_FULL = "spread-placement-group-full"
 AUTO_UPGRADE_WINDOW = "auto-upgrade-window"
 RUN_WARNINGS = (PLACEMENT_FULL, AUTO_UPGRADE_WINDOW)
 """The codes of the warnings about the run itself (each names its group): ``ngupgrade upgrade``
-shows them before its changes like its other warnings, besides the preflight report."""
+shows them before its changes like its other warnings, instead of in the preflight report."""
+
+
+def is_run_warning(warning: PlanWarning) -> bool:
+    """A warning about the run itself (:data:`RUN_WARNINGS`, naming its group): ``upgrade``
+    sends it as its own ``warning`` event, so its text report leaves it out of the preflight
+    table (one line each, not two)."""
+    return warning.code in RUN_WARNINGS and warning.group is not None
 
 WEEK_MINUTES = 7 * 24 * 60
 
@@ -195,21 +202,31 @@ def window_opening(window: MaintenanceWindow, start: datetime, minutes: float
     return start + timedelta(minutes=min(hits) - begin)
 
 
+@dataclass(frozen=True)
+class RunSlot:
+    """When one group's upgrade runs: from ``start`` (UTC) for up to ``minutes``, its plan's
+    upper estimate (a group that runs after others starts after them)."""
+
+    start: datetime
+    minutes: float
+
+
 def maintenance_warnings(demands: Sequence[GroupDemand], start: datetime,
                          minutes_per_cycle: float = simulate.DEFAULT_MINUTES_PER_CYCLE,
                          at_current_size: bool = False,
-                         starts: Mapping[str, datetime] | None = None) -> list[PlanWarning]:
+                         runs: Mapping[str, RunSlot] | None = None) -> list[PlanWarning]:
     """``auto_upgrade`` on, and a window (or none: any time) that may open while the upgrade
-    of the group runs from its start (UTC) for its upper estimate. ``starts``: group address
-    -> when that group's own upgrade starts (a group that runs after others starts after
-    them); a group not in it starts at ``start``."""
+    of the group runs. ``runs``: group address -> its :class:`RunSlot` (``upgrade`` knows
+    each group's plan and order); a group not in it runs from ``start`` for
+    :func:`run_minutes` (the preflight's worst case: an autoscaled group at its max)."""
     out = []
     for gd in demands:
         policy = gd.group.maintenance
         if policy is None or not policy.auto_upgrade:
             continue
-        start = (starts or {}).get(gd.address, start)
-        minutes = run_minutes(gd, minutes_per_cycle, at_current_size)
+        slot = (runs or {}).get(gd.address)
+        start = slot.start if slot else start
+        minutes = slot.minutes if slot else run_minutes(gd, minutes_per_cycle, at_current_size)
         run = (f"this upgrade (from {start:%Y-%m-%d %H:%M} UTC, up to {minutes:g} min at "
                f"{minutes_per_cycle:g} min a cycle)")
         fix = ("set maintenance_policy.auto_upgrade = false for the run, or start it outside "
@@ -239,9 +256,9 @@ def maintenance_warnings(demands: Sequence[GroupDemand], start: datetime,
 def extend(result: Preflight, limits: Mapping[str, Mapping[str, QuotaLimit]], *,
            peers: Sequence[NodeGroup] = (), start: datetime | None = None,
            minutes_per_cycle: float = simulate.DEFAULT_MINUTES_PER_CYCLE,
-           starts: Mapping[str, datetime] | None = None) -> Preflight:
+           runs: Mapping[str, RunSlot] | None = None) -> Preflight:
     """``result`` with the rows and warnings above added (``start`` None: no window check;
-    ``starts``: each group's own start, as :func:`maintenance_warnings` takes them).
+    ``runs``: each group's own run, as :func:`maintenance_warnings` takes them).
 
     A cloud with one of these rows short gets its suggestions again, judged on every short
     row (:func:`ngupgrade.core.quota.suggest.suggest` asks :func:`limit_rows` for each policy
@@ -268,6 +285,6 @@ def extend(result: Preflight, limits: Mapping[str, Mapping[str, QuotaLimit]], *,
     warnings = [*result.warnings, *placement_warnings(result.groups, result.at_current_size)]
     if start is not None:
         warnings += maintenance_warnings(result.groups, start, minutes_per_cycle,
-                                         result.at_current_size, starts)
+                                         result.at_current_size, runs)
     return replace(result, clouds=tuple(clouds), suggestions=tuple(suggestions),
                    warnings=tuple(warnings))
