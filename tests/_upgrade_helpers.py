@@ -16,7 +16,8 @@ import yaml
 from ngupgrade.app.drain_check import ClusterSource
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.timing import Timing
-from ngupgrade.app.upgrade import UpgradeRequest, run_upgrade
+from ngupgrade.app.upgrade import run_upgrade
+from ngupgrade.app.upgrade_request import UpgradeRequest
 from ngupgrade.core.errors import NgUpgradeError
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.testing import FakeCloud, Scenario

@@ -21,7 +21,7 @@ from typing import Any
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.scheduled import ScheduleInputs, run_scheduled
 from ngupgrade.app.settings import Settings
-from ngupgrade.app.upgrade import UpgradeRequest
+from ngupgrade.app.upgrade_request import UpgradeRequest
 from ngupgrade.cli._upgrade_display import PlainDisplay, ndjson
 from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.errors import NgUpgradeError

@@ -26,7 +26,7 @@ from typing import Any
 from ngupgrade.app.advise import AdviseRequest, advise
 from ngupgrade.app.scheduled import ScheduleInputs, run_scheduled
 from ngupgrade.app.settings import Settings
-from ngupgrade.app.upgrade import UpgradeRequest
+from ngupgrade.app.upgrade_request import UpgradeRequest
 from ngupgrade.cli._upgrade_display import PlainDisplay
 from ngupgrade.cli.render.advise import advise_json
 from ngupgrade.core.advise.judge import MinAvailable

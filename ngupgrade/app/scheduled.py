@@ -15,7 +15,7 @@ Order of work, so that nothing changes before every check has passed:
 4. every group is read, checked and planned with its policy
    (:meth:`~ngupgrade.upgrade.runbook.Runbook.prepare`; the plan names the policy
    ``advised``); the plans and the stages are shown, then the pre-change gate of a
-   sequential ``upgrade`` runs on them, one path (:func:`ngupgrade.app.upgrade.gate`): the
+   sequential ``upgrade`` runs on them, one path (:func:`ngupgrade.app.gate.gate`): the
    quota preflight of each group with the policy its stage gives it (the cloud-wide quotas
    and the limits, the state's other groups counted in their clusters' node limits; a
    group's surge judged alone, as one after another: the stage's groups sharing the
@@ -48,17 +48,12 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ngupgrade.adapters.files import journal as jr
+from ngupgrade.app.gate import gate
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.stage_run import PlannedStage, Slot, StageRun, closing, run_stage
 from ngupgrade.app.timing import Timing
-from ngupgrade.app.upgrade import (
-    UpgradeReport,
-    UpgradeRequest,
-    check_request,
-    gate,
-    show_calls,
-    show_plans,
-)
+from ngupgrade.app.upgrade import show_calls, show_plans
+from ngupgrade.app.upgrade_request import UpgradeReport, UpgradeRequest, check_request
 from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.errors import CheckFailed, NgUpgradeError, UsageError

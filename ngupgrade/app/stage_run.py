@@ -22,7 +22,7 @@ from typing import Any
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.timing import Timing
-from ngupgrade.app.upgrade import UpgradeInterrupted, UpgradeRequest
+from ngupgrade.app.upgrade_request import UpgradeInterrupted, UpgradeRequest
 from ngupgrade.core.advise.schedule import by_cluster
 from ngupgrade.core.errors import NgUpgradeError
 from ngupgrade.core.model import DeployPolicy, NodeGroup

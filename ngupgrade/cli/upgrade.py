@@ -164,7 +164,8 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
     or Kubernetes API error; 5 the operation failed; 6 timed out or stalled (still running:
     --resume); 130 interrupted (--resume).
     """
-    from ngupgrade.app.upgrade import UpgradeRequest, run_upgrade
+    from ngupgrade.app.upgrade import run_upgrade
+    from ngupgrade.app.upgrade_request import UpgradeRequest
     from ngupgrade.upgrade.values import UpgradeOptions
 
     ctx = click.get_current_context()

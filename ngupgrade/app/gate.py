@@ -1,0 +1,155 @@
+"""The pre-change gate of an upgrade, before any Update (sequential and advised runs alike):
+the quota preflight of the groups still to upgrade under the policy each will run with
+(:func:`ngupgrade.app.preflight.run_preflight`, the one path of ``ngupgrade preflight``: the
+cloud-wide quotas and :mod:`ngupgrade.core.quota.limits`, the state's other groups counted in
+their clusters' node limits, the auto-upgrade window over each group's own run), then, with
+cluster objects, the drain check under the same policies; a short quota or a blocking drain
+finding not ``--accept``-ed is exit 1 naming what failed, nothing sent (issues 11, 13, 14).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from ngupgrade.app.settings import Settings
+from ngupgrade.app.upgrade_request import UpgradeReport, UpgradeRequest
+from ngupgrade.core.errors import CheckFailed, UsageError
+from ngupgrade.core.model import DeployPolicy, NodeGroup
+from ngupgrade.core.quota import limits
+from ngupgrade.core.quota.demand import GroupDemand, group_demand
+from ngupgrade.core.quota.preflight import failure_hints, failure_summary
+from ngupgrade.upgrade.context import Prepared
+from ngupgrade.upgrade.events import DrainGateDone, Emit, Note, PreflightDone
+from ngupgrade.upgrade.values import UpgradeApi
+
+
+def sequential_runs(prepared: Sequence[Prepared], start: datetime
+                    ) -> dict[str, limits.RunSlot]:
+    """Group address -> when its upgrade runs when the groups run one after another in this
+    order from ``start``: after the plan's upper estimate (``duration.max_minutes``) of every
+    group before it that still needs its version update, for its own. For the auto-upgrade
+    window check (:func:`ngupgrade.core.quota.limits.maintenance_warnings`), which so takes
+    the length the plan shows (an autoscaled group at its live size), not the worst case."""
+    out: dict[str, limits.RunSlot] = {}
+    minutes = 0.0
+    for prep in prepared:
+        own = prep.plan.duration.max_minutes if prep.needs_surge else 0.0
+        out[prep.address] = limits.RunSlot(start + timedelta(minutes=minutes), own)
+        minutes += own
+    return out
+
+
+def gate(settings: Settings, request: UpgradeRequest, api: UpgradeApi, report: UpgradeReport,
+         peers: Sequence[NodeGroup], event: Emit, *, start: datetime,
+         runs: Mapping[str, limits.RunSlot]) -> None:
+    """The pre-change gate of the prepared groups that still need their version update
+    (``report.prepared``), before any Update: the quota preflight
+    (:func:`_preflight`: the cloud-wide quotas and the limits, ``peers`` counted in their
+    clusters' node limits, the auto-upgrade window over each group's own run in ``runs``,
+    else from ``start``) and, with cluster objects, the drain gate (``request.accept``), each
+    with the policy every group will run with (its plan's); their events (``preflight``,
+    ``drain_check``) go to ``event``, the verdicts into ``report``. The quota demands count as
+    groups upgraded one after another (the largest per quota).
+
+    Raises:
+        CheckFailed (1): a short quota or a blocking drain finding not accepted, naming what
+            failed; nothing was sent. UsageError, BadInput, CloudApiError: from the sources.
+    """
+    gated = [p for p in report.prepared if p.needs_surge]
+    if not gated:
+        event(Note(message="preflight skipped: no group still needs its version update"))
+        return
+    report.preflight = _preflight(settings, request, gated, api, peers, start, runs)
+    event(PreflightDone(ok=report.preflight.ok, report=report.preflight))
+    from ngupgrade.upgrade.watch import tight_quota_text
+
+    for prep in gated:
+        prep.tight_quota = tight_quota_text(report.preflight)
+    if request.cluster.given:
+        report.drain = _drain_gate(request, gated)
+        event(DrainGateDone(ok=report.drain.ok, result=report.drain))
+    _gate_verdict(report, quotas_offline=request.quotas_file is not None)
+
+
+def _drain_gate(request: UpgradeRequest, gated: Sequence[Prepared]) -> Any:
+    """The drain check of the groups still to upgrade, with the policy they will run with
+    (the plan's: the override or the advised one, else the live one), on the cluster objects
+    given; its report names that policy's source as the plan does."""
+    from ngupgrade.app.drain_check import DrainCheckRequest, drain_check_groups
+
+    groups = [replace(p.group, policy=p.plan.policy.policy) for p in gated]
+    result = drain_check_groups(groups, DrainCheckRequest(
+        selectors=request.selectors, cluster=request.cluster,
+        minutes_per_cycle=request.options.minutes_per_cycle, accept=request.accept,
+        strict=request.strict))
+    # the same values, named where the run's plan took them from (a command-line override,
+    # the advised schedule, the live group), not as the state's
+    chosen = {p.address: p.plan.policy for p in gated}
+    return replace(result, plans={
+        address: replace(plan, policy=chosen[address]) if address in chosen else plan
+        for address, plan in result.plans.items()})
+
+
+def _gate_verdict(report: UpgradeReport, *, quotas_offline: bool) -> None:
+    """Both gates judged before any change: exit 1 naming what failed, nothing sent."""
+    parts, hints = [], []
+    if report.preflight is not None and not report.preflight.ok:
+        parts.append(failure_summary(report.preflight))
+        hints += failure_hints(report.preflight, offline=quotas_offline,
+                               policy_flags=" (--max-expansion / --max-unavailable)")
+    if report.drain is not None and not report.drain.ok:
+        parts.append(report.drain.failure_summary())
+        hints.append("fix what blocks the drain (a PDB, room for the evicted pods, a bare pod) "
+                     "or choose a slower deploy policy (`ngupgrade advise`); after reading a "
+                     "finding, --accept CODE proceeds past it")
+    if parts:
+        raise CheckFailed("; ".join(parts) + "; nothing was changed", hint="; ".join(hints))
+
+
+def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prepared],
+               api: Any, peers: Sequence[NodeGroup], start: datetime,
+               runs: Mapping[str, limits.RunSlot]) -> Any:
+    """The quota gate for the groups still to upgrade, with the policy they will run with:
+    :func:`ngupgrade.app.preflight.run_preflight`, the one path of ``ngupgrade preflight``
+    (the cloud-wide quotas and :mod:`ngupgrade.core.quota.limits`), each group's upgrade
+    over its own run (``runs``, else from ``start``; UTC), every group of the state
+    (``peers``) counted in its cluster's limit."""
+    from ngupgrade.app.preflight import PreflightRequest, run_preflight
+
+    groups = [replace(p.group, policy=p.plan.policy.policy) for p in gated]
+    chosen = {p.address: p.plan.policy for p in gated}
+
+    def build(group: NodeGroup, cloud_id: str, current: int | None, per_node: Any,
+              live_policy: DeployPolicy | None) -> GroupDemand:
+        # the policy the group will run with, named where its plan took it from (the state,
+        # the live group, the default, a command-line override, the advised schedule)
+        policy = chosen[str(group.address)]
+        gd = group_demand(group, cloud_id, current, per_node, live_policy,
+                          override=policy.policy)
+        return replace(gd, extra=replace(gd.extra, policy_source=policy.source,
+                                         policy_assumed=policy.assumed))
+
+    def asked(cloud: str | None) -> PreflightRequest:
+        return PreflightRequest(cloud_id=cloud, sequential=True, strict=request.strict,
+                                start=start, runs=dict(runs),
+                                minutes_per_cycle=request.options.minutes_per_cycle)
+
+    cloud_id = request.cloud_id
+    if request.quotas_file is not None:
+        from ngupgrade.adapters.files.quota_file import read_quota_file
+
+        source = read_quota_file(request.quotas_file)
+        if cloud_id is None:
+            cloud_id = source.single_cloud_id()
+            if cloud_id is None:
+                held = ", ".join(source.cloud_ids) or "no named cloud"
+                raise UsageError(f"which cloud? the quota file {request.quotas_file} holds "
+                                 f"{held}", hint="pass --cloud-id ID")
+        return run_preflight(groups, source, asked(cloud_id), nodes=api, peers=peers,
+                             build_demand=build)
+    return run_preflight(groups, api, asked(cloud_id),
+                         directory=api if cloud_id is None else None, nodes=api, peers=peers,
+                         build_demand=build)
