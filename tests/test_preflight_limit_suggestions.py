@@ -111,3 +111,28 @@ def test_no_policy_fits_a_zonal_quota_says_so(run_cli, tmp_path: Path) -> None:
         (BATCH, 0, 1, ["compute.instanceCores.count.ru-central1-a"], False, False)]
     # at its current size (1 node, 2 cores a surge node) 2/1 needs 2 cores: it fits
     assert run_cli(*argv, "--at-current-size").exit_code == 0
+
+
+def test_nodes_above_their_limit_leave_no_policy(run_cli, tmp_path: Path) -> None:
+    """workers holds 3 nodes against 2 per group: at 0/1 too the upgrade creates nodes again
+    where the group already holds more than its limit, so no deploy policy fits; preflight
+    and advise both say so."""
+    # Before: 0/1 was suggested as the fix, and preflight at 0/1 passed (nothing demanded).
+    quotas = _quotas(tmp_path, **{
+        "managed-kubernetes.groupNodes.count": {"limit": 2, "usage": 0}})
+    argv = ["preflight", "--state", STATE, "--quotas", quotas, "-g", "workers"]
+    name = f"managed-kubernetes.groupNodes.count (group {WORKERS})"
+    result = run_cli(*argv, "-o", "json")
+    assert result.exit_code == 1
+    assert _suggestions(result.json()) == [(WORKERS, 0, 1, [name], False, False)]
+    no_surge = run_cli(*argv, "--max-expansion", "0", "--max-unavailable", "1")
+    assert no_surge.exit_code == 1
+    assert (f"{CLOUD}: {name} needs 0 nodes, headroom -1 nodes") in no_surge.stderr
+    assert (f"no deploy policy fits: {name} holds 3 nodes, above its limit of 2 nodes, and "
+            "every policy creates nodes again (raise that limit, or make the group smaller "
+            "first)") in no_surge.stderr
+    advice = run_cli("advise", "--state", STATE, "--quotas", quotas, "-g", "workers",
+                     "-o", "json")
+    assert advice.exit_code == 1
+    workers, = advice.json()["groups"]
+    assert (workers["recommended"], workers["quota"]["max_expansion"]) == (None, None)

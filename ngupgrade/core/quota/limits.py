@@ -71,11 +71,19 @@ def peak(gd: GroupDemand, at_current_size: bool = False) -> NodeCount:
     return ex.counted_at_current_size if at_current_size else ex.counted
 
 
-def _scoped(quota_id: str, scope: str, nodes: int, surge: int, limit: QuotaLimit
-            ) -> QuotaVerdict | None:
+def _scoped(quota_id: str, scope: str, nodes: int, surge: int, limit: QuotaLimit,
+            recreates: bool) -> QuotaVerdict | None:
+    """A node-count row: ``nodes`` as its usage, ``surge`` as its demand. When the change
+    ``recreates`` nodes (an upgrade, a Terraform roll: a deploy policy applies), nodes
+    already above the limit are short whatever the surge: every deploy policy deletes nodes
+    and creates them again (0/U too: back to ``nodes``), and a node created where the group
+    (or cluster) holds more than the limit is over it, so no policy fits. Reasoned from the
+    limit's meaning (reference section 2.2), not seen on a live cloud."""
     if limit.limit is None:
         return None
     row = verdict(quota_id, surge, QuotaLimit(quota_id, limit.limit, float(nodes)))
+    if recreates and row.status == "ok" and row.headroom is not None and row.headroom < 0:
+        row = replace(row, status="short")
     return replace(row, scope=scope)
 
 
@@ -95,7 +103,8 @@ def node_count_verdicts(demands: Sequence[GroupDemand], peers: Sequence[NodeGrou
         for gd in demands:
             count = peak(gd, at_current_size)
             row = _scoped(GROUP_NODES, f"group {gd.address}", count.before,
-                          max(0, count.one_group - count.before), group_limit)
+                          max(0, count.one_group - count.before), group_limit,
+                          gd.reducible)
             if row is not None:
                 rows.append(row)
     cluster_limit = limits.get(CLUSTER_NODES)
@@ -108,7 +117,8 @@ def node_count_verdicts(demands: Sequence[GroupDemand], peers: Sequence[NodeGrou
             counts = [peak(gd, at_current_size) for gd in mine]
             nodes = others + sum(c.before for c in counts)
             surge = combine(({"n": c.added} for c in counts), sequential).get("n", 0)
-            row = _scoped(CLUSTER_NODES, f"cluster {cluster_id}", nodes, surge, cluster_limit)
+            row = _scoped(CLUSTER_NODES, f"cluster {cluster_id}", nodes, surge, cluster_limit,
+                          any(gd.reducible for gd in mine))
             if row is not None:
                 rows.append(row)
     return rows

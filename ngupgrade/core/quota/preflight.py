@@ -134,7 +134,14 @@ def failure_hints(result: Preflight, *, offline: bool, where: str = "Quota Manag
         way = (f"apply the suggested deploy policies{policy_flags}{down}, or ask for a quota "
                "increase" if fixing else "ask for a quota increase")
         why = ""
-        if not fixing:
+        over = [q for _, q in result.short if q.scope is not None
+                and q.headroom is not None and q.headroom < 0]
+        if not fixing and over:
+            held = "; ".join(f"{q.name} holds {human_quota(q.quota_id, q.usage)}, above its "
+                             f"limit of {human_quota(q.quota_id, q.limit)}" for q in over)
+            why = (f"; no deploy policy fits: {held}, and every policy creates nodes again "
+                   "(raise that limit, or make the group smaller first)")
+        elif not fixing:
             growth = not result.at_current_size and any(
                 gd.extra.current_source != "fixed" for gd in result.groups)
             why = ("; no deploy policy fits: more than the surge is short (nodes an autoscaled "
