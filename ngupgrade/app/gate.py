@@ -42,9 +42,16 @@ def sequential_runs(prepared: Sequence[Prepared], start: datetime
     return out
 
 
+SEQUENTIAL_FLAGS = " (--max-expansion / --max-unavailable)"
+"""How a sequential run applies a suggested policy, as the gate's hint names it."""
+ADVISED_FLAGS = (" (the advised schedule takes no policy flags: --schedule sequential with "
+                 "--max-expansion / --max-unavailable)")
+"""The same in ``--schedule advised``, which refuses those flags (its stages set the policy)."""
+
+
 def gate(settings: Settings, request: UpgradeRequest, api: UpgradeApi, report: UpgradeReport,
          peers: Sequence[NodeGroup], event: Emit, *, start: datetime,
-         runs: Mapping[str, limits.RunSlot]) -> None:
+         runs: Mapping[str, limits.RunSlot], policy_flags: str = SEQUENTIAL_FLAGS) -> None:
     """The pre-change gate of the prepared groups that still need their version update
     (``report.prepared``), before any Update: the quota preflight
     (:func:`_preflight`: the cloud-wide quotas and the limits, ``peers`` counted in their
@@ -71,7 +78,8 @@ def gate(settings: Settings, request: UpgradeRequest, api: UpgradeApi, report: U
     if request.cluster.given:
         report.drain = _drain_gate(request, gated)
         event(DrainGateDone(ok=report.drain.ok, result=report.drain))
-    _gate_verdict(report, quotas_offline=request.quotas_file is not None)
+    _gate_verdict(report, quotas_offline=request.quotas_file is not None,
+                  policy_flags=policy_flags)
 
 
 def _drain_gate(request: UpgradeRequest, gated: Sequence[Prepared]) -> Any:
@@ -93,13 +101,13 @@ def _drain_gate(request: UpgradeRequest, gated: Sequence[Prepared]) -> Any:
         for address, plan in result.plans.items()})
 
 
-def _gate_verdict(report: UpgradeReport, *, quotas_offline: bool) -> None:
+def _gate_verdict(report: UpgradeReport, *, quotas_offline: bool, policy_flags: str) -> None:
     """Both gates judged before any change: exit 1 naming what failed, nothing sent."""
     parts, hints = [], []
     if report.preflight is not None and not report.preflight.ok:
         parts.append(failure_summary(report.preflight))
         hints += failure_hints(report.preflight, offline=quotas_offline,
-                               policy_flags=" (--max-expansion / --max-unavailable)")
+                               policy_flags=policy_flags)
     if report.drain is not None and not report.drain.ok:
         parts.append(report.drain.failure_summary())
         hints.append("fix what blocks the drain (a PDB, room for the evicted pods, a bare pod) "

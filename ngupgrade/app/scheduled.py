@@ -48,7 +48,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ngupgrade.adapters.files import journal as jr
-from ngupgrade.app.gate import gate
+from ngupgrade.app.gate import ADVISED_FLAGS, gate
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.stage_run import PlannedStage, Slot, StageRun, closing, run_stage
 from ngupgrade.app.timing import Timing
@@ -236,7 +236,7 @@ def _show_and_gate(run: StageRun, stages: list[PlannedStage], api: UpgradeApi,
                             else "resumed: these groups were running when the run stopped"))
     start = datetime.fromtimestamp(run.timing.wall(), timezone.utc)
     gate(run.settings, run.request, api, report, peers, run.emit, start=start,
-         runs=stage_runs(stages, start))
+         runs=stage_runs(stages, start), policy_flags=ADVISED_FLAGS)
     if report.preflight is not None:
         run.emit(Note(message="the groups of a stage share their cloud's headroom as the "
                               "advisor counted it (`ngupgrade advise` shows the reasons); the "
