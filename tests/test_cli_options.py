@@ -141,3 +141,18 @@ def test_flags_from_the_environment_are_ambient(run_cli, monkeypatch: pytest.Mon
     monkeypatch.setenv("TF_WORKSPACE", "prod")
     result = run_cli("groups", "--state", str(EXAMPLE_STATE))
     assert (result.exit_code, result.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("argv", [
+    ["groups", "--endpoint", "127.0.0.1:9"],
+    ["set-policy", "-g", "workers", "--max-expansion", "1", "--endpoint", "127.0.0.1:9"],
+])
+def test_a_ca_file_that_is_not_pem_is_bad_input_at_load(run_cli, argv: list[str]) -> None:
+    # Before: the state file as --ca-file was taken; the first call failed with exit 4,
+    # "Failed to create security handshaker", naming neither the flag nor the file.
+    result = run_cli(*argv, "--state", str(EXAMPLE_STATE), "--ca-file", str(EXAMPLE_STATE))
+    assert result.exit_code == 3, result.stderr
+    assert result.stderr.splitlines()[:2] == [
+        f"error: {EXAMPLE_STATE}: not a PEM CA bundle: no -----BEGIN CERTIFICATE----- line",
+        "hint: --ca-file takes the certificate authority's certificate(s) in PEM; a DER one "
+        "converts with `openssl x509 -inform DER -in ca.der -out ca.pem`"]

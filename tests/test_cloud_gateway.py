@@ -219,9 +219,10 @@ def test_insecure_only_on_loopback(tmp_path):
     with pytest.raises(UsageError):
         resolve_transport(None, True, None)
     ca = tmp_path / "ca.pem"
-    ca.write_bytes(b"CERT")
+    pem = b"-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n"
+    ca.write_bytes(pem)
     t = resolve_transport("api.example.com:443", False, str(ca))
-    assert (t.insecure, t.root_certificates) == (False, b"CERT")
+    assert (t.insecure, t.root_certificates) == (False, pem)
 
 
 def test_iam_token_goes_as_metadata_on_the_plain_loopback_channel(fake):

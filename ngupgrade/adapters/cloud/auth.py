@@ -197,13 +197,23 @@ def check_endpoint(endpoint: str) -> None:
                               "cloud; no scheme, no path")
 
 
+PEM_CERTIFICATE = "-----BEGIN CERTIFICATE-----"
+"""The line that opens each certificate of a PEM bundle (RFC 7468 section 2)."""
+_PEM_LINE = re.compile(rb"^[ \t]*-----BEGIN CERTIFICATE-----[ \t]*\r?$", re.MULTILINE)
+"""That line on a line of its own: inside a JSON string (a Terraform state's
+``cluster_ca_certificate``) it is no certificate gRPC can read."""
+
+
 def resolve_transport(endpoint: str | None, insecure: bool, ca_file: str | None) -> Transport:
     """Check the endpoint flags together.
 
     Raises:
         UsageError: an endpoint that is not ``HOST:PORT``; ``--insecure`` without an endpoint or
             with a non-loopback one.
-        BadInput: ``--ca-file`` cannot be read.
+        BadInput: ``--ca-file`` cannot be read, or holds no PEM certificate (no line
+            ``-----BEGIN CERTIFICATE-----``: a DER file, a key, a state file), which
+            gRPC would take and fail on only at the first call ("Failed to create security
+            handshaker", exit 4).
     """
     if endpoint:
         check_endpoint(endpoint)
@@ -219,4 +229,10 @@ def resolve_transport(endpoint: str | None, insecure: bool, ca_file: str | None)
                 roots = fh.read()
         except OSError as err:
             raise BadInput(f"cannot read CA bundle: {err.strerror}", source=ca_file) from err
+        if not _PEM_LINE.search(roots):
+            raise BadInput(f"not a PEM CA bundle: no {PEM_CERTIFICATE} line",
+                           source=ca_file,
+                           hint="--ca-file takes the certificate authority's certificate(s) in "
+                                "PEM; a DER one converts with `openssl x509 -inform DER -in "
+                                "ca.der -out ca.pem`")
     return Transport(endpoint, bool(insecure), roots)
