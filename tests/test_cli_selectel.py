@@ -174,6 +174,46 @@ def test_preflight_refuses_what_it_cannot_check(run_cli, tmp_path: Path) -> None
     assert "Traceback" not in res.stderr
 
 
+YANDEX_QUOTAS = str(EXAMPLES / "quotas.yaml")
+
+
+@pytest.mark.parametrize("command", ["preflight", "advise"])
+def test_a_yandex_quota_file_beside_a_selectel_state_is_named_so(run_cli, command) -> None:
+    # Before: "$.b1gexamplecloud000001: unknown key 'b1gexamplecloud000001' (known:
+    # project_id, quotas)", as if the Selectel file had a typo.
+    res = run_cli(command, "--state", STATE, "-g", WORKERS, "--quotas", YANDEX_QUOTAS)
+    assert res.exit_code == 3
+    assert res.stderr.splitlines() == [
+        f"error: {YANDEX_QUOTAS}: $: this is a Yandex quota file; the state's groups are "
+        "Selectel",
+        "hint: pass --quotas with the Selectel project's quotas: {project_id, quotas: "
+        "{RESOURCE: [{zone, value, used}]}} (docs/selectel.md); a Yandex quota file goes with "
+        "a Yandex state"]
+
+
+@pytest.mark.parametrize("command", ["preflight", "advise"])
+def test_a_selectel_quota_file_beside_a_yandex_state_is_named_so(run_cli, command) -> None:
+    # Before: "$.project_id: expected an object of quota id -> {limit, usage}, found a string".
+    res = run_cli(command, "--state", str(EXAMPLE_STATE), "-g", "workers", "--quotas", QUOTAS)
+    assert res.exit_code == 3
+    assert res.stderr.splitlines() == [
+        f"error: {QUOTAS}: $: this is a Selectel quota file; the state's groups are Yandex",
+        "hint: pass --quotas with the Yandex cloud's quotas: {CLOUD_ID: {QUOTA_ID: {limit, "
+        "usage}}} or the Quota Manager's ListQuotaLimitsResponse (docs/quota-preflight.md); a "
+        "Selectel quota file goes with a Selectel state"]
+
+
+def test_advise_reads_the_selectel_project_quotas(run_cli) -> None:
+    # Before: advise read every quota file as Yandex's, so no Selectel file was ever taken.
+    # workers: 5 nodes, 4 vCPUs, 8192 MB each; headroom 20 vCPUs, 32768 MB: 4 surge nodes fit
+    # (32768 MB), 5 do not (40960 MB).
+    res = run_cli("advise", "--state", STATE, "-g", WORKERS, "--quotas", QUOTAS)
+    assert res.exit_code == 0, res.stderr
+    assert f"quota: cloud {PROJECT}: max_expansion up to 4 fits" in res.stdout
+    assert ("quota-short: cloud 9d7c2a1e5b0f4c3d8e6a7b1c2d3e4f50: compute_ram.ru-7a needs "
+            "40960 MB, headroom 32768 MB (short by 8192 MB)") in res.stdout
+
+
 @pytest.fixture
 def fake(monkeypatch, run_cli):
     """A running fake Yandex cloud: the refusals below must send it nothing."""

@@ -106,9 +106,14 @@ def advise(settings: Settings, request: AdviseRequest, *,
     result: Preflight | None = None
     calibrations: dict[str, Calibration] = {}
     if request.quotas_file is not None:
-        from ngupgrade.adapters.files.quota_file import read_quota_file
+        if groups and all(g.platform == "selectel" for g in groups):
+            from ngupgrade.adapters.files.project_quota_file import read_project_quota_file
 
-        source = read_quota_file(request.quotas_file)
+            source = read_project_quota_file(request.quotas_file)
+        else:
+            from ngupgrade.adapters.files.quota_file import read_quota_file
+
+            source = read_quota_file(request.quotas_file)
         cloud_id = request.cloud_id or source.single_cloud_id()
         if cloud_id is None:
             held = ", ".join(source.cloud_ids) or "no named cloud"

@@ -32,6 +32,7 @@ from ngupgrade.adapters.files.quota_file import (
     decode_quota_text,
     kind_of,
     read_quota_text,
+    refuse_other_form,
 )
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import QuotaLimit
@@ -45,9 +46,12 @@ def read_project_quota_file(path: str) -> QuotaFile:
     """Read and validate a Selectel project quota file.
 
     Raises:
-        BadInput: unreadable, neither JSON nor YAML, or a wrong shape (file and JSON path).
+        BadInput: unreadable, neither JSON nor YAML, a wrong shape (file and JSON path), or
+            a Yandex cloud's quota file (said so plainly: ``quota_file.refuse_other_form``).
     """
-    return parse_project_quotas(decode_quota_text(read_quota_text(path), path), path)
+    data = decode_quota_text(read_quota_text(path), path)
+    refuse_other_form(data, path, "selectel")
+    return parse_project_quotas(data, path)
 
 
 def parse_project_quotas(data: Any, source: str) -> QuotaFile:

@@ -29,7 +29,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import yaml
 
@@ -97,12 +97,63 @@ class QuotaFile:
 
 
 def read_quota_file(path: str) -> QuotaFile:
-    """Read and parse ``path`` (JSON, or YAML when it is not JSON).
+    """Read and parse ``path`` (JSON, or YAML when it is not JSON): a Yandex cloud's quotas,
+    for a state's Yandex groups.
 
     Raises:
-        BadInput: the file cannot be read, is neither JSON nor YAML, or has a wrong shape.
+        BadInput: the file cannot be read, is neither JSON nor YAML, has a wrong shape, or is
+            a Selectel project's quota file (:func:`quota_file_form`), said so plainly.
     """
     return parse_quota_text(read_quota_text(path), path)
+
+
+QuotaFileForm = Literal["yandex", "selectel"]
+
+FORMS: dict[QuotaFileForm, tuple[str, str, str, str]] = {
+    "yandex": ("Yandex", "cloud's", "{CLOUD_ID: {QUOTA_ID: {limit, usage}}} or the Quota Manager's "
+                         "ListQuotaLimitsResponse", "docs/quota-preflight.md"),
+    "selectel": ("Selectel", "project's", "{project_id, quotas: {RESOURCE: [{zone, value, used}]}}",
+                 "docs/selectel.md"),
+}
+"""Each form: the platform's name, whose quotas it holds, the shape, and the page that
+describes it."""
+
+
+def quota_file_form(data: Any) -> QuotaFileForm | None:
+    """Which platform's quota file a decoded document is, the one place that tells them
+    apart; None when neither is recognised (then the reader's own checks name the fault).
+
+    ``selectel``: an object with ``project_id`` or ``quotas`` (docs/selectel.md).
+    ``yandex``: a list (responses or bare ``QuotaLimit`` objects), a ``ListQuotaLimitsResponse``
+    object, or the short form: an object of objects whose keys are dotted Yandex quota ids
+    (``compute.instanceCores.count``; Selectel's resources have no dot).
+    """
+    if isinstance(data, dict) and ("project_id" in data or "quotas" in data):
+        return "selectel"
+    if isinstance(data, list) or (isinstance(data, dict) and _looks_like_response(data)):
+        return "yandex"
+    if isinstance(data, dict) and data and all(
+            isinstance(v, dict) and any("." in str(k) for k in v) for v in data.values()):
+        return "yandex"
+    return None
+
+
+def refuse_other_form(data: Any, source: str, expected: QuotaFileForm) -> None:
+    """Refuse a quota file of the other platform, saying which it is and what to pass.
+
+    Raises:
+        BadInput: at ``$``: "this is a Selectel quota file; the state's groups are Yandex"
+            (or the reverse), the hint the shape the groups need and the page describing it.
+    """
+    found = quota_file_form(data)
+    if found is None or found == expected:
+        return
+    name = FORMS[found][0]
+    want, whose, shape, page = FORMS[expected]
+    raise BadInput(f"this is a {name} quota file; the state's groups are {want}",
+                   source=source, path="$",
+                   hint=f"pass --quotas with the {want} {whose} quotas: {shape} ({page}); a {name} "
+                        f"quota file goes with a {name} state")
 
 
 def read_quota_text(path: str) -> str:
@@ -131,7 +182,9 @@ def read_quota_text(path: str) -> str:
 
 def parse_quota_text(text: str, source: str) -> QuotaFile:
     """Parse the text of a quota file; ``source`` names it in errors."""
-    return parse_quota_document(decode_quota_text(text, source), source)
+    data = decode_quota_text(text, source)
+    refuse_other_form(data, source, "yandex")
+    return parse_quota_document(data, source)
 
 
 def decode_quota_text(text: str, source: str) -> Any:
