@@ -17,7 +17,7 @@ from ngupgrade.adapters.cloud.types import LiveNodeGroup
 from ngupgrade.adapters.cloud.waiter import OnPoll, wait_reconciled
 from ngupgrade.app.cloud import GroupTarget
 from ngupgrade.app.timing import Timing
-from ngupgrade.core.errors import CheckFailed
+from ngupgrade.core.errors import CheckFailed, CloudApiError
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.core.platform import YANDEX
 from ngupgrade.core.policy import check_overrides, policy_text, validate
@@ -51,10 +51,19 @@ def plan_change(gw: CloudGateway, target: GroupTarget, max_expansion: int | None
                 max_unavailable: int | None) -> PolicyChange:
     """Read the live group and compute the masked change; a value not given keeps the live one.
 
-    Raises PolicyInvalid (before any Update) and CloudApiError.
+    Raises PolicyInvalid (before any Update) and CloudApiError; a group id the cloud does
+    not know (``NOT_FOUND``) that came from the command line, not from a state, is named as
+    such (the generic hint's "the state may be older than the cloud" assumes a state gave it).
     """
     check_overrides(max_expansion, max_unavailable)
-    live = gw.get_node_group(target.id)
+    try:
+        live = gw.get_node_group(target.id)
+    except CloudApiError as err:
+        if err.code == "NOT_FOUND" and not target.in_state:
+            err.hint = (f"check the id: the cloud has no node group {target.id}, and no "
+                        "Terraform state gave it (`yc managed-kubernetes node-group list` "
+                        "lists a folder's groups)")
+        raise
     current = YANDEX.in_force(live.policy)  # the live API is Yandex's: unset means 3/0
     after = DeployPolicy(
         current.max_expansion if max_expansion is None else max_expansion,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import click
 
 from ngupgrade.app.advise import AdviseRequest
@@ -23,7 +25,14 @@ from ngupgrade.cli._common import (
 )
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli.render.advise import advise_json, advise_text
-from ngupgrade.core.advise.judge import MinAvailable
+from ngupgrade.core.advise.group import GroupAdvice
+from ngupgrade.core.advise.judge import (
+    AUTOSCALER_MIN,
+    BELOW_MIN_AVAILABLE,
+    QUOTA_SHORT,
+    QUOTA_UNKNOWN,
+    MinAvailable,
+)
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.model import MAX_GROUP_NODES
@@ -127,6 +136,31 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
             codes = sorted({x.code for r in g.search.rejected for x in r.reasons})
             parts.append(f"{g.address} ({', '.join(codes) or 'nothing is safe'})")
         raise CheckFailed("no safe deploy policy for " + "; ".join(parts),
-                          hint="raise the quota, lower --min-available, or fix what blocks "
-                               "the drain (after reading a drain finding, --accept CODE "
-                               "proceeds past it)")
+                          hint=blocked_hint(blocked))
+
+
+def blocked_hint(blocked: Sequence[GroupAdvice]) -> str:
+    """What to do when ``blocked`` groups have no safe policy, following the codes that block
+    them: a short quota -> raise it; an unknown one (``--strict``) -> export it; the floor
+    (``below-min-available``) -> lower ``--min-available`` when it came from the option or the
+    one-node-down default (the whole-group floor is the lowest there is); the autoscaler min
+    -> raise it; any drain finding -> fix what blocks the drain. Never a lever no code asks for
+    (a group blocked only by its workloads is not told to raise a quota)."""
+    codes = {x.code for g in blocked for r in g.search.rejected for x in r.reasons}
+    lowerable = any(g.availability.floor_source != "whole-group" for g in blocked
+                    if any(x.code == BELOW_MIN_AVAILABLE
+                           for r in g.search.rejected for x in r.reasons))
+    hints = []
+    if QUOTA_SHORT in codes:
+        hints.append("raise the quota (Quota Manager; Selectel: the control panel)")
+    if QUOTA_UNKNOWN in codes:
+        hints.append("export the unknown quotas' limits (docs/quota-preflight.md) or drop "
+                     "--strict")
+    if BELOW_MIN_AVAILABLE in codes and lowerable:
+        hints.append("lower --min-available")
+    if AUTOSCALER_MIN in codes:
+        hints.append("raise the autoscaler min (scale_policy.auto_scale.min)")
+    if codes - {QUOTA_SHORT, QUOTA_UNKNOWN, BELOW_MIN_AVAILABLE, AUTOSCALER_MIN}:
+        hints.append("fix what blocks the drain (after reading a drain finding, --accept CODE "
+                     "proceeds past it)")
+    return "; ".join(hints) or "see why each policy is blocked above (docs/advise.md)"

@@ -20,6 +20,7 @@ from ngupgrade.cli._common import (
 )
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli.render.plan import plan_json, plan_text
+from ngupgrade.core.change import blocking_hints
 from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.model import MAX_GROUP_NODES
 from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, GroupPlan
@@ -140,6 +141,5 @@ def _plan_gate(settings: Settings, request: PlanRequest, strict: bool) -> None:
         click.echo(plan_gate_text(gate.verdict, plans, source=gate.source))
     if blocking:
         raise CheckFailed("plan gate failed: " + "; ".join(f.message for f in blocking),
-                          hint="see docs/plan-gate.md: change a replaced group so it can be "
-                               "updated in place, or accept the downtime outside this gate")
+                          hint="; ".join(blocking_hints(blocking)))
     _fail_on_warnings(plans, strict)

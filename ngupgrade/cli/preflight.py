@@ -28,7 +28,7 @@ from ngupgrade.cli._common import (
     stdin_once,
 )
 from ngupgrade.cli._flags import note_unused
-from ngupgrade.core.change import REPLACE_DELETES_ALL_NODES, TAINTS_RECREATE_GROUP
+from ngupgrade.core.change import blocking_hints
 from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.policy import check_overrides
@@ -254,12 +254,7 @@ def _report(result: Preflight, gate: PlanGate | None, drain: DrainCheckResult | 
         return
     where = ("the project's quotas in the Selectel control panel" if selectel
              else "Quota Manager")
-    hints = []
-    if any(f.code in (REPLACE_DELETES_ALL_NODES, TAINTS_RECREATE_GROUP) for f in blocking):
-        hints.append("a replace deletes every node of the group: make the change one the "
-                     "provider updates in place (docs/plan-gate.md)")
-    elif blocking:
-        hints.append("see docs/plan-gate.md for each blocking finding")
+    hints = blocking_hints(blocking)
     hints += failure_hints(result, offline=offline, where=where)
     if drain is not None and not drain.ok:
         hints.append("a drain finding: fix what blocks it, or a slower policy (`ngupgrade "

@@ -342,6 +342,27 @@ def _unknown_text(change: PlannedChange) -> str:
             f"worst case assumed ({'; '.join(taken)})")
 
 
+BLOCKING_HINTS = {
+    REPLACE_DELETES_ALL_NODES: "a replace deletes every node of the group: make the change one "
+                               "the provider updates in place, or accept the downtime outside "
+                               "this gate (docs/plan-gate.md)",
+    UNKNOWN_NODE_RESOURCES: "node resources known only after apply cannot be judged: make them "
+                            "known at plan time (apply what they are computed from first), "
+                            "then gate the new plan (docs/plan-gate.md, values known only "
+                            "after apply)",
+}
+"""What to do about each blocking finding code (``taints-recreate-group`` is a replace too)."""
+
+
+def blocking_hints(findings: Sequence[Finding]) -> list[str]:
+    """One hint per kind of blocking finding in ``findings`` (:data:`BLOCKING_HINTS`, in
+    their order), so a gate that fails for unknown node resources does not talk of a replace.
+    A code without its own hint points at docs/plan-gate.md."""
+    kinds = dict.fromkeys(REPLACE_DELETES_ALL_NODES if f.code == TAINTS_RECREATE_GROUP
+                          else f.code for f in findings if f.severity == "blocking")
+    return [BLOCKING_HINTS.get(code, f"{code}: see docs/plan-gate.md") for code in kinds]
+
+
 @dataclass(frozen=True)
 class PlanVerdict:
     """Every node group's change in one plan, and the findings across groups."""

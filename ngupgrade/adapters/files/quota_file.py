@@ -84,7 +84,9 @@ class QuotaFile:
         held = ", ".join(self.cloud_ids) or "none"
         raise BadInput(f"no quotas for cloud {cloud_id} (the file holds: {held})",
                        source=self.source,
-                       hint="export the quotas of that cloud, or pass --cloud-id")
+                       hint=f"export the quotas of cloud {cloud_id} into the file, or check "
+                            f"--cloud-id: it names the cloud of every group (the file's: "
+                            f"{held})")
 
     def list_quota_limits(self, cloud_id: str, service: str) -> list[QuotaLimit]:
         """The quotas of ``service`` in ``cloud_id`` (ids starting with ``service + '.'``).

@@ -258,8 +258,10 @@ def _parse_show_json(values_raw: msgspec.Raw, source: str) -> ParsedState:
 _AT_PATH = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 
 
-def _decode(data: bytes | msgspec.Raw, shape: object, source: str, path: str):  # type: ignore[no-untyped-def]
-    """Decode ``data`` as ``shape``, turning msgspec's errors into a BadInput at ``path``."""
+def _decode(data: bytes | msgspec.Raw, shape: object, source: str, path: str,  # type: ignore[no-untyped-def]
+            writer: str = "terraform state pull"):
+    """Decode ``data`` as ``shape``, turning msgspec's errors into a BadInput at ``path``;
+    ``writer`` is the command whose partial output the hint of JSON cut short names."""
     try:
         return msgspec.json.decode(data, type=shape)
     except msgspec.ValidationError as err:
@@ -273,7 +275,7 @@ def _decode(data: bytes | msgspec.Raw, shape: object, source: str, path: str):  
     except msgspec.DecodeError as err:
         raise BadInput(f"not valid JSON: {err}", source=source, path=path,
                        hint="is the file complete? a truncated download or a "
-                            "partial `terraform state pull` looks like this") from err
+                            f"partial `{writer}` looks like this") from err
 
 
 def _one_instance_per_address(instances: Iterable[_RawInstance], source: str) -> None:
@@ -320,9 +322,11 @@ def node_group_from_values(
     return yandex.node_group(attrs, address, False, clusters, source, path)
 
 
-def decode_json(data: bytes | msgspec.Raw, shape: object, source: str, path: str):  # type: ignore[no-untyped-def]
-    """Decode ``data`` as ``shape``; bad input becomes a BadInput naming ``source`` and ``path``."""
-    return _decode(data, shape, source, path)
+def decode_json(data: bytes | msgspec.Raw, shape: object, source: str, path: str,  # type: ignore[no-untyped-def]
+                writer: str = "terraform state pull"):
+    """Decode ``data`` as ``shape``; bad input becomes a BadInput naming ``source`` and ``path``
+    (JSON cut short: the hint names a partial output of ``writer``)."""
+    return _decode(data, shape, source, path, writer)
 
 
 def _build(

@@ -19,7 +19,7 @@ import os
 import sys
 
 from ngupgrade.adapters.state.sources import read_local_file
-from ngupgrade.core.errors import UsageError
+from ngupgrade.core.errors import BadInput, UsageError
 
 DEFAULT_PLAN_FILE = "tfplan"
 """The plan file name ``tf:DIR`` reads: the name the Terraform docs use (``-out=tfplan``)."""
@@ -47,6 +47,12 @@ def read_plan_bytes(spec: str, terraform_bin: str = "terraform") -> tuple[bytes,
         if os.path.isfile(target):
             directory, plan_file = os.path.split(target)
             return show_plan_json(directory or ".", plan_file, terraform_bin, label=spec), spec
+        parent, name = os.path.split(target.rstrip("/"))
+        if not os.path.isdir(target) and os.path.isdir(parent or "."):
+            raise BadInput(f"no directory or saved plan file {name!r} in {parent or '.'}",
+                           source=spec,
+                           hint=f"run `terraform plan -out={name}` in {parent or '.'} first, or "
+                                f"check the name (tf:DIR runs `show` on DIR/{DEFAULT_PLAN_FILE})")
         return show_plan_json(target, DEFAULT_PLAN_FILE, terraform_bin, label=spec), spec
     return read_local_file(
         spec, missing_hint="pass --plan with the output of `terraform show -json PLANFILE`",

@@ -124,7 +124,7 @@ def parse_plan(data: bytes, source: str) -> ParsedPlan:
 
 
 def _parse_plan(data: bytes, source: str) -> ParsedPlan:
-    header = decode_json(data, _Header, source, "$")
+    header = decode_json(data, _Header, source, "$", writer="terraform show -json PLANFILE")
     if header.format_version is None or header.values or header.version is not None:
         raise BadInput("not a Terraform plan (no format_version and resource_changes; a state?)",
                        source=source, path="$",

@@ -104,15 +104,22 @@ def evaluate(groups: Sequence[GroupDemand],
 
 
 def failure_summary(result: Preflight) -> str:
-    """One line naming what failed, for the error the CLI prints (quota ids with need/headroom)."""
-    parts = [f"{cloud}: {q.name} needs "
-             f"{human_quota(q.quota_id, q.demand)}, headroom "
-             f"{human_quota(q.quota_id, q.headroom)}" for cloud, q in result.short]
+    """One line naming what failed, for the error the CLI prints: ``quota preflight failed:``
+    and the quota ids with need/headroom (or unknown, strict); a PodDisruptionBudget that
+    blocks the drain (strict) after it, as ``drain blocker (--strict):``, not as a quota;
+    only blockers: ``preflight failed: drain blocker (--strict): ...``."""
+    quotas = [f"{cloud}: {q.name} needs "
+              f"{human_quota(q.quota_id, q.demand)}, headroom "
+              f"{human_quota(q.quota_id, q.headroom)}" for cloud, q in result.short]
+    blockers = []
     if result.strict:
-        parts += [f"{cloud}: {q.quota_id} unknown" for cloud, q in result.unknown]
-        parts += [f"PodDisruptionBudget {p.ref} allows 0 disruptions"
-                  for p in result.drain_blockers]
-    return "quota preflight failed: " + "; ".join(parts)
+        quotas += [f"{cloud}: {q.quota_id} unknown" for cloud, q in result.unknown]
+        blockers = [f"PodDisruptionBudget {p.ref} allows 0 disruptions"
+                    for p in result.drain_blockers]
+    parts = ["quota preflight failed: " + "; ".join(quotas)] if quotas else []
+    if blockers:
+        parts.append("drain blocker (--strict): " + "; ".join(blockers))
+    return "; ".join(parts) if quotas else "preflight failed: " + parts[0]
 
 
 def failure_hints(result: Preflight, *, offline: bool, where: str = "Quota Manager",
