@@ -1,7 +1,9 @@
 """JUnit XML for CI systems: every check of ``preflight`` (and its drain check) as a test case.
 
 Pure text building through the ``junit-xml`` package (imported here only). One suite per cloud
-with a case per quota (a failure when short, or unknown under ``--strict``), one suite for a
+with a case per quota (a failure when short, or unknown under ``--strict``), one for the
+suggested deploy policies, one for the warnings (a failure only where the warning fails the
+run: ``--strict`` and an unknown quota or a drain-blocking PDB), one suite for a
 Terraform plan's changes (a failure per blocking change), and the drain check's suites
 (:func:`ngupgrade.cli.render.drain.drain_suites`). A command that fails before it has a report
 (bad input, a usage error) still gives a document: :func:`error_junit`, one errored case.
@@ -59,7 +61,8 @@ def document(suites: Sequence[Any]) -> str:
 
 def preflight_suites(result: Preflight) -> list[Any]:
     """One suite per cloud: a case per quota, failures for short (and, strict, unknown)
-    quotas; PodDisruptionBudgets from ``--pdbs`` that allow 0 disruptions as cases too."""
+    quotas; PodDisruptionBudgets from ``--pdbs`` that allow 0 disruptions as cases too; the
+    suggested policies (:func:`suggestions_suite`) and the warnings (:func:`warnings_suite`)."""
     from junit_xml import TestCase, TestSuite
 
     suites = []
@@ -90,7 +93,55 @@ def preflight_suites(result: Preflight) -> list[Any]:
                                               "disruptions", failure_type="drain-blocker")
             cases.append(case)
         suites.append(TestSuite("preflight pdbs", cases))
+    if result.suggestions:
+        suites.append(suggestions_suite(result))
+    if result.warnings:
+        suites.append(warnings_suite(result))
     return suites
+
+
+STRICT_FAILS = ("quota-unknown", "pdb-blocks-drain")
+"""Warning codes that fail ``preflight --strict`` (:attr:`Preflight.ok`); the others
+(``policy-assumed``, ``current-size-assumed``, ``auto-upgrade-window``...) never change its
+exit code, so their cases are never failures."""
+
+
+def suggestions_suite(result: Preflight) -> Any:
+    """``preflight suggestions``: a case per suggested deploy policy, its text the line the
+    table prints (policy, cost, ``WHOLE GROUP DOWN``, the quotas it fixes). A suggestion is
+    advice, not a check: the short quota's own case is the failure."""
+    from junit_xml import TestCase, TestSuite
+
+    from ngupgrade.cli.render.quota import suggestion_text
+
+    cases = [TestCase(f"{s.address} {s.max_expansion}/{s.max_unavailable}",
+                      classname=f"preflight.suggestions.{s.cloud_id}",
+                      stdout=suggestion_text(s)) for s in result.suggestions]
+    return TestSuite("preflight suggestions", cases)
+
+
+def warnings_suite(result: Preflight) -> Any:
+    """``preflight warnings``: a case per warning, named ``CODE GROUP`` (the group its message
+    starts with, when one does), as the drain check names its findings. A warning that fails
+    the run (``--strict`` and a code of :data:`STRICT_FAILS`) is a failure; any other is
+    skipped with its message (``--strict`` says when it would fail), so the document fails
+    exactly when the exit code does."""
+    from junit_xml import TestCase, TestSuite
+
+    addresses = sorted((gd.address for gd in result.groups), key=len, reverse=True)
+    cases = []
+    for w in result.warnings:
+        subject = w.group or next((a for a in addresses if w.message.startswith(f"{a}:")), "")
+        case = TestCase(f"{w.code} {subject}".strip(), classname="preflight.warnings",
+                        stdout=w.message)
+        if w.code in STRICT_FAILS and result.strict:
+            case.add_failure_info(message=w.message, failure_type=w.code)
+        elif w.code in STRICT_FAILS:
+            case.add_skipped_info(message=f"warning (fails with --strict): {w.message}")
+        else:
+            case.add_skipped_info(message=f"warning: {w.message}")
+        cases.append(case)
+    return TestSuite("preflight warnings", cases)
 
 
 def changes_suite(verdict: PlanVerdict) -> Any:
