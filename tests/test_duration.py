@@ -1,5 +1,5 @@
-"""Durations on the command line (ngupgrade/cli/_duration.py: parse_duration): ``90s``, ``30m``,
-``1h30m``, plain seconds; bounded to a year."""
+"""Durations on the command line (ngupgrade/cli/_duration.py: parse_duration): Go durations
+(``90s``, ``30m``, ``1h30m``, ``1h0m0.5s``, ``300ms``), plain seconds; bounded to a year."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tests.conftest import EXAMPLE_STATE
 
 @pytest.mark.parametrize(("text", "seconds"), [
     ("45s", 45), ("90m", 5400), ("2h", 7200), ("1h30m", 5400), ("600", 600), ("1.5h", 5400),
-    ("0", 0),
+    ("0", 0), ("1h0m0.5s", 3600.5), ("300ms", 0.3), ("2H", 7200), ("1.5s", 1.5),
 ])
 def test_parse_duration(text: str, seconds: float) -> None:
     assert parse_duration(text) == seconds

@@ -194,7 +194,8 @@ def test_a_maintenance_window_that_is_not_a_time_is_bad_input(run_cli, tmp_path:
     result = run_cli("groups", "--state", state)
     assert result.exit_code == 3
     assert (".maintenance_policy[0].maintenance_window[0]: maintenance window start_time "
-            "'25:00' / duration '3h' is not HH:MM and a duration such as 3h") in result.stderr
+            "'25:00' is not a time of day (HH:MM, HH:MM:SS or HH:MM:SS.fffffffff)"
+            ) in result.stderr
 
 
 @pytest.mark.parametrize("day", ["mon", "Funday", "7"])

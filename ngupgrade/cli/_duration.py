@@ -1,4 +1,5 @@
-"""``--timeout DUR``: ``90s``, ``30m``, ``2h``, ``1h30m`` or plain seconds; ``0`` = don't wait."""
+"""``--timeout DUR``: a Go duration (``90s``, ``30m``, ``2h``, ``1h30m``, ``1.5h``) or plain
+seconds; ``0`` = don't wait. Parsed by :func:`ngupgrade.core.duration.parse_go_duration`."""
 
 from __future__ import annotations
 
@@ -7,34 +8,42 @@ from typing import Any
 
 import click
 
-_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])")
-_UNIT = {"h": 3600.0, "m": 60.0, "s": 1.0}
+from ngupgrade.core.duration import SECOND, DurationError, parse_go_duration
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in ``text``. Raises ValueError for anything else (negative values included)."""
+    """Seconds in ``text``: plain seconds (``600``, ``1.5``) or a Go duration, in any case
+    (``2H`` is ``2h``).
+
+    Raises:
+        ValueError: not a duration, negative, or longer than a year.
+    """
     text = text.strip().lower()
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
         return _bounded(float(text), text)
-    pos, total = 0, 0.0
-    for m in _PART.finditer(text):
-        if m.start() != pos:
-            break
-        total += float(m.group(1)) * _UNIT[m.group(2)]
-        pos = m.end()
-    if pos != len(text) or not text:
-        raise ValueError(f"not a duration: {text!r} (use e.g. 90s, 30m, 2h, 1h30m)")
-    return _bounded(total, text)
+    hint = "(use e.g. 90s, 30m, 2h, 1h30m)"
+    if text.startswith("-"):
+        raise ValueError(f"not a duration: {text!r} is negative {hint}")
+    try:
+        nanoseconds = parse_go_duration(text)
+    except DurationError as err:
+        if "int64" in str(err):
+            raise ValueError(_too_long(text)) from err
+        raise ValueError(f"not a duration: {text!r} {hint}") from err
+    return _bounded(nanoseconds / SECOND, text)
 
 
 MAX_SECONDS = 366 * 24 * 3600.0
 """A year: no wait is longer, and 400 digits of seconds would be an infinite float."""
 
 
+def _too_long(text: str) -> str:
+    return f"duration {text[:20]!r}{'...' if len(text) > 20 else ''} is longer than a year"
+
+
 def _bounded(seconds: float, text: str) -> float:
     if not seconds <= MAX_SECONDS:  # also catches inf
-        raise ValueError(f"duration {text[:20]!r}{'...' if len(text) > 20 else ''} "
-                         "is longer than a year")
+        raise ValueError(_too_long(text))
     return seconds
 
 
@@ -51,4 +60,3 @@ class Duration(click.ParamType):
             return parse_duration(str(value))
         except ValueError as err:
             self.fail(str(err), param, ctx)
-

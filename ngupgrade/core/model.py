@@ -126,13 +126,14 @@ class MaintenanceWindow:
     """One window in which the service may start an automatic upgrade, in UTC
     (``maintenance_policy.maintenance_window``; maintenance.proto: daily or weekly, 1-24 h).
 
-    ``day`` is one of :data:`WEEKDAYS`, None for every day; ``start_minutes`` after midnight;
-    ``duration_minutes`` long.
+    ``day`` is one of :data:`WEEKDAYS`, None for every day; it opens ``start_seconds`` after
+    midnight and stays open ``duration_seconds`` (seconds kept: a Go duration such as
+    ``"1h0m30s"`` is not rounded to minutes).
     """
 
     day: str | None
-    start_minutes: int
-    duration_minutes: int
+    start_seconds: float
+    duration_seconds: float
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from ngupgrade.core.address import TfAddress
+from ngupgrade.core.duration import DurationError, go_duration_seconds, parse_time_of_day
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.k8s import Taint, TaintEffect
 from ngupgrade.core.model import (
@@ -199,7 +200,7 @@ def node_group(attrs: _NodeGroupAttrs, address: TfAddress, tainted: bool,
 
     Raises:
         BadInput: no ``scale_policy``, an ``auto_scale`` min above its max, or a maintenance
-            window whose start or duration is not a time.
+            window :func:`window` does not read.
     """
     scale = _scale(attrs.scale_policy, source, path, address)
     deploy = _first(attrs.deploy_policy)
@@ -241,38 +242,61 @@ def _placement(template: _Template | None,
     return PlacementGroup(policy.placement_group_id, strategies.get(policy.placement_group_id))
 
 
-_GO_DURATION = re.compile(r"^(?:(?P<h>\d+)h)?(?:(?P<m>\d+)m)?(?:(?P<s>\d+)s)?$")
-_CLOCK = re.compile(r"^(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?$")
-
-
 def _maintenance(policy: _MaintenancePolicy | None, source: str, path: str
                  ) -> Maintenance | None:
     """``maintenance_policy``: ``auto_upgrade`` (the provider's default when unset: true) and
-    its windows (``start_time`` ``"15:00"``, ``duration`` a Go duration ``"3h"``, UTC)."""
+    its windows, UTC, in the forms :func:`window` reads."""
     if policy is None:
         return None
     windows = []
     for i, w in enumerate(policy.maintenance_window or []):
-        where = f"{path}.maintenance_window[{i}]"
-        clock = _CLOCK.match(w.start_time.strip())
-        span = _GO_DURATION.match(w.duration.strip())
-        if clock is None or span is None or not w.duration.strip():
-            raise BadInput(f"maintenance window start_time {w.start_time!r} / duration "
-                           f"{w.duration!r} is not HH:MM and a duration such as 3h",
-                           source=source, path=where)
-        day = (w.day or "").strip().lower() or None
-        if day is not None and day not in WEEKDAYS:
-            raise BadInput(f"maintenance window day {w.day!r} is not a day of the week",
-                           source=source, path=where,
-                           hint=f"the provider takes one of {', '.join(WEEKDAYS)}, "
-                                "or no day for a daily window")
-        minutes = (int(span["h"] or 0) * 60 + int(span["m"] or 0)
-                   + (1 if span["s"] and int(span["s"]) else 0))
-        windows.append(MaintenanceWindow(day=day,
-                                         start_minutes=int(clock["h"]) * 60 + int(clock["m"]),
-                                         duration_minutes=minutes))
+        try:
+            windows.append(window(w.day, w.start_time, w.duration))
+        except DurationError as err:
+            raise BadInput(f"maintenance window {err}", source=source,
+                           path=f"{path}.maintenance_window[{i}]",
+                           hint="the provider writes start_time as HH:MM:SS.fffffffff and "
+                                "duration as a Go duration such as 3h0m0s") from err
     auto = True if policy.auto_upgrade is None else policy.auto_upgrade
     return Maintenance(auto_upgrade=auto, windows=tuple(windows))
+
+
+MAX_WINDOW_SECONDS = 24 * 3600
+"""maintenance.proto: a window's ``duration`` is ``1h-24h``."""
+
+
+def window(day: str | None, start_time: str, duration: str) -> MaintenanceWindow:
+    """One ``maintenance_window`` entry as terraform-provider-yandex writes it and as HCL
+    carries it (provider b52b1df: ``flattenMaintenanceWindow`` in ``yandex/structures.go``
+    writes ``start_time`` with ``formatTimeOfDay``, ``"15:00:00.000000000"``, ``duration``
+    with ``formatDuration``, Go's ``Duration.String()`` ``"3h0m0s"``, and ``day`` lower case;
+    it reads HCL's ``"15:00"``, ``"3h"`` and a day in any case, ``parseDayOfWeek``). No day
+    (or ``""``): a daily window.
+
+    Raises:
+        DurationError: ``start_time`` not a time of day, ``duration`` not a Go duration or
+            not above zero and at most 24h, ``day`` not a day of the week; the message names
+            the attribute and its value.
+    """
+    try:
+        start = parse_time_of_day(start_time)
+    except DurationError as err:
+        raise DurationError(f"start_time {err}") from err
+    try:
+        seconds = go_duration_seconds(duration.strip())
+    except DurationError as err:
+        raise DurationError(f"duration {err}") from err
+    if seconds <= 0:
+        raise DurationError(f"duration {duration!r} is {'zero' if seconds == 0 else 'negative'}"
+                            " (the API takes a window of 1h to 24h)")
+    if seconds > MAX_WINDOW_SECONDS:
+        raise DurationError(f"duration {duration!r} is longer than 24h (the API takes a "
+                            "window of 1h to 24h)")
+    name = (day or "").strip().lower() or None
+    if name is not None and name not in WEEKDAYS:
+        raise DurationError(f"day {day!r} is not a day of the week (one of "
+                            f"{', '.join(WEEKDAYS)}, in any case, or none for a daily window)")
+    return MaintenanceWindow(day=name, start_seconds=start, duration_seconds=seconds)
 
 
 _TAINT = re.compile(r"^(?P<key>[^=:\s]+)(?:=(?P<value>[^:]*))?:(?P<effect>[A-Za-z]+)$")

@@ -201,10 +201,10 @@ def window_opening(window: MaintenanceWindow, start: datetime, minutes: float
     days = range(7) if window.day is None else (WEEKDAYS.index(window.day),)
     hits = []
     for day in days:
-        opens = day * 1440 + window.start_minutes
+        opens = day * 1440 + window.start_seconds / 60
         for week in (-1, 0, 1, 2):
             w0 = opens + week * WEEK_MINUTES
-            w1 = w0 + window.duration_minutes
+            w1 = w0 + window.duration_seconds / 60
             if w0 < end and w1 > begin:
                 hits.append(max(w0, begin))
     if not hits:
@@ -256,11 +256,25 @@ def maintenance_warnings(demands: Sequence[GroupDemand], start: datetime,
             out.append(PlanWarning(
                 AUTO_UPGRADE_WINDOW,
                 f"{gd.address}: auto_upgrade is on and its maintenance window ({day} "
-                f"{w.start_minutes // 60:02d}:{w.start_minutes % 60:02d} UTC for "
-                f"{w.duration_minutes // 60}h{w.duration_minutes % 60:02d}m) is open at "
+                f"{_clock(w.start_seconds)} UTC for {_span(w.duration_seconds)}) is open at "
                 f"{t:%Y-%m-%d %H:%M} UTC, during {run}: the service may start its own upgrade "
                 f"of the group; {fix}", group=gd.address))
     return out
+
+
+def _clock(seconds: float) -> str:
+    """A window's start as the warning prints it: ``15:00``, ``15:00:30`` when not whole
+    minutes (a fraction of a second is not printed)."""
+    s = int(seconds)
+    hm = f"{s // 3600:02d}:{s // 60 % 60:02d}"
+    return hm if s % 60 == 0 else f"{hm}:{s % 60:02d}"
+
+
+def _span(seconds: float) -> str:
+    """A window's length as the warning prints it: ``3h00m``, ``1h30m``, ``0h01m30s``."""
+    s = round(seconds)
+    hm = f"{s // 3600}h{s // 60 % 60:02d}m"
+    return hm if s % 60 == 0 else f"{hm}{s % 60:02d}s"
 
 
 def extend(result: Preflight, limits: Mapping[str, Mapping[str, QuotaLimit]], *,
