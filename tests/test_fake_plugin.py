@@ -9,7 +9,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-import tomllib
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 from ngupgrade.testing import EXAMPLES, Scenario
 
