@@ -22,6 +22,7 @@ names them. Nothing here writes anything.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -109,8 +110,8 @@ def parse_plan(data: bytes, source: str) -> ParsedPlan:
 
     Raises:
         BadInput: not JSON, a binary saved plan, a state instead of a plan, an unsupported
-            ``format_version`` (not 1.x), or a node group whose values do not read; the message
-            names ``source`` and the JSON path.
+            ``format_version`` (:func:`readable_format_version`), or a node group whose
+            values do not read; the message names ``source`` and the JSON path.
     """
     if data[:2] == b"PK":  # a saved plan file is a zip archive
         raise BadInput("a binary saved plan, not its JSON", source=source,
@@ -130,9 +131,9 @@ def _parse_plan(data: bytes, source: str) -> ParsedPlan:
                        source=source, path="$",
                        hint="pass the JSON of a saved plan: terraform plan -out=tfplan && "
                             "terraform show -json tfplan > plan.json")
-    if not header.format_version.startswith("1."):
+    if not readable_format_version(header.format_version):
         raise BadInput(f"unsupported plan format_version {header.format_version!r}; this "
-                       "ngupgrade reads 1.x", source=source, path="$.format_version")
+                       "ngupgrade reads 0.1 to 1.x", source=source, path="$.format_version")
     if header.errored is not False:
         raise BadInput("the plan errored (`terraform plan` failed): it cannot be applied and "
                        "says nothing reliable", source=source, path="$.errored",
@@ -165,6 +166,26 @@ def _parse_plan(data: bytes, source: str) -> ParsedPlan:
                        hint="gate the plan `terraform plan` makes without errors")
     return ParsedPlan(tuple(changes), tuple(cluster_changes), header.terraform_version,
                       header.format_version, prior_groups)
+
+
+_FORMAT_VERSION = re.compile(r"(?P<major>[0-9]+)\.(?P<minor>[0-9]+)")
+
+
+def readable_format_version(version: str) -> bool:
+    """Whether a plan of this ``format_version`` reads: ``0.1`` and ``0.2`` (Terraform 0.12 to
+    0.15) and every ``1.x`` (1.0 and later; a minor version only adds keys).
+
+    The range is hashicorp/terraform-json's ``PlanFormatVersionConstraints = ">= 0.1, < 2.0"``
+    (``plan.go``); the JSON format page says to reject only an unsupported major version
+    (https://developer.hashicorp.com/terraform/internals/json-format). Every key this reader
+    needs is in 0.1 already; the later ones (``replace_paths``, ``action_reason``,
+    ``errored``, ``applyable``) may be absent, and then read as their defaults.
+    """
+    match = _FORMAT_VERSION.fullmatch(version)
+    if match is None:
+        return False
+    major, minor = int(match["major"]), int(match["minor"])
+    return major == 1 or (major == 0 and minor >= 1)
 
 
 def _check_change(rc: _ResourceChange, change: _Change,
