@@ -255,3 +255,15 @@ def test_the_readme_typo_in_yaml(run_cli, tmp_path):
     assert result.exit_code == 3
     assert ("$.b1gexamplecloud000001.compute.instances.count.used: unknown key 'used' "
             "(known: limit, usage)") in result.stderr
+
+
+def test_one_quota_limit_as_yc_quota_limit_get_prints_it():
+    """`yc quota-manager quota-limit get` prints one QuotaLimit (yandex-cloud/docs
+    en/quota-manager/operations/read-quotas.md at 79a5576, "quota_id: compute.disks.count /
+    limit: 64 / usage: 30"): read like a bare list of one, naming no cloud."""
+    f = parse_quota_text("quota_id: compute.disks.count\nlimit: 64\nusage: 30\n", "q.yaml")
+    assert f.cloud_ids == ()
+    assert f.list_quota_limits("b1gany", "compute") == [
+        QuotaLimit("compute.disks.count", 64.0, 30.0)]
+    with pytest.raises(BadInput, match=r"q\.json: \$\.usedd: unknown key 'usedd'"):
+        parse_quota_text('{"quotaId": "compute.disks.count", "usedd": 1}', "q.json")

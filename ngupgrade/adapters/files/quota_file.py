@@ -11,8 +11,8 @@ Two forms are accepted (DESIGN.md section 5), in JSON or YAML:
   with snake_case keys (``quota_limits``, ``quota_id``) as well. ``limit``/``usage`` are
   ``DoubleValue`` wrappers: a number, a numeric string, or absent (unknown, never unlimited).
 * the short form ``{"<cloud_id>": {"<quota_id>": {"limit": L, "usage": U}}}``;
-* also a bare list of ``QuotaLimit`` objects (``[{"quota_id", "limit", "usage"}]``), which names
-  no cloud.
+* also a bare list of ``QuotaLimit`` objects (``[{"quota_id", "limit", "usage"}]``), or one
+  such object as ``yc quota-manager quota-limit get`` prints it; neither names a cloud.
 
 A response without ``resource.id`` belongs to no named cloud; it is accepted only when it is
 the only cloud of the file, and then answers for whichever cloud is asked.
@@ -126,13 +126,15 @@ def quota_file_form(data: Any) -> QuotaFileForm | None:
     apart; None when neither is recognised (then the reader's own checks name the fault).
 
     ``selectel``: an object with ``project_id`` or ``quotas`` (docs/selectel.md).
-    ``yandex``: a list (responses or bare ``QuotaLimit`` objects), a ``ListQuotaLimitsResponse``
-    object, or the short form: an object of objects whose keys are dotted Yandex quota ids
-    (``compute.instanceCores.count``; Selectel's resources have no dot).
+    ``yandex``: a list (responses or bare ``QuotaLimit`` objects), one ``QuotaLimit``, a
+    ``ListQuotaLimitsResponse`` object, or the short form: an object of objects whose keys
+    are dotted Yandex quota ids (``compute.instanceCores.count``; Selectel's resources have
+    no dot).
     """
     if isinstance(data, dict) and ("project_id" in data or "quotas" in data):
         return "selectel"
-    if isinstance(data, list) or (isinstance(data, dict) and _looks_like_response(data)):
+    if isinstance(data, list) or _is_quota_limit(data) or (
+            isinstance(data, dict) and _looks_like_response(data)):
         return "yandex"
     if isinstance(data, dict) and data and all(
             isinstance(v, dict) and any("." in str(k) for k in v) for v in data.values()):
@@ -245,8 +247,10 @@ def parse_quota_document(data: Any, source: str) -> QuotaFile:
         BadInput: naming ``source`` and the JSON path of the first fault.
     """
     clouds: dict[str | None, dict[str, QuotaLimit]] = {}
-    if isinstance(data, list) and data and all(
-            isinstance(x, dict) and ("quotaId" in x or "quota_id" in x) for x in data):
+    if _is_quota_limit(data):
+        # One QuotaLimit, as `yc quota-manager quota-limit get` prints it: names no cloud.
+        _read_limits([data], "$", source, clouds.setdefault(None, {}), single=True)
+    elif isinstance(data, list) and data and all(_is_quota_limit(x) for x in data):
         # A bare list of QuotaLimit objects (one service's quota_limits, no resource).
         _read_limits(data, "$", source, clouds.setdefault(None, {}))
     elif isinstance(data, list):
@@ -285,6 +289,10 @@ def _known_keys(entry: Mapping[Any, Any], known: tuple[str, ...], where: str,
         raise BadInput(f"unknown key {str(key)!r} (known: {', '.join(known)})", source=source,
                        path=f"{where}.{key}",
                        hint=f"did you mean {by_lower[close[0]]!r}?" if close else None)
+
+
+def _is_quota_limit(data: Any) -> bool:
+    return isinstance(data, dict) and ("quotaId" in data or "quota_id" in data)
 
 
 def _looks_like_response(data: Mapping[str, Any]) -> bool:
@@ -334,9 +342,9 @@ def _read_response(item: Any, path: str, source: str,
 
 
 def _read_limits(limits: list[Any], path: str, source: str,
-                 bucket: dict[str, QuotaLimit]) -> None:
+                 bucket: dict[str, QuotaLimit], single: bool = False) -> None:
     for i, entry in enumerate(limits):
-        where = f"{path}[{i}]"
+        where = path if single else f"{path}[{i}]"
         if not isinstance(entry, dict):
             raise BadInput(f"expected an object, found {kind_of(entry)}", source=source, path=where)
         _known_keys(entry, QUOTA_LIMIT_KEYS, where, source)
