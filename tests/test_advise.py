@@ -153,11 +153,15 @@ def test_quota_that_fits_only_one_surge_node() -> None:
     assert s.max_expansion == 1
     rec = s.recommended
     # 1/1: ceil(20/2) = 10 .. ceil(20/1) = 20 cycles, 60..120 minutes; the surge node stays
-    # until old node 20 is deleted in wave 20: 20 node-cycles, 2 node-hours.
-    assert rec is not None and pairs([rec]) == [(1, 1)]
-    assert advice.minutes(rec) == (60, 120)
-    assert advice.surge_node_hours(rec) == 2
-    assert pairs(s.front) == [(1, 1), (0, 1), (1, 0)]
+    # until old node 20 is deleted in wave 20: 20 node-cycles, 2 node-hours. 0/1 takes as long
+    # in the worst case (20 cycles, 120 minutes), with the same node down and no surge: it
+    # dominates 1/1 on the figures the table shows, and is recommended.
+    one_one = cand.candidate(20, 1, 1)
+    assert advice.minutes(one_one) == (60, 120) and advice.surge_node_hours(one_one) == 2
+    assert rec is not None and pairs([rec]) == [(0, 1)]
+    assert advice.minutes(rec) == (120, 120)
+    assert advice.surge_node_hours(rec) == 0
+    assert pairs(s.front) == [(0, 1), (1, 0)]
     # Faster: 2/0 (10 cycles) is short on VMs by one; 0/2 (10 cycles) breaks the floor of 19.
     assert pairs([r.candidate for r in s.rejected]) == [(2, 0), (0, 2)]
     quota_reason, = s.rejected[0].reasons
@@ -257,8 +261,21 @@ def test_pareto_front_drops_dominated_and_duplicates() -> None:
     a, b = cand.candidate(20, 1, 1), cand.candidate(20, 0, 1)
     c = cand.candidate(20, 1, 0)
     worse = cand.candidate(20, 2, 1)  # ceil(20/3) = 7..20 cycles, costs more than 1/1
-    assert pairs(pareto_front([worse, c, b, a, a])) == [(2, 1), (1, 1), (0, 1), (1, 0)]
+    # 1/1 (10..20 cycles), 2/1 (7..20) and 0/1 (20) share the worst case and one node down;
+    # 0/1 costs no surge: only it stays of the three. 1/0 takes no node down.
+    assert pairs(pareto_front([worse, c, b, a, a])) == [(0, 1), (1, 0)]
     assert pairs(pareto_front([cand.candidate(20, 20, 0), a, b, c])) == [(20, 0), (0, 1)]
+
+
+def test_the_front_drops_a_policy_beaten_in_the_worst_case() -> None:
+    """3 nodes: 2/1 (1..3 cycles, 6..18 min, 2 of 3 Ready) beside 2/0 (2 cycles, 12 min, 3 of 3
+    Ready, less surge): 2/0 is no worse on any figure the table shows but 2/1's lucky best
+    case, so the front lists 2/0 and not 2/1."""
+    two_one, two_zero = cand.candidate(3, 2, 1), cand.candidate(3, 2, 0)
+    assert (two_one.cycles_min, two_one.cycles_max) == (1, 3)
+    assert (two_zero.cycles_min, two_zero.cycles_max) == (2, 2)
+    assert two_zero.surge_node_cycles < two_one.surge_node_cycles
+    assert pairs(pareto_front([two_one, two_zero, cand.candidate(3, 0, 1)])) == [(2, 0), (0, 1)]
 
 
 def test_search_walks_few_candidates_for_a_large_group() -> None:
@@ -474,7 +491,7 @@ def test_advice_carries_the_plan_warnings_of_the_policy_to_apply() -> None:
     assert "whole-group-unavailable" in [w.code for w in small.warnings]
     big = group("big", size=40)
     slow = advise_group(big, quota=judge(big, 1), nodes_override=5)
-    assert slow.recommended is not None and pairs([slow.recommended]) == [(1, 1)]
+    assert slow.recommended is not None and pairs([slow.recommended]) == [(0, 1)]
     codes = [w.code for w in slow.warnings]
     assert "terraform-update-timeout-exceeded" in codes and "nodes-override-unused" in codes
 

@@ -55,7 +55,7 @@ def test_workers_json(run_cli) -> None:
         "max_expansion": 2, "max_unavailable": 0, "cycles": {"min": 2, "max": 2},
         "minutes": {"min": 12, "max": 12}, "surge_node_hours": 0.3, "min_available_nodes": 3}
     assert [(p["max_expansion"], p["max_unavailable"]) for p in workers["front"]] == [
-        (2, 0), (2, 1), (0, 1)]
+        (2, 0), (0, 1)]
     rejected = {(r["max_expansion"], r["max_unavailable"]): r["reasons"]
                 for r in workers["rejected"]}
     assert rejected[(3, 0)] == [{

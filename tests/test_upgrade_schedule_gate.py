@@ -164,23 +164,23 @@ def test_a_full_spread_placement_group_is_a_warning_of_the_schedule_too(
 
 def test_the_gate_counts_the_states_other_groups_and_labels_the_advised_policy(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
-    # clusterNodes 12 with the cluster's 11 nodes (gpu 1 + workers 3 + batch at its max 7):
-    # the advisor keeps workers' surge to 1; the gate's row counts the other groups too.
+    # clusterNodes 13 with the cluster's 11 nodes (gpu 1 + workers 3 + batch at its max 7):
+    # the advisor keeps workers' surge to 2 (2/0); the gate's row counts the other groups too.
     monkeypatch.chdir(tmp_path)
     with example_cloud() as fake:
         fake.quotas["b1gexamplecloud000001"]["managed-kubernetes.clusterNodes.count"] = [
-            12.0, 0.0]
+            13.0, 0.0]
         code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", *ADVISED, "-o", "json")
         assert code == 0, err
         events = _lines(out)
         (stage,) = [e for e in events if e["event"] == "stage"]
         policy = stage["groups"][0]["policy"]
-        assert policy["max_expansion"] == 1
+        assert policy["max_expansion"] == 2
         gate = next(e for e in events if e["event"] == "preflight")["preflight"]
         (row,) = [q for q in gate["clouds"][0]["quotas"]
                   if q["quota_id"] == "managed-kubernetes.clusterNodes.count"]
         assert (row["scope"], row["usage"], row["demand"], row["status"]) == (
-            "cluster catq0n7i0h9ka1b2c3d4", 11, 1, "ok")
+            "cluster catq0n7i0h9ka1b2c3d4", 11, 2, "ok")
         (group,) = gate["groups"]
         assert group["policy"] == {**policy, "source": "advised", "assumed": False}
         code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", *ADVISED)

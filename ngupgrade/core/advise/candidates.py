@@ -84,9 +84,10 @@ class Candidate:
                 self.max_unavailable, self.max_expansion)
 
     @property
-    def objectives(self) -> tuple[int, int, int, int]:
-        """What the Pareto front compares: duration (both bounds), cost, disruption."""
-        return (self.cycles_max, self.cycles_min, self.surge_node_cycles, self.max_unavailable)
+    def objectives(self) -> tuple[int, int, int]:
+        """What the Pareto front compares, as the advise table prints them: the duration's
+        upper bound (cycles), the cost (surge node-cycles), the disruption (nodes down)."""
+        return (self.cycles_max, self.surge_node_cycles, self.max_unavailable)
 
 
 def knob_limit(nodes: int, upper: int = YANDEX_MAX) -> int:

@@ -1,9 +1,15 @@
 """The Pareto front of candidates over duration, cost and disruption. Pure.
 
-A candidate dominates another when it is no worse on every objective of
-:attr:`~ngupgrade.core.advise.candidates.Candidate.objectives` (upper and lower duration bound,
-surge node-cycles, nodes down at once); of candidates equal on all four, the first in
-:attr:`~ngupgrade.core.advise.candidates.Candidate.rank_key` order stays.
+The front is judged on the figures the advise table prints for each policy: the duration's
+upper bound (the run may take that long whatever order the platform picks), the surge node
+cycles (node-hours) and the nodes down at once. A candidate dominates another when it is no
+worse on each of these (:attr:`~ngupgrade.core.advise.candidates.Candidate.objectives`). The
+duration's lower bound is not an objective of its own: a policy that is only faster when the
+platform happens to pick a lucky order, and costs more or takes more nodes down, is not a
+choice anyone makes over one that is as fast in the worst case. It breaks ties: of candidates
+equal on all three, the one first in
+:attr:`~ngupgrade.core.advise.candidates.Candidate.rank_key` order (lower bound, then fewer
+surge nodes) stays.
 
 Written here rather than taken from a library: the candidates are few (block minima, see
 :mod:`.candidates`), the objectives small integers, and a sort plus one pass against the front
@@ -25,17 +31,12 @@ def dominates(a: Candidate, b: Candidate) -> bool:
 def pareto_front(candidates: Iterable[Candidate]) -> list[Candidate]:
     """The non-dominated candidates, fastest first (``rank_key`` order).
 
-    Sorted by ``rank_key``, a candidate can only be dominated by one before it, and if it is
-    dominated by a dominated one it is dominated by what dominates that: one pass suffices.
+    Sorted by the objectives (then ``rank_key`` for ties), a candidate can only be dominated
+    by one before it, and if it is dominated by a dominated one it is dominated by what
+    dominates that: one pass suffices.
     """
     front: list[Candidate] = []
-    seen: list[tuple[int, int, int]] = []  # (cycles_min, cost, down) of the front, for speed
-    for c in sorted(candidates, key=lambda c: c.rank_key):
-        c_min, cost, down = c.cycles_min, c.surge_node_cycles, c.max_unavailable
-        for f_min, f_cost, f_down in seen:
-            if f_min <= c_min and f_cost <= cost and f_down <= down:
-                break
-        else:
+    for c in sorted(candidates, key=lambda c: (c.objectives, c.rank_key)):
+        if not any(dominates(f, c) for f in front):
             front.append(c)
-            seen.append((c_min, cost, down))
-    return front
+    return sorted(front, key=lambda c: c.rank_key)
