@@ -138,9 +138,11 @@ def test_advise_blocked_by_workloads_only_is_not_told_to_raise_the_quota(run_cli
 
 
 @pytest.mark.parametrize(("floor", "hint"), [
-    ([], "raise the quota (Quota Manager; Selectel: the control panel)"),
-    (["--min-available", "1"],
-     "raise the quota (Quota Manager; Selectel: the control panel); lower --min-available"),
+    # a Yandex state: no word of Selectel's control panel; gpu has one node, so the
+    # whole-group floor's only lever is --min-available 0
+    ([], "raise the quota (Quota Manager); --min-available 0 lets a one-node group go down "
+         "for its upgrade (its pods have nowhere to run meanwhile)"),
+    (["--min-available", "1"], "raise the quota (Quota Manager); lower --min-available"),
 ])
 def test_advise_blocked_by_the_quota_is_told_to_raise_it(run_cli, floor: list[str],
                                                          hint: str) -> None:

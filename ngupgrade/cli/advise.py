@@ -141,23 +141,37 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
 
 def blocked_hint(blocked: Sequence[GroupAdvice]) -> str:
     """What to do when ``blocked`` groups have no safe policy, following the codes that block
-    them: a short quota -> raise it; an unknown one (``--strict``) -> export it; the floor
+    them: a short quota -> raise it (where, by the platform of the groups it holds back); an
+    unknown one (``--strict``) -> export it; the floor
     (``below-min-available``) -> lower ``--min-available`` when it came from the option or the
-    one-node-down default (the whole-group floor is the lowest there is); the autoscaler min
+    one-node-down default (the whole-group floor is the lowest there is, but a one-node group
+    under it is told that ``--min-available 0`` lets it go down); the autoscaler min
     -> raise it; any drain finding -> fix what blocks the drain. Never a lever no code asks for
     (a group blocked only by its workloads is not told to raise a quota)."""
     codes = {x.code for g in blocked for r in g.search.rejected for x in r.reasons}
-    lowerable = any(g.availability.floor_source != "whole-group" for g in blocked
-                    if any(x.code == BELOW_MIN_AVAILABLE
-                           for r in g.search.rejected for x in r.reasons))
+    floored = [g for g in blocked
+               if any(x.code == BELOW_MIN_AVAILABLE for r in g.search.rejected for x in r.reasons)]
+    lowerable = any(g.availability.floor_source != "whole-group" for g in floored)
+    # a one-node group held by the whole-group floor: the only lever is to let it go down
+    one_node = any(g.availability.floor_source == "whole-group" and g.nodes == 1
+                   for g in floored)
+    short = {g.group.platform for g in blocked
+             if any(x.code == QUOTA_SHORT for r in g.search.rejected for x in r.reasons)}
     hints = []
-    if QUOTA_SHORT in codes:
-        hints.append("raise the quota (Quota Manager; Selectel: the control panel)")
+    if short:
+        hints.append("raise the quota (" + "; ".join(
+            where for platform, where in (("yandex", "Quota Manager"),
+                                          ("selectel", "Selectel: the project's quotas in the "
+                                                       "control panel"))
+            if platform in short) + ")")
     if QUOTA_UNKNOWN in codes:
         hints.append("export the unknown quotas' limits (docs/quota-preflight.md) or drop "
                      "--strict")
     if BELOW_MIN_AVAILABLE in codes and lowerable:
         hints.append("lower --min-available")
+    if BELOW_MIN_AVAILABLE in codes and one_node:
+        hints.append("--min-available 0 lets a one-node group go down for its upgrade (its "
+                     "pods have nowhere to run meanwhile)")
     if AUTOSCALER_MIN in codes:
         hints.append("raise the autoscaler min (scale_policy.auto_scale.min)")
     if codes - {QUOTA_SHORT, QUOTA_UNKNOWN, BELOW_MIN_AVAILABLE, AUTOSCALER_MIN}:
