@@ -72,10 +72,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         Scenario.load(args.scenario)  # its own errors first (file, line, key)
-        import yaml
+        from ngupgrade.adapters.documents import load_yaml, read_bounded
 
-        with open(args.scenario, encoding="utf-8") as fh:
-            raw = yaml.safe_load(fh)
+        raw = load_yaml(read_bounded(args.scenario, "scenario"), args.scenario)
         scenario = Scenario.from_mapping({**raw, "workloads": pdb_blocked_api()},
                                          args.scenario)
         fake = FakeCloud.from_state(args.state, scenario, clock=RealClock(args.speed))

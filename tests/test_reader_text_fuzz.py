@@ -240,7 +240,8 @@ def test_fake_cloud_scenario(tmp_path: Path, data: bytes) -> None:
     scenario.write_bytes(data)
     with pytest.raises(BadInput) as caught:
         Scenario.load(str(scenario))
-    assert str(caught.value).startswith(f"{scenario}: $")
+    # JSON's path ($.a.b) when read as JSON; libyaml refuses the escape itself, at its line
+    assert str(caught.value).startswith((f"{scenario}: $", f"{scenario}: holds"))
     assert "holds a lone UTF-16 surrogate" in str(caught.value)
 
 

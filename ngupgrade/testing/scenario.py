@@ -245,25 +245,18 @@ class Scenario:
     @classmethod
     def load(cls, path: str) -> Scenario:
         """Read a YAML (or JSON) scenario file. Raises BadInput."""
-        import yaml
+        from ngupgrade.adapters.documents import NotYaml, load_yaml, read_bounded
 
-        from ngupgrade.adapters.files.quota_file import yaml_error_line
-
+        data = read_bounded(path, "scenario")
         try:
-            with open(path, encoding="utf-8") as fh:
-                raw = yaml.safe_load(fh)
-        except OSError as err:
-            raise BadInput(f"cannot read scenario: {err.strerror}", source=path) from err
-        except RecursionError as err:  # lists nested thousands deep: no real scenario is
-            raise BadInput("scenario nested too deeply", source=path) from err
+            text = data.decode("utf-8")
         except UnicodeDecodeError as err:
-            raise BadInput(f"scenario is not UTF-8 text (byte 0x{err.object[err.start]:02x} at "
+            raise BadInput(f"scenario is not UTF-8 text (byte 0x{data[err.start]:02x} at "
                            f"offset {err.start})", source=path) from err
-        except yaml.YAMLError as err:
-            raise BadInput(f"scenario is not YAML: {yaml_error_line(err)}", source=path) from err
-        except ValueError as err:  # an integer past Python's 4300-digit limit
-            raise BadInput(f"scenario has a value Python cannot read: {err}",
-                           source=path) from err
+        try:
+            raw = load_yaml(text, path)
+        except NotYaml as err:
+            raise BadInput(f"scenario is not YAML: {err.detail}", source=path) from err
         where = lone_surrogate_path(raw)
         if where is not None:
             raise BadInput(f"scenario {LONE_SURROGATE_MESSAGE}", source=path, path=where)

@@ -28,11 +28,10 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-import yaml
-
+from ngupgrade.adapters.documents import NotYaml, load_yaml, read_bounded
+from ngupgrade.core.bounds import INT_LIMIT_MESSAGE, too_deep, too_deep_message
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import QuotaLimit
 from ngupgrade.core.text import (
@@ -167,10 +166,7 @@ def read_quota_text(path: str) -> str:
         BadInput: the file cannot be read, or is not UTF-8 text (named at its byte offset
             and line, with how to convert it: :func:`ngupgrade.core.text.encoding_fix`).
     """
-    try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        raise BadInput(f"cannot read quota file: {err}", source=path) from err
+    data = read_bounded(path, "quota file")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -199,12 +195,10 @@ def decode_quota_text(text: str, source: str) -> Any:
         BadInput: neither JSON nor YAML, nested too deeply, a number too large to be a quota
             value, or a lone surrogate (at its JSON path).
     """
-    try:
-        data = _decode(text, source)
-    except RecursionError as err:  # lists nested thousands deep: no real export is
-        raise BadInput("nested too deeply to be a quota file", source=source) from err
-    except ValueError as err:  # an integer of over 4300 digits (int_max_str_digits)
-        raise BadInput("holds a number too large to be a quota value", source=source) from err
+    data = _decode(text, source)
+    deep = too_deep(data)
+    if deep is not None:
+        raise BadInput(too_deep_message(), source=source, path=deep)
     where = lone_surrogate_path(data)
     if where is not None:
         raise BadInput(LONE_SURROGATE_MESSAGE, source=source, path=where)
@@ -214,30 +208,16 @@ def decode_quota_text(text: str, source: str) -> Any:
 def _decode(text: str, source: str) -> Any:
     try:
         return json.loads(text)
+    except RecursionError as err:  # lists nested thousands deep: no real export is
+        raise BadInput(too_deep_message(), source=source) from err
     except json.JSONDecodeError as json_err:
         try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as err:
+            return load_yaml(text, source)
+        except NotYaml as err:
             raise BadInput(f"neither JSON ({json_err.msg} at line {json_err.lineno}) nor YAML "
-                           f"({yaml_error_line(err)})", source=source) from err
-
-
-def yaml_error_line(err: yaml.YAMLError) -> str:
-    """PyYAML's error on one line, with 1-based line and column.
-
-    ``str(err)`` is several lines (the position, the source line and a caret under it), which
-    breaks the one-line contract of a BadInput.
-    """
-    if isinstance(err, yaml.MarkedYAMLError) and err.problem_mark is not None:
-        mark = err.problem_mark
-        text = f"{err.problem or err.context} at line {mark.line + 1}, column {mark.column + 1}"
-        if err.problem and err.context and err.context_mark is not None:
-            text += f" ({err.context} from line {err.context_mark.line + 1})"
-        return text
-    if isinstance(err, yaml.reader.ReaderError) and isinstance(err.character, int):
-        return (f"unacceptable character #x{err.character:04x} at position {err.position}: "
-                f"{err.reason}")
-    return " ".join(str(err).split())
+                           f"({err.detail})", source=source) from err
+    except ValueError as err:  # an integer of over 4300 digits (int_max_str_digits)
+        raise BadInput(INT_LIMIT_MESSAGE, source=source) from err
 
 
 def parse_quota_document(data: Any, source: str) -> QuotaFile:

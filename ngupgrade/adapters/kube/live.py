@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ngupgrade.adapters.kube.decode import Collector, KubeRead
-from ngupgrade.core.errors import KubeApiError
+from ngupgrade.core.errors import BadInput, KubeApiError
 
 DEFAULT_PAGE_SIZE = 500
 """Objects per list call: kubectl's own chunk size (``--chunk-size``, default 500)."""
@@ -192,20 +192,31 @@ def _api_client(path: str, context: str | None) -> Any:
 def _check_files(path: str) -> None:
     """Each file of a ``:``-separated kubeconfig path must exist (the client's own words for
     a missing file are "Invalid kube-config file. No configuration found.")."""
+    from ngupgrade.adapters.documents import NotYaml, load_yaml, read_bounded
+
     for one in path.split(os.pathsep):
         if one and not os.path.exists(one):
             raise KubeApiError(f"kubeconfig {one}: file not found")
+        if not one or os.path.isdir(one):
+            continue
+        # The client loads it with yaml.safe_load and walks it: an alias bomb (a few hundred
+        # bytes of anchors and aliases, a billion nodes as a tree) would pin a CPU there.
+        try:
+            load_yaml(read_bounded(one, "kubeconfig"), one)
+        except NotYaml:
+            continue  # the client's own error names the line (below)
+        except BadInput as err:
+            raise KubeApiError(f"kubeconfig {err}") from err
 
 
 def _top_level(path: str) -> str | None:
     """The YAML type name of a kubeconfig file whose top level is not a mapping, else None."""
-    import yaml
+    from ngupgrade.adapters.documents import load_yaml, read_bounded
 
     for one in path.split(os.pathsep):
         try:
-            with open(one, encoding="utf-8") as f:
-                data = yaml.safe_load(f)
-        except (OSError, ValueError, yaml.YAMLError):
+            data = load_yaml(read_bounded(one, "kubeconfig"), one)
+        except BadInput:
             continue
         if data is not None and not isinstance(data, dict):
             names: dict[type, str] = {list: "list", str: "string"}

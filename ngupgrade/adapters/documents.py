@@ -1,0 +1,190 @@
+"""Reading the files a user gives, within bounds: size before the work, then YAML safely.
+
+Shared by every adapter and the test kit (quota files, Selectel's project quotas, the fake
+cloud's scenario, the kubeconfig check, YAML cluster dumps), so each bound has one owner:
+
+* :func:`read_bounded` reads at most ``limit`` bytes: a 10 MB file where a few KB are expected
+  is refused at once, never parsed for seconds first.
+* :func:`load_yaml` is PyYAML's safe loader (libyaml's when built with it) with three bounds
+  the loader itself lacks. A YAML alias refers to a node written once, so a 342-byte file of
+  nine anchors of nine aliases each is a tree of 9**9 strings (the "billion laughs" document,
+  https://en.wikipedia.org/wiki/Billion_laughs_attack); every walk of it pins a CPU. Here the
+  composed node graph is measured before anything is constructed: the document read as a tree
+  may hold at most :data:`ALIAS_RATIO` times the nodes it writes (and :data:`ALIAS_FREE`
+  nodes are always allowed), an alias may not refer to a node that contains it (a cycle), and
+  nesting stops at :data:`ngupgrade.core.bounds.MAX_DEPTH`. The same rule as go-yaml's
+  (``yaml.v3`` decode.go, ``allowedAliasRatio``), which kubectl's readers use.
+
+Every refusal is a BadInput (exit 3) naming the file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from ngupgrade.core.bounds import INT_LIMIT_MESSAGE, MAX_DEPTH, is_int_limit, too_deep_message
+from ngupgrade.core.errors import BadInput
+from ngupgrade.core.text import LONE_SURROGATE_MESSAGE
+
+MAX_BYTES = 4 << 20
+"""The default size bound of a hand-written or exported YAML/JSON file (quota files,
+scenarios, kubeconfigs): 4 MiB, hundreds of times the largest real one."""
+
+ALIAS_RATIO = 10
+"""A document read as a tree may hold this many times the nodes it writes."""
+
+ALIAS_FREE = 10_000
+"""Nodes read as a tree that are always allowed, however few a document writes."""
+
+
+def read_bounded(path: str, what: str, limit: int = MAX_BYTES) -> bytes:
+    """The bytes of ``path``, refused before reading when there are more than ``limit``.
+
+    Args:
+        path: the file; ``what`` names it in messages (``quota file``, ``scenario``).
+
+    Raises:
+        BadInput: cannot be read (a directory, missing, no permission), or larger than
+            ``limit`` bytes (said in MiB, with the bound).
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except IsADirectoryError as err:
+        raise BadInput(f"is a directory, not a {what}", source=path) from err
+    except OSError as err:
+        raise BadInput(f"cannot read {what}: {err.strerror or err}", source=path) from err
+    if len(data) > limit:
+        raise BadInput(f"{what} is larger than {_mib(limit)} (no real one is): refused "
+                       "before reading it", source=path)
+    return data
+
+
+def check_size(data: bytes | str, source: str, what: str, limit: int = MAX_BYTES) -> None:
+    """Refuse a document already in memory (stdin, a test) larger than ``limit`` bytes."""
+    size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
+    if size > limit:
+        raise BadInput(f"{what} is larger than {_mib(limit)} (no real one is)", source=source)
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1 << 20):g} MiB"
+
+
+def load_yaml(text: str | bytes, source: str, limit: int = MAX_BYTES) -> Any:
+    """Decode one YAML document (JSON is YAML too) within the bounds of this module.
+
+    Returns:
+        The document as dicts, lists and scalars (None for an empty one); an alias is the
+        same object as its anchor, as PyYAML's ``safe_load`` makes it.
+
+    Raises:
+        BadInput: naming ``source``: larger than ``limit`` bytes, not YAML (the line and
+            column, on one line), aliases that expand it more than the bound or form a
+            cycle, nested deeper than :data:`MAX_DEPTH`, an integer over Python's digit
+            limit, or a value the safe constructor refuses (a date such as 2024-13-45).
+    """
+    check_size(text, source, "YAML document", limit)
+    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = loader_class(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_graph(node, source)
+        return loader.construct_document(node)
+    except yaml.YAMLError as err:
+        if "maximum nesting depth" in str(err):  # libyaml's own bound (1000 levels)
+            raise BadInput(too_deep_message(), source=source) from err
+        if "invalid Unicode character escape" in str(err):  # libyaml's word for "\ud800"
+            raise BadInput(f"{LONE_SURROGATE_MESSAGE}: {_where(err)}", source=source) from err
+        raise NotYaml(yaml_error_line(err), source) from err
+    except RecursionError as err:  # cannot be past _check_graph; kept as the last guard
+        raise BadInput(too_deep_message(), source=source) from err
+    except ValueError as err:
+        if is_int_limit(err):
+            raise BadInput(INT_LIMIT_MESSAGE, source=source) from err
+        raise BadInput(f"holds a value YAML cannot read: {err}", source=source) from err
+    finally:
+        loader.dispose()
+
+
+class NotYaml(BadInput):
+    """The text is not YAML at all; ``detail`` is PyYAML's error on one line (a reader that
+    tried JSON first says both)."""
+
+    def __init__(self, detail: str, source: str) -> None:
+        super().__init__(f"not YAML: {detail}", source=source)
+        self.detail = detail
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _check_graph(root: yaml.Node, source: str) -> None:
+    """Measure the composed graph (iteratively, each node once) and refuse it out of bounds.
+
+    Raises:
+        BadInput: a cycle, nesting past :data:`MAX_DEPTH`, or more nodes read as a tree
+            than :data:`ALIAS_RATIO` times those written (beyond :data:`ALIAS_FREE`).
+    """
+    tree: dict[int, int] = {}  # node id -> nodes it holds read as a tree
+    open_ids: set[int] = set()  # the nodes on the current path (a cycle comes back to one)
+    written = 0
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, leaving = stack.pop()
+        key = id(node)
+        kids = _children(node)
+        if leaving:
+            tree[key] = 1 + sum(tree[id(kid)] for kid in kids)
+            open_ids.discard(key)
+            continue
+        if key in tree:
+            continue
+        if key in open_ids:
+            raise BadInput("a YAML alias refers to a node that holds it (a cycle): refused",
+                           source=source)
+        if kids and depth > MAX_DEPTH:
+            raise BadInput(too_deep_message(), source=source)
+        written += 1
+        open_ids.add(key)
+        stack.append((node, depth, True))
+        stack.extend((kid, depth + 1, False) for kid in kids if id(kid) not in tree)
+    if tree[id(root)] > max(ALIAS_FREE, ALIAS_RATIO * written):
+        raise BadInput(f"YAML aliases expand {written} nodes to {tree[id(root)]} (a YAML "
+                       f"alias bomb?): refused; aliases may expand a document {ALIAS_RATIO} "
+                       "times at most", source=source,
+                       hint="write the values out instead of anchors (&name) and aliases "
+                            "(*name)")
+
+
+def _where(err: yaml.YAMLError) -> str:
+    mark = getattr(err, "problem_mark", None)
+    return f"at line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
+
+
+def yaml_error_line(err: yaml.YAMLError) -> str:
+    """PyYAML's error on one line, with 1-based line and column.
+
+    ``str(err)`` is several lines (the position, the source line and a caret under it), which
+    breaks the one-line contract of a BadInput.
+    """
+    if isinstance(err, yaml.MarkedYAMLError) and err.problem_mark is not None:
+        mark = err.problem_mark
+        text = f"{err.problem or err.context} at line {mark.line + 1}, column {mark.column + 1}"
+        if err.problem and err.context and err.context_mark is not None:
+            text += f" ({err.context} from line {err.context_mark.line + 1})"
+        return text
+    if isinstance(err, yaml.reader.ReaderError) and isinstance(err.character, int):
+        return (f"unacceptable character #x{err.character:04x} at position {err.position}: "
+                f"{err.reason}")
+    return " ".join(str(err).split())
+
