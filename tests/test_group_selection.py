@@ -92,3 +92,49 @@ def test_upgrade_apply_by_a_shared_name_sends_nothing(two_gpus, monkeypatch, cap
         assert fake.operations == {}
     err = capsys.readouterr().err
     assert f"error: {MESSAGE}\nhint: {HINT}" in err
+
+
+def test_the_terraform_resource_name_selects_its_group(run_cli, tmp_path: Path):
+    """`-g gpu_pool` where the group's own name is `gpu` (the resource is renamed in the
+    state's code): the resource name people type works as a name does."""
+    doc = json.loads(Path(STATE).read_text())
+    (gpu,) = [r for r in doc["resources"]
+              if r["type"] == "yandex_kubernetes_node_group" and r["name"] == "gpu"]
+    gpu["name"] = "gpu_pool"
+    path = tmp_path / "renamed.tfstate"
+    path.write_text(json.dumps(doc))
+    result = run_cli("plan", "--state", str(path), "-g", "gpu_pool", "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    assert [g["address"] for g in result.json()["groups"]] == [
+        "yandex_kubernetes_node_group.gpu_pool"]
+
+
+def test_a_for_each_resource_name_is_shared_by_its_instances(run_cli, tmp_path: Path):
+    """`this` names every instance of `module.pools["prod"].…this[...]`; with two instances it
+    is refused as a shared name, never taken as both."""
+    doc = json.loads(Path(STATE).read_text())
+    (pool,) = [r for r in doc["resources"] if r["name"] == "this"]
+    twin = json.loads(json.dumps(pool["instances"][0]))
+    twin["index_key"] = "batch2"
+    twin["attributes"]["id"] = "cat2ng0auto0000twin0"
+    twin["attributes"]["name"] = "batch2"
+    pool["instances"].append(twin)
+    path = tmp_path / "twins.tfstate"
+    path.write_text(json.dumps(doc))
+    result = run_cli("plan", "--state", str(path), "-g", "this")
+    assert result.exit_code == 2
+    assert "'this' matches 2 node groups" in result.stderr
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("wrkers", "workers"), ("gpux", "gpu")])
+def test_an_unknown_name_says_which_group_was_meant(run_cli, typed: str, meant: str):
+    result = run_cli("plan", "--state", STATE, "-g", typed)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0] == (
+        f"error: no node group matches {typed!r}: did you mean {meant}?")
+
+
+def test_nothing_close_suggests_nothing(run_cli):
+    result = run_cli("plan", "--state", STATE, "-g", "zzzzzzzz")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0] == "error: no node group matches 'zzzzzzzz'"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 
 from ngupgrade.adapters.state.parse import ParsedState, parse_state
@@ -92,7 +93,9 @@ def select_groups(groups: Sequence[NodeGroup], selectors: Sequence[str]) -> list
         matches = match_groups(groups, selector)
         if not matches:
             known = ", ".join(f"{g.address} ({g.name or g.id})" for g in groups) or "none"
-            raise UsageError(f"no node group matches {selector!r}",
+            close = closest_group_word(groups, selector)
+            raise UsageError(f"no node group matches {selector!r}"
+                             + (f": did you mean {close}?" if close else ""),
                              hint=f"node groups in this state: {known}")
         if len(matches) > 1:
             listed = ", ".join(f"{g.address} ({g.id or 'no id yet'})" for g in matches)
@@ -119,7 +122,23 @@ def match_groups(groups: Sequence[NodeGroup], selector: str) -> list[NodeGroup]:
     by_id = [g for g in groups if g.id and g.id == selector]
     if by_id:
         return by_id
-    return [g for g in groups if g.name == selector]
+    by_name = [g for g in groups if g.name == selector]
+    if by_name:
+        return by_name
+    # the resource's name in the Terraform code (`yandex_kubernetes_node_group.workers` ->
+    # `workers`), which people type as often as the group's own name; a for_each resource's
+    # name stands for all its instances, and select_groups refuses it as shared
+    return [g for g in groups if g.address.name == selector]
+
+
+def closest_group_word(groups: Sequence[NodeGroup], selector: str) -> str | None:
+    """The group name, Terraform resource name, address or id closest to ``selector`` (a typo
+    such as ``wrkers``), by :func:`difflib.get_close_matches`; None when nothing is close."""
+    words: list[str] = []
+    for g in groups:
+        words += [w for w in (g.name, g.address.name, str(g.address), g.id) if w]
+    close = difflib.get_close_matches(selector, list(dict.fromkeys(words)), n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def load_groups(settings: Settings, selectors: Sequence[str] = ()) -> list[NodeGroup]:
