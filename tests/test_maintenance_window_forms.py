@@ -94,8 +94,10 @@ def test_two_weekly_windows_as_the_provider_writes_them(run_cli, tmp_path: Path)
 def test_a_window_that_is_not_one_says_which_attribute(run_cli, tmp_path: Path,
                                                       start_time: str, duration: str,
                                                       why: str) -> None:
+    # The window only feeds a warning: the state is read, and the note says what was not
+    # checked (tests/test_state_notes.py covers every report).
     state = _state(tmp_path, [{"day": "monday", "duration": duration, "start_time": start_time}])
     result = run_cli("groups", "--state", state)
-    assert result.exit_code == 3, result.stderr
-    assert f".maintenance_policy[0].maintenance_window[0]: maintenance window {why}" \
-        in result.stderr
+    assert result.exit_code == 0, result.stderr
+    assert ("note: yandex_kubernetes_node_group.workers: auto-upgrade window not checked: "
+            f"maintenance_policy[0].maintenance_window[0].{why}") in result.stderr

@@ -99,9 +99,6 @@ def test_zero_values_the_provider_writes_read_as_absent() -> None:
       "$.resources[0].instances[0].attributes.autoscale_min_nodes"),
      ({"availability_zone": ""}, "has no availability_zone",
       "$.resources[0].instances[0].attributes.availability_zone"),
-     ({"taints": [{"key": "k", "value": "v", "effect": "NoSchedul"}]},
-      "Invalid enum value 'NoSchedul'",
-      "$.resources[0].instances[0].attributes.taints[0].effect"),
      ({"nodes_count": -1}, "Expected `int` >= 0",
       "$.resources[0].instances[0].attributes.nodes_count")],
 )
@@ -118,3 +115,13 @@ def test_damaged_selectel_state_is_bad_input_naming_the_path(over: dict, message
 def test_selectel_cluster_without_groups_gives_no_group() -> None:
     data = _state({"id": CLUSTER, "kube_version": "1.29.5"}, "selectel_mks_cluster_v1")
     assert parse_state(data, "s").groups == ()
+
+
+def test_a_bad_taint_of_a_selectel_group_is_noted_not_bad_input() -> None:
+    # Before: "Invalid enum value 'NoSchedul'", exit 3, for plan and preflight too.
+    (group,) = parse_state(_state(_attrs(taints=[{"key": "k", "value": "v",
+                                                  "effect": "NoSchedul"}])), "s").groups
+    assert group.node_taints == ()
+    assert [(n.attribute, n.value, n.not_checked) for n in group.notes] == [
+        ("taints[0].effect", "'NoSchedul'", "not given to the new nodes the drain check models")]
+    assert "(invalid enum value 'NoSchedul')" in group.notes[0].why

@@ -154,6 +154,8 @@ class DrainCheckResult:
     """Per group address, the plan the waves follow (its configured policy, the policy's
     source and the effective one, for the report's header); none for a group a Terraform
     plan replaces or deletes."""
+    groups: tuple[NodeGroup, ...] = ()
+    """The groups checked, for the reports' state notes (``NodeGroup.notes``)."""
 
     @property
     def failing(self) -> tuple[tuple[str, Finding], ...]:
@@ -268,7 +270,8 @@ def drain_check_groups(groups: Sequence[NodeGroup], request: DrainCheckRequest, 
     durations = {str(g.address): p.duration for g, p in zip(groups, plans, strict=True)}
     return DrainCheckResult(report, notes, request.accept, request.strict, unmatched,
                             durations, {str(g.address): p
-                                        for g, p in zip(groups, plans, strict=True)})
+                                        for g, p in zip(groups, plans, strict=True)},
+                            tuple(every))
 
 
 def _with_size_drift(report: GroupDrainReport, group: NodeGroup, plan: GroupPlan

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -19,6 +19,7 @@ import click
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.timing import Timing, real_time
 from ngupgrade.core.errors import UsageError
+from ngupgrade.core.model import NodeGroup
 
 if TYPE_CHECKING:
     from ngupgrade.core.advise.judge import MinAvailable
@@ -294,6 +295,20 @@ def emit_json(payload: dict[str, Any]) -> None:
         invocation.report = payload
         return
     sys.stdout.write(text)
+
+
+def state_notes(groups: Iterable[NodeGroup | None], document: dict[str, Any] | None = None
+                ) -> None:
+    """The state's notes of ``groups`` (:mod:`ngupgrade.cli.render.notes`): into
+    ``document["state_notes"]`` for a JSON report, else one ``note:`` line each on stderr."""
+    from ngupgrade.cli.render.notes import group_notes, notes_json, notes_lines
+
+    pairs = group_notes(groups)
+    if document is not None:
+        document["state_notes"] = notes_json(pairs)
+        return
+    for line in notes_lines(pairs):
+        click.echo(line, err=True)
 
 
 def emit_junit(text: str) -> None:

@@ -21,6 +21,7 @@ from ngupgrade.cli._common import (
     group_option,
     parse_min_available,
     settings_of,
+    state_notes,
     stdin_once,
 )
 from ngupgrade.cli._flags import note_unused
@@ -126,9 +127,12 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
                             accept=accepted)
     result = advise_use_case(settings, request)
     if settings.output == "json":
-        emit_json(advise_json(result))
+        document = advise_json(result)
+        state_notes([g.group for g in result.groups], document)
+        emit_json(document)
     else:
         click.echo(advise_text(result), nl=False)
+        state_notes([g.group for g in result.groups])
     if not result.ok:
         blocked = [g for g in result.groups if not g.ok]
         parts = []

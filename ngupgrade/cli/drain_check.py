@@ -16,6 +16,7 @@ from ngupgrade.cli._common import (
     group_option,
     plan_option,
     settings_of,
+    state_notes,
     stdin_once,
 )
 from ngupgrade.cli._flags import note_unused
@@ -102,6 +103,8 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
 
     result = run(settings, request)
     show(result, settings.output)
+    if settings.output == "table":
+        state_notes(result.groups)
     if result.unmatched:
         raise CheckFailed(failure_summary(result),
                           hint="is this the group's cluster? check --cluster, or --kubeconfig "
@@ -163,6 +166,7 @@ def drain_document(result: DrainCheckResult) -> dict[str, Any]:
     document["verdict"] = result.verdict
     document["accepted"] = sorted(result.accepted)
     document["notes"] = list(result.notes)
+    state_notes(result.groups, document)
     return document
 
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 import click
 
 from ngupgrade.app.load import load_groups
-from ngupgrade.cli._common import common_options, emit_json, group_option, print_table, settings_of
+from ngupgrade.cli._common import (
+    common_options,
+    emit_json,
+    group_option,
+    print_table,
+    settings_of,
+    state_notes,
+)
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli.render.groups import GROUP_COLUMNS, group_row, groups_json
 
@@ -35,8 +42,11 @@ def groups(groups: tuple[str, ...]) -> None:
     note_unused(settings, connects=False, offline="`groups` reads only the Terraform state")
     found = load_groups(settings, groups)
     if settings.output == "json":
-        emit_json(groups_json(found))
+        document = groups_json(found)
+        state_notes(found, document)
+        emit_json(document)
         return
+    state_notes(found)
     if not found:
         click.echo("no yandex_kubernetes_node_group resources in this state")
         return

@@ -17,6 +17,7 @@ from ngupgrade.cli._common import (
     group_option,
     plan_option,
     settings_of,
+    state_notes,
 )
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli.render.plan import plan_json, plan_text
@@ -99,9 +100,12 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
     # live group size and policy when a cloud endpoint is given
     plans = plan_use_case(settings, request, live=bool(settings.endpoint))
     if settings.output == "json":
-        emit_json(plan_json(plans, strict=strict))
+        document = plan_json(plans, strict=strict)
+        state_notes([p.group for p in plans], document)
+        emit_json(document)
     else:
         click.echo(plan_text(plans))
+        state_notes([p.group for p in plans])
     _fail_on_warnings(plans, strict)
 
 
@@ -131,14 +135,18 @@ def _plan_gate(settings: Settings, request: PlanRequest, strict: bool) -> None:
     plans = plan_rolls(gate, request)
     blocking = gate.verdict.blocking
     warned = strict and any(p.warnings for p in plans if p is not None)
+    shown = [g for c in gate.changes for g in (c.before, c.group)]
     if settings.output == "json":
-        emit_json({"ok": not (blocking or warned),
-                   "groups": plan_groups_json(gate.changes, plans),
-                   "plan": plan_section_json(gate.verdict, source=gate.source,
-                                             terraform_version=gate.terraform_version,
-                                             clusters=gate.clusters, ok=not blocking)})
+        document = {"ok": not (blocking or warned),
+                    "groups": plan_groups_json(gate.changes, plans),
+                    "plan": plan_section_json(gate.verdict, source=gate.source,
+                                              terraform_version=gate.terraform_version,
+                                              clusters=gate.clusters, ok=not blocking)}
+        state_notes(shown, document)
+        emit_json(document)
     else:
         click.echo(plan_gate_text(gate.verdict, plans, source=gate.source))
+        state_notes(shown)
     if blocking:
         raise CheckFailed("plan gate failed: " + "; ".join(f.message for f in blocking),
                           hint="; ".join(blocking_hints(blocking)))

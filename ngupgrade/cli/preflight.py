@@ -25,6 +25,7 @@ from ngupgrade.cli._common import (
     group_option,
     plan_option,
     settings_of,
+    state_notes,
     stdin_once,
 )
 from ngupgrade.cli._flags import note_unused
@@ -207,6 +208,8 @@ def _report(result: Preflight, gate: PlanGate | None, drain: DrainCheckResult | 
     from ngupgrade.cli.render.quota import failure_summary, preflight_json, preflight_table
 
     blocking = gate.verdict.blocking if gate is not None else ()
+    shown = [gd.group for gd in result.groups] + (
+        [g for c in gate.changes for g in (c.before, c.group)] if gate is not None else [])
     if output == "json":
         document = preflight_json(result)
         if gate is not None:
@@ -221,6 +224,7 @@ def _report(result: Preflight, gate: PlanGate | None, drain: DrainCheckResult | 
 
             document["drain"] = drain_document(drain)
         document["ok"] = result.ok and not blocking and (drain is None or drain.ok)
+        state_notes(shown, document)
         emit_json(document)
     elif output == "junit":
         from ngupgrade.cli.render.junit import junit_xml
@@ -243,6 +247,7 @@ def _report(result: Preflight, gate: PlanGate | None, drain: DrainCheckResult | 
 
             click.echo("\n== drain check")
             show(drain, "table")
+        state_notes(shown)
     parts = [f.message for f in blocking]
     if not result.ok:
         parts.append(failure_summary(result))

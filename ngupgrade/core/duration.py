@@ -30,7 +30,13 @@ _PART = re.compile(r"(?P<int>\d*)(?:\.(?P<frac>\d*))?(?P<unit>[^\d.]*)")
 
 
 class DurationError(ValueError):
-    """Text that is not a Go duration; the message names the text and what is wrong."""
+    """Text that is not a Go duration or a time of day: ``text`` as given, ``why`` what is
+    wrong with it (``is not a duration: ...``); the message is both."""
+
+    def __init__(self, text: str, why: str) -> None:
+        super().__init__(f"{text[:30]!r}{'...' if len(text) > 30 else ''} {why}")
+        self.text = text
+        self.why = why
 
 
 def parse_go_duration(text: str) -> int:
@@ -50,28 +56,28 @@ def parse_go_duration(text: str) -> int:
     if rest == "0":
         return 0
     if not rest:
-        raise DurationError(f"{text!r} is not a duration (use e.g. 3h, 1h30m, 90m, 5400s)")
+        raise DurationError(text, "is not a duration (use e.g. 3h, 1h30m, 90m, 5400s)")
     total, pos = 0, 0
     while pos < len(rest):
         part = _PART.match(rest, pos)
         assert part is not None  # every group is optional
         whole, frac, unit = part["int"], part["frac"], part["unit"]
         if not whole and not frac:
-            raise DurationError(f"{text!r} is not a duration: a number is missing before "
+            raise DurationError(text, "is not a duration: a number is missing before "
                                 f"{rest[pos:]!r}")
         if not unit:
-            raise DurationError(f"{text!r} is not a duration: {part.group()!r} has no unit "
+            raise DurationError(text, f"is not a duration: {part.group()!r} has no unit "
                                 "(ns, us, ms, s, m, h)")
         scale = _UNITS.get(unit)
         if scale is None:
-            raise DurationError(f"{text!r} is not a duration: unknown unit {unit!r} (ns, us, "
+            raise DurationError(text, f"is not a duration: unknown unit {unit!r} (ns, us, "
                                 "ms, s, m, h)")
         total += int(whole or 0) * scale
         if frac:
             total += int(frac) * scale // 10 ** len(frac)
         if total > _MAX:
-            raise DurationError(f"{text[:30]!r} is not a duration: longer than Go's "
-                                "int64 nanoseconds (about 292 years)")
+            raise DurationError(text, "is not a duration: longer than Go's int64 "
+                                "nanoseconds (about 292 years)")
         pos = part.end()
     return -total if negative else total
 
@@ -126,7 +132,7 @@ def parse_time_of_day(text: str) -> float:
     """
     clock = _CLOCK.fullmatch(text.strip())
     if clock is None:
-        raise DurationError(f"{text!r} is not a time of day (HH:MM, HH:MM:SS or "
+        raise DurationError(text, "is not a time of day (HH:MM, HH:MM:SS or "
                             "HH:MM:SS.fffffffff)")
     frac = clock["f"] or ""
     return (int(clock["h"]) * 3600 + int(clock["m"]) * 60 + int(clock["s"] or 0)

@@ -158,6 +158,32 @@ class PlacementGroup:
 
 
 @dataclass(frozen=True)
+class StateNote:
+    """An attribute of a node group's state that was not understood, and what was therefore
+    not checked. Only attributes that feed a warning or a note are read this way (the
+    maintenance window, ``auto_upgrade``, labels, taints, placement, version info); one the
+    math needs (scale, deploy policy, resources, ids) is bad input instead.
+
+    ``attribute`` is its path inside the resource's attributes
+    (``maintenance_policy[0].maintenance_window[0].start_time``), ``value`` the value as
+    written (quoted, shortened), ``why`` what is wrong with it (``is not a time of day ...``),
+    ``not_checked`` what the reports could not do without it (``auto-upgrade window not
+    checked``).
+    """
+
+    attribute: str
+    value: str
+    why: str
+    not_checked: str
+
+    @property
+    def message(self) -> str:
+        """``auto-upgrade window not checked: maintenance_policy[0]...start_time 'quarter
+        past three' is not a time of day (...)``."""
+        return f"{self.not_checked}: {self.attribute} {self.value} {self.why}"
+
+
+@dataclass(frozen=True)
 class NodeGroup:
     """One node group found in a Terraform state (``yandex_kubernetes_node_group`` or
     ``selectel_mks_nodegroup_v1``).
@@ -182,7 +208,9 @@ class NodeGroup:
     nodes are the group's is decided by :mod:`ngupgrade.core.membership`.
     ``zones`` are the availability zones of a Yandex group's ``allocation_policy.location``;
     ``placement_group`` its compute placement group; ``maintenance`` its maintenance policy
-    (None when the state has none).
+    (None when the state has none, or when it was not understood: then a note says so).
+    ``notes`` name the attributes that only feed warnings and were not understood
+    (:class:`StateNote`); every report that shows the group shows them.
     """
 
     address: TfAddress
@@ -206,6 +234,7 @@ class NodeGroup:
     zones: tuple[str, ...] = ()
     placement_group: PlacementGroup | None = None
     maintenance: Maintenance | None = None
+    notes: tuple[StateNote, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from ngupgrade.adapters.state.soft import ABSENT, Notes
 from ngupgrade.core.address import TfAddress
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.k8s import Taint
@@ -39,6 +40,7 @@ from ngupgrade.core.model import (
     NodeResources,
     Placement,
     ScalePolicy,
+    StateNote,
 )
 from ngupgrade.core.platform import SELECTEL
 
@@ -80,9 +82,11 @@ class _NodeGroupAttrs(msgspec.Struct):
     volume_type: str | None = None
     local_volume: bool | None = None
     preemptible: bool | None = None
-    labels: dict[str, str] | None = None
-    taints: list[_Taint] | None = None
-    nodes: list[_Node] | None = None
+    # Soft (adapters/state/soft.py): they feed the drain check's model and notes, never the
+    # plan's or the preflight's figures.
+    labels: msgspec.Raw = ABSENT  # dict[str, str]
+    taints: msgspec.Raw = ABSENT  # list[_Taint]
+    nodes: msgspec.Raw = ABSENT  # list[_Node]
 
 
 class _ClusterAttrs(msgspec.Struct):
@@ -90,24 +94,31 @@ class _ClusterAttrs(msgspec.Struct):
     name: str | None = None
     project_id: str | None = None
     region: str | None = None
-    kube_version: str | None = None
-    status: str | None = None
+    kube_version: msgspec.Raw = ABSENT  # str, soft
+    status: msgspec.Raw = ABSENT  # str, soft
 
 
 @dataclass(frozen=True)
 class SelectelCluster:
-    """The parts of a ``selectel_mks_cluster_v1`` the tool needs."""
+    """The parts of a ``selectel_mks_cluster_v1`` the tool needs; ``notes`` name what of it
+    was not understood (given to each of its groups)."""
 
     id: str
     name: str
     kube_version: str | None
     status: str | None
+    notes: tuple[StateNote, ...] = ()
 
 
 def cluster(attrs: _ClusterAttrs) -> SelectelCluster:
     """The cluster value of decoded attributes."""
-    return SelectelCluster(attrs.id, attrs.name or "", attrs.kube_version or None,
-                           attrs.status or None)
+    notes = Notes()
+    where = f"(of {CLUSTER_TYPE} {attrs.id})"
+    version = notes.decode(attrs.kube_version, str, f"kube_version {where}",
+                           "version not shown", "")
+    status = notes.decode(attrs.status, str, f"status {where}", "status not shown", "")
+    return SelectelCluster(attrs.id, attrs.name or "", version or None, status or None,
+                           tuple(notes.items))
 
 
 CLUSTER_SHAPE = _ClusterAttrs
@@ -133,6 +144,11 @@ def node_group(attrs: _NodeGroupAttrs, address: TfAddress, tainted: bool,
     assert attrs.project_id and attrs.region and attrs.availability_zone
     found = clusters.get(cluster_id)
     version = found.kube_version if found else None
+    notes = Notes()
+    labels = notes.decode(attrs.labels, dict[str, str], "labels", _MODEL_WITHOUT, {})
+    taints = notes.decode(attrs.taints, list[_Taint], "taints", _MODEL_WITHOUT, [])
+    nodes = notes.decode(attrs.nodes, list[_Node], "nodes",
+                         "the group's nodes not found by hostname in the drain check", [])
     return NodeGroup(
         address=address,
         id=group_id,
@@ -150,11 +166,15 @@ def node_group(attrs: _NodeGroupAttrs, address: TfAddress, tainted: bool,
         placement=Placement(attrs.project_id, attrs.region, attrs.availability_zone,
                             attrs.flavor_id or None),
         # Selectel's labels and taints are the Kubernetes ones every node gets
-        node_labels=dict(attrs.labels or {}),
-        node_taints=tuple(Taint(t.key, t.effect, t.value) for t in attrs.taints or ()),
+        node_labels=labels,
+        node_taints=tuple(Taint(t.key, t.effect, t.value) for t in taints),
         # the drain check finds the group's Kubernetes nodes by these (core.membership)
-        node_names=tuple(n.hostname for n in attrs.nodes or () if n.hostname),
+        node_names=tuple(n.hostname for n in nodes if n.hostname),
+        notes=tuple(notes.items) + (found.notes if found else ()),
     )
+
+
+_MODEL_WITHOUT = "not given to the new nodes the drain check models"
 
 
 def _scale(attrs: _NodeGroupAttrs, address: TfAddress, source: str, path: str

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from ngupgrade.adapters.state.soft import ABSENT, Notes
 from ngupgrade.core.address import TfAddress
 from ngupgrade.core.duration import DurationError, go_duration_seconds, parse_time_of_day
 from ngupgrade.core.errors import BadInput
@@ -32,6 +33,7 @@ from ngupgrade.core.model import (
     NodeResources,
     PlacementGroup,
     ScalePolicy,
+    StateNote,
 )
 from ngupgrade.core.platform import YANDEX
 from ngupgrade.core.text import printable_text
@@ -72,7 +74,7 @@ class _PlacementPolicy(msgspec.Struct):
 
 class _Template(msgspec.Struct):
     resources: list[_Resources] | None = None
-    placement_policy: list[_PlacementPolicy] | None = None
+    placement_policy: msgspec.Raw = ABSENT  # list[_PlacementPolicy], soft
     platform_id: str | None = None
     nat: bool | None = None
     boot_disk: list[_BootDisk] | None = None
@@ -119,8 +121,8 @@ class _Window(msgspec.Struct):
 
 
 class _MaintenancePolicy(msgspec.Struct):
-    auto_upgrade: bool | None = None
-    maintenance_window: list[_Window] | None = None
+    auto_upgrade: msgspec.Raw = ABSENT  # bool, soft
+    maintenance_window: msgspec.Raw = ABSENT  # list[_Window], soft
 
 
 class _NodeGroupAttrs(msgspec.Struct):
@@ -128,16 +130,17 @@ class _NodeGroupAttrs(msgspec.Struct):
     scale_policy: list[_Scale] | None = None
     cluster_id: str | None = None
     name: str | None = None
-    version: str | None = None
-    status: str | None = None
     deploy_policy: list[_Deploy] | None = None
     instance_template: list[_Template] | None = None
-    version_info: list[_VersionInfo] | None = None
-    labels: dict[str, str] | None = None
-    node_labels: dict[str, str] | None = None
-    node_taints: list[str] | None = None
-    allocation_policy: list[_Allocation] | None = None
-    maintenance_policy: list[_MaintenancePolicy] | None = None
+    # Soft (adapters/state/soft.py): they feed warnings and notes, never the math.
+    version: msgspec.Raw = ABSENT  # str
+    status: msgspec.Raw = ABSENT  # str
+    version_info: msgspec.Raw = ABSENT  # list[_VersionInfo]
+    labels: msgspec.Raw = ABSENT  # dict[str, str]
+    node_labels: msgspec.Raw = ABSENT  # dict[str, str]
+    node_taints: msgspec.Raw = ABSENT  # list[str]
+    allocation_policy: msgspec.Raw = ABSENT  # list[_Allocation]
+    maintenance_policy: msgspec.Raw = ABSENT  # list[_MaintenancePolicy]
 
 
 class _PlacementGroupAttrs(msgspec.Struct):
@@ -163,16 +166,18 @@ class _Master(msgspec.Struct):
 class _ClusterAttrs(msgspec.Struct):
     id: str
     folder_id: str | None = None
-    master: list[_Master] | None = None
+    master: msgspec.Raw = ABSENT  # list[_Master], soft
 
 
 @dataclass(frozen=True)
 class ClusterInfo:
-    """The parts of a ``yandex_kubernetes_cluster`` the tool needs (reference section 1.3)."""
+    """The parts of a ``yandex_kubernetes_cluster`` the tool needs (reference section 1.3);
+    ``notes`` name what of it was not understood (given to each of its groups)."""
 
     id: str
     folder_id: str | None
     master_version: str | None
+    notes: tuple[StateNote, ...] = ()
 
 
 CLUSTER_SHAPE = _ClusterAttrs
@@ -181,8 +186,12 @@ NODE_GROUP_SHAPE = _NodeGroupAttrs
 
 def cluster(attrs: _ClusterAttrs) -> ClusterInfo:
     """The cluster value of decoded attributes."""
-    master = _first(attrs.master)
-    return ClusterInfo(attrs.id, attrs.folder_id or None, master.version if master else None)
+    notes = Notes()
+    master = _first(notes.decode(attrs.master, list[_Master],
+                                 f"master (of {CLUSTER_TYPE} {attrs.id})",
+                                 "master version not shown", None))
+    return ClusterInfo(attrs.id, attrs.folder_id or None, master.version if master else None,
+                       tuple(notes.items))
 
 
 def _first(items: list | None):  # type: ignore[no-untyped-def,type-arg]
@@ -196,16 +205,19 @@ def node_group(attrs: _NodeGroupAttrs, address: TfAddress, tainted: bool,
                ) -> NodeGroup:
     """One Yandex node group of decoded attributes (its cluster, when in the same state, gives
     ``folder_id`` and ``master_version``; ``placement_groups`` the strategy of its placement
-    group by id).
+    group by id). Attributes that only feed warnings are read by :func:`_soft`: one not
+    understood is left out, and the group's ``notes`` say so.
 
     Raises:
-        BadInput: no ``scale_policy``, an ``auto_scale`` min above its max, or a maintenance
-            window :func:`window` does not read.
+        BadInput: no ``scale_policy``, an ``auto_scale`` min above its max, or a value of the
+            wrong type where the math reads (scale, deploy policy, resources, ids).
     """
     scale = _scale(attrs.scale_policy, source, path, address)
     deploy = _first(attrs.deploy_policy)
     cluster = clusters.get(attrs.cluster_id or "")
-    version_info = _first(attrs.version_info)
+    template = _first(attrs.instance_template)
+    notes = Notes()
+    soft = _soft(attrs, template, notes)
     return NodeGroup(
         address=address,
         id=attrs.id,
@@ -214,51 +226,111 @@ def node_group(attrs: _NodeGroupAttrs, address: TfAddress, tainted: bool,
         name=printable_text(attrs.name or ""),
         cluster_id=attrs.cluster_id or "",
         folder_id=cluster.folder_id if cluster else None,
-        version=attrs.version or (version_info.current_version if version_info else None),
-        status=attrs.status,
+        version=soft.version,
+        status=soft.status,
         policy=DeployPolicy(deploy.max_expansion, deploy.max_unavailable) if deploy else None,
         scale=scale,
-        node=_node(_first(attrs.instance_template)),
+        node=_node(template),
         tainted=tainted,
         master_version=cluster.master_version if cluster else None,
-        labels=dict(attrs.labels or {}),
-        node_labels=dict(attrs.node_labels or {}),
-        node_taints=_taints(attrs.node_taints or [], source, path),
-        zones=tuple(dict.fromkeys(
-            loc.zone for a in attrs.allocation_policy or [] for loc in a.location or []
-            if loc.zone)),
-        placement_group=_placement(_first(attrs.instance_template), placement_groups or {}),
-        maintenance=_maintenance(_first(attrs.maintenance_policy), source,
-                                 f"{path}.maintenance_policy[0]"),
+        labels=soft.labels,
+        node_labels=soft.node_labels,
+        node_taints=soft.node_taints,
+        zones=soft.zones,
+        placement_group=_placement(soft.placement_group_id, placement_groups or {}),
+        maintenance=soft.maintenance,
+        notes=tuple(notes.items) + (cluster.notes if cluster else ()),
     )
 
 
-def _placement(template: _Template | None,
+@dataclass(frozen=True)
+class _SoftParts:
+    version: str | None
+    status: str | None
+    labels: dict[str, str]
+    node_labels: dict[str, str]
+    node_taints: tuple[Taint, ...]
+    zones: tuple[str, ...]
+    placement_group_id: str | None
+    maintenance: Maintenance | None
+
+
+def _soft(attrs: _NodeGroupAttrs, template: _Template | None, notes: Notes) -> _SoftParts:
+    """The attributes of a group that feed warnings and notes only, each read or noted."""
+    version = notes.decode(attrs.version, str, "version", "version not shown", "")
+    info = _first(notes.decode(attrs.version_info, list[_VersionInfo], "version_info",
+                               "version not shown", None))
+    zones = notes.decode(attrs.allocation_policy, list[_Allocation], "allocation_policy",
+                         "zonal quotas not checked", [])
+    placement = None
+    if template is not None:
+        placement = _first(notes.decode(
+            template.placement_policy, list[_PlacementPolicy],
+            "instance_template[0].placement_policy", "placement group limit not checked", None))
+    return _SoftParts(
+        version=version or (info.current_version if info else None),
+        status=notes.decode(attrs.status, str, "status", "status not shown", "") or None,
+        labels=notes.decode(attrs.labels, dict[str, str], "labels", "labels not read", {}),
+        node_labels=notes.decode(attrs.node_labels, dict[str, str], "node_labels",
+                                 _MODEL_WITHOUT, {}),
+        node_taints=_taints(notes.decode(attrs.node_taints, list[str], "node_taints",
+                                         _MODEL_WITHOUT, []), notes),
+        zones=tuple(dict.fromkeys(loc.zone for a in zones for loc in a.location or []
+                                  if loc.zone)),
+        placement_group_id=placement.placement_group_id if placement else None,
+        maintenance=_maintenance(_first(notes.decode(
+            attrs.maintenance_policy, list[_MaintenancePolicy], "maintenance_policy",
+            AUTO_UPGRADE_NOT_CHECKED, None)), notes, "maintenance_policy[0]"),
+    )
+
+
+_MODEL_WITHOUT = "not given to the new nodes the drain check models"
+AUTO_UPGRADE_NOT_CHECKED = "auto-upgrade window not checked"
+
+
+def _placement(group_id: str | None,
                strategies: Mapping[str, Literal["spread", "partition"]]
                ) -> PlacementGroup | None:
-    policy = _first(template.placement_policy) if template is not None else None
-    if policy is None or not policy.placement_group_id:
+    if not group_id:
         return None
-    return PlacementGroup(policy.placement_group_id, strategies.get(policy.placement_group_id))
+    return PlacementGroup(group_id, strategies.get(group_id))
 
 
-def _maintenance(policy: _MaintenancePolicy | None, source: str, path: str
+def _maintenance(policy: _MaintenancePolicy | None, notes: Notes, path: str
                  ) -> Maintenance | None:
     """``maintenance_policy``: ``auto_upgrade`` (the provider's default when unset: true) and
-    its windows, UTC, in the forms :func:`window` reads."""
+    its windows, UTC, in the forms :func:`window` reads. Either not understood: None (the
+    auto-upgrade window is not checked) and a note, unless ``auto_upgrade`` is false (then
+    the windows do not matter)."""
     if policy is None:
         return None
+    held = len(notes.items)
+    auto: bool | None = notes.decode(policy.auto_upgrade, bool, f"{path}.auto_upgrade",  # type: ignore[arg-type]
+                                     AUTO_UPGRADE_NOT_CHECKED, None)
+    entries = notes.decode(policy.maintenance_window, list[_Window],
+                           f"{path}.maintenance_window", AUTO_UPGRADE_NOT_CHECKED, [])
     windows = []
-    for i, w in enumerate(policy.maintenance_window or []):
+    for i, w in enumerate(entries):
         try:
             windows.append(window(w.day, w.start_time, w.duration))
-        except DurationError as err:
-            raise BadInput(f"maintenance window {err}", source=source,
-                           path=f"{path}.maintenance_window[{i}]",
-                           hint="the provider writes start_time as HH:MM:SS.fffffffff and "
-                                "duration as a Go duration such as 3h0m0s") from err
-    auto = True if policy.auto_upgrade is None else policy.auto_upgrade
-    return Maintenance(auto_upgrade=auto, windows=tuple(windows))
+        except WindowError as err:
+            notes.add(f"{path}.maintenance_window[{i}].{err.field}", err.value, err.why,
+                      AUTO_UPGRADE_NOT_CHECKED)
+    if auto is False:
+        del notes.items[held:]  # auto_upgrade off: no window is checked anyway
+        return Maintenance(auto_upgrade=False, windows=tuple(windows))
+    if len(notes.items) > held:
+        return None
+    return Maintenance(auto_upgrade=True, windows=tuple(windows))
+
+
+class WindowError(ValueError):
+    """A ``maintenance_window`` entry :func:`window` cannot read: ``field`` (``start_time``,
+    ``duration`` or ``day``), its ``value``, and ``why``."""
+
+    def __init__(self, field: str, value: str | None, why: str) -> None:
+        super().__init__(f"{field} {value!r} {why}")
+        self.field, self.value, self.why = field, value, why
 
 
 MAX_WINDOW_SECONDS = 24 * 3600
@@ -274,28 +346,27 @@ def window(day: str | None, start_time: str, duration: str) -> MaintenanceWindow
     (or ``""``): a daily window.
 
     Raises:
-        DurationError: ``start_time`` not a time of day, ``duration`` not a Go duration or
-            not above zero and at most 24h, ``day`` not a day of the week; the message names
-            the attribute and its value.
+        WindowError: ``start_time`` not a time of day, ``duration`` not a Go duration or
+            not above zero and at most 24h, ``day`` not a day of the week.
     """
     try:
         start = parse_time_of_day(start_time)
     except DurationError as err:
-        raise DurationError(f"start_time {err}") from err
+        raise WindowError("start_time", start_time, err.why) from err
     try:
         seconds = go_duration_seconds(duration.strip())
     except DurationError as err:
-        raise DurationError(f"duration {err}") from err
+        raise WindowError("duration", duration, err.why) from err
     if seconds <= 0:
-        raise DurationError(f"duration {duration!r} is {'zero' if seconds == 0 else 'negative'}"
-                            " (the API takes a window of 1h to 24h)")
+        raise WindowError("duration", duration, f"is {'zero' if seconds == 0 else 'negative'}"
+                          " (the API takes a window of 1h to 24h)")
     if seconds > MAX_WINDOW_SECONDS:
-        raise DurationError(f"duration {duration!r} is longer than 24h (the API takes a "
-                            "window of 1h to 24h)")
+        raise WindowError("duration", duration, "is longer than 24h (the API takes a window "
+                          "of 1h to 24h)")
     name = (day or "").strip().lower() or None
     if name is not None and name not in WEEKDAYS:
-        raise DurationError(f"day {day!r} is not a day of the week (one of "
-                            f"{', '.join(WEEKDAYS)}, in any case, or none for a daily window)")
+        raise WindowError("day", day, f"is not a day of the week (one of {', '.join(WEEKDAYS)}"
+                          ", in any case, or none for a daily window)")
     return MaintenanceWindow(day=name, start_seconds=start, duration_seconds=seconds)
 
 
@@ -305,16 +376,17 @@ _EFFECTS: dict[str, TaintEffect] = {"NoSchedule": "NoSchedule",
                                      "NoExecute": "NoExecute"}
 
 
-def _taints(items: list[str], source: str, path: str) -> tuple[Taint, ...]:
-    """``node_taints = ["key=value:Effect"]`` (the provider's format; value optional)."""
+def _taints(items: list[str], notes: Notes) -> tuple[Taint, ...]:
+    """``node_taints = ["key=value:Effect"]`` (the provider's format; value optional); an
+    entry that is not one is left out, and noted."""
     taints = []
     for i, text in enumerate(items):
         match = _TAINT.match(text)
         effect = _EFFECTS.get(match.group("effect")) if match else None
         if match is None or effect is None:
-            raise BadInput(f"node taint {text!r} is not key=value:Effect with Effect one of "
-                           "NoSchedule, PreferNoSchedule, NoExecute",
-                           source=source, path=f"{path}.node_taints[{i}]")
+            notes.add(f"node_taints[{i}]", text, "is not key=value:Effect with Effect one of "
+                      "NoSchedule, PreferNoSchedule, NoExecute", _MODEL_WITHOUT)
+            continue
         taints.append(Taint(key=match.group("key"), value=match.group("value") or "",
                             effect=effect))
     return tuple(taints)

@@ -1,0 +1,171 @@
+"""An attribute that only feeds a warning or a note never makes a state unreadable: the state
+is read, and every report that shows the group says what was not checked (``state_notes`` in
+JSON, ``note:`` lines on stderr in a table report). What the math needs (scale, deploy policy,
+resources, ids) stays bad input, exit 3.
+
+The example state's workers (fixed 3 at 1/0: 3 cycles, 18 minutes) get the damaged attribute;
+every other attribute is as terraform-provider-yandex@b52b1df writes it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ngupgrade.testing.fake_cloud import FakeCloud
+from tests._tfplan import WORKERS, Edit, edit, plans, write
+from tests._tfplan import state as plan_state
+from tests.conftest import EXAMPLE_STATE, EXAMPLES
+
+QUOTAS = str(EXAMPLES / "quotas.yaml")
+CLUSTER = str(EXAMPLES / "cluster.json")
+QUARTER_PAST = {"maintenance_policy": [{"auto_repair": True, "auto_upgrade": True,
+                                        "maintenance_window": [
+                                            {"day": "monday", "duration": "3h0m0s",
+                                             "start_time": "quarter past three"}]}]}
+QUARTER_PAST_NOTE = {
+    "group": WORKERS,
+    "attribute": "maintenance_policy[0].maintenance_window[0].start_time",
+    "value": "'quarter past three'",
+    "why": "is not a time of day (HH:MM, HH:MM:SS or HH:MM:SS.fffffffff)",
+    "not_checked": "auto-upgrade window not checked",
+    "message": "auto-upgrade window not checked: maintenance_policy[0].maintenance_window[0]."
+               "start_time 'quarter past three' is not a time of day (HH:MM, HH:MM:SS or "
+               "HH:MM:SS.fffffffff)"}
+
+
+def _state(tmp_path: Path, **workers: Any) -> str:
+    doc = json.loads(EXAMPLE_STATE.read_text())
+    res = next(r for r in doc["resources"] if r.get("name") == "workers")
+    res["instances"][0]["attributes"].update(workers)
+    path = tmp_path / "state.tfstate"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+COMMANDS = {
+    "groups": ["groups", "-g", "workers"],
+    "plan": ["plan", "-g", "workers"],
+    "preflight": ["preflight", "-g", "workers", "--quotas", QUOTAS],
+    "advise": ["advise", "-g", "workers", "--quotas", QUOTAS],
+    "drain-check": ["drain-check", "-g", "workers", "--cluster", CLUSTER],
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_report_reads_the_state_and_notes_the_window(run_cli, tmp_path: Path,
+                                                           command: str) -> None:
+    # Before: exit 3 ("maintenance window start_time ... is not HH:MM") for every command.
+    state = _state(tmp_path, **QUARTER_PAST)
+    argv = COMMANDS[command]
+    plain = run_cli(*argv, "--state", str(EXAMPLE_STATE), "-o", "json")
+    result = run_cli(*argv, "--state", state, "-o", "json")
+    assert result.exit_code == plain.exit_code, result.stderr
+    doc = result.json()
+    assert doc.pop("state_notes") == [QUARTER_PAST_NOTE]
+    assert plain.json().pop("state_notes") == []
+    text = run_cli(*argv, "--state", state)
+    assert f"note: {WORKERS}: {QUARTER_PAST_NOTE['message']}\n" in text.stderr
+
+
+def test_the_plan_figures_do_not_change(run_cli, tmp_path: Path) -> None:
+    doc = run_cli("plan", "-g", "workers", "--state", _state(tmp_path, **QUARTER_PAST),
+                  "-o", "json").json()
+    (group,) = doc["groups"]
+    assert (group["nodes"], group["surge_nodes"], group["peak_nodes"]) == (3, 1, 4)
+    assert group["duration"]["max_minutes"] == 18
+
+
+@pytest.mark.parametrize(("attrs", "attribute", "value", "not_checked"), [
+    ({"maintenance_policy": [{"auto_repair": True, "auto_upgrade": "yes",
+                              "maintenance_window": []}]},
+     "maintenance_policy[0].auto_upgrade", "'yes'", "auto-upgrade window not checked"),
+    ({"maintenance_policy": [{"auto_upgrade": True, "maintenance_window": [
+        {"day": "monday", "duration": 3, "start_time": "15:00:00.000000000"}]}]},
+     "maintenance_policy[0].maintenance_window[0].duration", "3",
+     "auto-upgrade window not checked"),
+    ({"maintenance_policy": {"auto_upgrade": True}},
+     "maintenance_policy", '{"auto_upgrade": true}', "auto-upgrade window not checked"),
+    ({"labels": ["env", "prod"]}, "labels", '["env", "prod"]', "labels not read"),
+    ({"node_labels": {"role": 1}}, "node_labels", '{"role": 1}',
+     "not given to the new nodes the drain check models"),
+    ({"node_taints": "dedicated=gpu:NoSchedule"}, "node_taints",
+     "'dedicated=gpu:NoSchedule'", "not given to the new nodes the drain check models"),
+    ({"allocation_policy": [{"location": [{"zone": 7}]}]},
+     "allocation_policy[0].location[0].zone", "7", "zonal quotas not checked"),
+    ({"version": 1.3}, "version", "1.3", "version not shown"),
+    ({"version_info": {"current_version": "1.30"}}, "version_info",
+     '{"current_version": "1.30"}', "version not shown"),
+    ({"status": ["running"]}, "status", '["running"]', "status not shown"),
+])
+def test_each_warning_only_attribute_is_noted(run_cli, tmp_path: Path, attrs: dict,
+                                              attribute: str, value: str,
+                                              not_checked: str) -> None:
+    result = run_cli("preflight", "-g", "workers", "--quotas", QUOTAS,
+                     "--state", _state(tmp_path, **attrs), "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    (note,) = result.json()["state_notes"]
+    assert (note["attribute"], note["value"], note["not_checked"]) == (attribute, value,
+                                                                       not_checked)
+    assert note["why"].startswith("is not")
+
+
+def test_a_placement_policy_not_understood_skips_the_placement_limit(run_cli,
+                                                                     tmp_path: Path) -> None:
+    doc = json.loads(EXAMPLE_STATE.read_text())
+    res = next(r for r in doc["resources"] if r.get("name") == "workers")
+    res["instances"][0]["attributes"]["instance_template"][0]["placement_policy"] = [
+        {"placement_group_id": 42}]
+    path = tmp_path / "state.tfstate"
+    path.write_text(json.dumps(doc))
+    result = run_cli("preflight", "-g", "workers", "--quotas", QUOTAS, "--state", str(path),
+                     "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    (note,) = result.json()["state_notes"]
+    assert note["message"] == (
+        "placement group limit not checked: instance_template[0].placement_policy[0]."
+        "placement_group_id 42 is not what the provider writes (expected `str | null`, got `int`)")
+
+
+def test_auto_upgrade_off_needs_no_window(run_cli, tmp_path: Path) -> None:
+    off = {"maintenance_policy": [{"auto_upgrade": False, "maintenance_window": [
+        {"day": "monday", "duration": "3h0m0s", "start_time": "quarter past three"}]}]}
+    result = run_cli("groups", "--state", _state(tmp_path, **off), "-o", "json")
+    assert result.json()["state_notes"] == []
+
+
+@pytest.mark.parametrize(("attrs", "path"), [
+    ({"deploy_policy": [{"max_expansion": "2", "max_unavailable": 0}]},
+     "deploy_policy[0].max_expansion"),
+    ({"scale_policy": [{"fixed_scale": [{"size": "3"}]}]}, "scale_policy[0].fixed_scale[0].size"),
+    ({"id": 17}, "attributes.id"),
+])
+def test_what_the_math_needs_stays_bad_input(run_cli, tmp_path: Path, attrs: dict,
+                                             path: str) -> None:
+    result = run_cli("plan", "--state", _state(tmp_path, **attrs))
+    assert result.exit_code == 3
+    assert path in result.stderr
+
+
+def test_a_plans_prior_state_and_planned_values_are_read_with_notes(run_cli,
+                                                                    tmp_path: Path) -> None:
+    doc = plan_state()
+    res = next(r for r in doc["resources"] if r.get("name") == "workers")
+    res["instances"][0]["attributes"].update(QUARTER_PAST)
+    plan = plans.build_plan(doc, {WORKERS: Edit(["update"], edit(version="1.30"))})
+    path = write(tmp_path, plan)
+    result = run_cli("preflight", "--plan", path, "--quotas", QUOTAS, "-o", "json")
+    assert result.exit_code in (0, 1), result.stderr  # read: the verdict is the quotas'
+    assert [n["message"] for n in result.json()["state_notes"]] == [
+        QUARTER_PAST_NOTE["message"]]
+    assert run_cli("plan", "--plan", path).exit_code == 0
+
+
+def test_the_fake_cloud_seeds_from_such_a_state(tmp_path: Path) -> None:
+    # what the fake_cloud(state=...) marker and `ngupgrade fake-cloud --state` call
+    fake = FakeCloud.from_state(_state(tmp_path, **QUARTER_PAST))
+    assert fake.group("workers").id == "cat1ng0fixed0000abcd"
+
