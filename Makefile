@@ -45,9 +45,11 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	PYTHONPATH=. $(BIN)/lint-imports
 
-## bench: speed and call-count measurements, each against a baseline in the same run
+## bench: every speed and call-count measurement, each against a baseline in the same run (in
+## pairs, the median), then one table of every figure, its target and its verdict; fails at the
+## end when any falls short (bench/README.md). BENCH="advise plan" runs only those.
 bench: $(STAMP)
-	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	$(BIN)/python bench/run_all.py $(BENCH)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info

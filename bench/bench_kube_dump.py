@@ -6,14 +6,15 @@
    45 replicas) and 3 DaemonSets on every node. Objects are as the API prints them
    (``ngupgrade.testing.kube_objects``): metadata, defaulted specs, statuses.
    Timed: a whole process reading it into a ClusterSnapshot (``read_dumps``) next to ``jq``
-   grouping pod names by node on the same file. Target: at most 2x jq (the drain check that
+   grouping pod names by node on the same file, in pairs A B A B (CPU seconds, the median of
+   the pairs). Target: at most 2x jq (the drain check that
    reads it must also fit under 2x, so reading alone should leave room). Peak memory of that
    process against the file's size: target under 3x.
 2. The live path's list calls against the fake Kubernetes API (real client) for a small
    cluster and one 10x larger: calls must equal one per kind plus one per extra page.
 
 Prints figures and baselines side by side; exits 1 when a target is missed.
-Usage: ``PYTHONPATH=. python bench/bench_kube_dump.py [--nodes 5000 --pods 150000
+Usage: ``python bench/bench_kube_dump.py [--nodes 5000 --pods 150000
 --pdbs 3000 --runs 3]``.
 """
 
@@ -22,9 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,9 @@ import msgspec
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from harness import child_env, pair_processes, record  # noqa: E402
 
 from ngupgrade.testing import kube_objects as ko  # noqa: E402
 
@@ -61,12 +63,14 @@ def _pods_of(name: str, namespace: str, labels: dict[str, str], spec: dict[str, 
                   ready=ready)
 
 
-def make_dump(path: Path, nodes: int, pods: int, pdbs: int) -> dict[str, int]:
-    """Write the dump; return how many objects of each kind it holds."""
-    node_names = [f"cl1abc{g:02d}-node-{i:05d}" for i in range(nodes) for g in [i % GROUPS]]
+def make_dump(path: Path, nodes: int, pods: int, pdbs: int, groups: int = GROUPS
+              ) -> dict[str, int]:
+    """Write the dump (node ``i`` in group ``i % groups``); return how many objects of each
+    kind it holds."""
+    node_names = [f"cl1abc{g:02d}-node-{i:05d}" for i in range(nodes) for g in [i % groups]]
     # 8-vCPU nodes (7910m allocatable, Yandex's reservation): 30 pods of 150m and 3 agents of
     # 50m use 4650m, so the cluster is not overcommitted and evicted pods have room
-    items: list[Any] = [ko.node(n, group_id=f"catgroup{i % GROUPS:012d}", cpu="7910m",
+    items: list[Any] = [ko.node(n, group_id=f"catgroup{i % groups:012d}", cpu="7910m",
                                 cores=8)
                         for i, n in enumerate(node_names)]
     counts = Counter({"Node": nodes})
@@ -108,26 +112,6 @@ def make_dump(path: Path, nodes: int, pods: int, pdbs: int) -> dict[str, int]:
     return dict(counts)
 
 
-def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int, bytes]:
-    """Wall seconds, peak RSS in bytes and stdout of one process (must exit 0)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env)
-    out = proc.stdout.read() if proc.stdout else b""
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise SystemExit(f"{cmd[0]} failed with exit {proc.returncode}")
-    return wall, usage.ru_maxrss * 1024, out
-
-
-def median_run(cmd: list[str], runs: int, env: dict[str, str] | None = None
-               ) -> tuple[float, int, bytes]:
-    results = [run(cmd, env) for _ in range(runs)]
-    return (statistics.median(r[0] for r in results), max(r[1] for r in results),
-            results[-1][2])
-
-
 def live_calls(nodes: int, pods_per_node: int, page_size: int) -> tuple[int, int, Counter]:
     """List calls of one live read over a generated cluster; and the calls expected from
     kinds and pages alone."""
@@ -157,12 +141,14 @@ def main() -> int:
     parser.add_argument("--pdbs", type=int, default=3000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--generate", metavar="PATH", help=argparse.SUPPRESS)
+    parser.add_argument("--groups", type=int, default=GROUPS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.generate:
-        print(json.dumps(make_dump(Path(args.generate), args.nodes, args.pods, args.pdbs)))
+        print(json.dumps(make_dump(Path(args.generate), args.nodes, args.pods, args.pdbs,
+                                   groups=args.groups)))
         return 0
     jq = shutil.which("jq") or "/usr/bin/jq"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env(PYTHONPATH=str(ROOT))
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         dump = Path(tmp) / "cluster.json"
@@ -176,24 +162,23 @@ def main() -> int:
         print(f"dump: {size / 1e6:.0f} MB, " + ", ".join(f"{n} {k}" for k, n in
                                                           sorted(counts.items()))
               + f" (generated in {time.perf_counter() - started:.0f} s)")
-        t_jq, m_jq, _ = median_run([jq, "-c", JQ_FILTER, str(dump)], args.runs)
-        t_py, _m, out = median_run([sys.executable, "-c", READER, str(dump)], args.runs, env)
-        pods, m_py = (int(x) for x in out.split())
+        reader = [sys.executable, "-c", READER, str(dump)]
+        pair = pair_processes(reader, [jq, "-c", JQ_FILTER, str(dump)], runs=args.runs,
+                              warmup=0, env=env)
+        pods, m_py = (int(x) for x in pair.a_runs[-1].out.split())
         assert pods == counts["Pod"], "the dump was read wrongly"
-        ratio, memory = t_py / t_jq, m_py / size
-        print(f"  jq group pod names by node  {t_jq:7.2f} s  peak {m_jq / 1e6:6.0f} MB  "
-              f"(baseline)")
-        print(f"  ngupgrade read_dumps        {t_py:7.2f} s  peak {m_py / 1e6:6.0f} MB  "
-              f"= {ratio:.2f}x jq (target <= 2x) {'OK' if ratio <= 2 else 'MISSED'}, "
-              f"{memory:.2f}x the file (target < 3x) {'OK' if memory < 3 else 'MISSED'}")
-        ok &= ratio <= 2 and memory < 3
+        ok &= record(f"read_dumps / jq, {args.nodes} nodes", pair.ratio, 2.0,
+                     baseline="jq grouping pod names by node",
+                     detail=f"{pair.a:.1f} s vs {pair.b:.1f} s CPU, {pair.spread()}")
+        ok &= record("read_dumps peak memory / dump size", m_py / size, 3.0,
+                     baseline="the dump's size", detail=f"{m_py / 1e6:.0f} MB, jq's "
+                                                       f"{pair.b_peak / 1e6:.0f} MB")
     print("live list calls (page size 500), against the fake Kubernetes API:")
     for nodes in (50, 500):
         calls, expected, per_path = live_calls(nodes, 30, 500)
-        print(f"  {nodes:4} nodes, {nodes * 30:6} pods: {calls:3} calls "
-              f"(kinds + extra pages = {expected}) "
-              f"{'OK' if calls == expected else 'MISSED'}; pods: {per_path['/api/v1/pods']}")
-        ok &= calls == expected
+        ok &= record(f"live list calls, {nodes} nodes, {nodes * 30} pods", calls, expected,
+                     unit="", baseline="one per kind plus one per extra page",
+                     detail=f"pods: {per_path['/api/v1/pods']}")
     return 0 if ok else 1
 
 
