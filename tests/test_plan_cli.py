@@ -167,3 +167,12 @@ def test_plan_warns_that_a_tainted_group_is_replaced_by_the_next_apply(run_cli, 
     assert codes[0] == "tainted-in-state"
     text = run_cli("plan", "--state", str(state)).stdout
     assert "terraform untaint 'yandex_kubernetes_node_group.bad'" in text
+
+
+def test_whole_group_down_counts_its_one_surge_node(run_cli) -> None:
+    """gpu (1 node) at 1/1: 'the 1 surge node may not be Ready yet', not 'the 1 surge nodes'."""
+    result = run_cli("plan", "--state", str(EXAMPLE_STATE), "-g", "gpu", "--max-expansion", "1",
+                     "--max-unavailable", "1", "-o", "json")
+    (warning,) = [w for w in result.json()["groups"][0]["warnings"]
+                  if w["code"] == "whole-group-unavailable"]
+    assert "; the 1 surge node may not be Ready yet, so its pods" in warning["message"]

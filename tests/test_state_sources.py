@@ -103,6 +103,24 @@ def test_missing_binary_and_directory(tmp_path: Path) -> None:
         state_pull(str(tmp_path / "missing"))
 
 
+def test_a_named_cli_not_found_is_not_told_to_pass_the_flag_given(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """`--terraform-bin tofu` with no tofu: the hint names installing tofu or its path, never
+    'pass --terraform-bin (e.g. tofu)', which the user already did."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(BadInput) as err:
+        state_pull(str(tmp_path), "tofu")
+    assert err.value.hint == (
+        "install tofu, or give its full path to --terraform-bin, or pipe the JSON: tofu state "
+        "pull | ngupgrade ... --state - (tofu show -json PLAN | ngupgrade ... --plan -)")
+    with pytest.raises(BadInput) as default:
+        state_pull(str(tmp_path))
+    assert default.value.hint is not None and default.value.hint.startswith(
+        "install it, or pass --terraform-bin (e.g. tofu)")
+    with pytest.raises(BadInput, match="no such directory"):
+        state_pull(str(tmp_path / "missing"))
+
+
 # ---- s3:// against moto's server on loopback -----------------------------------------------
 
 def _free_port() -> int:

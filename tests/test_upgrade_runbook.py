@@ -534,3 +534,21 @@ def test_dry_run_lists_the_updates_apply_sends_when_the_api_shows_no_policy(
         assert [c["method"] for c in listed].count("NodeGroupService.Update") == 1
         # and no reminder that Terraform's 3/0 differs from the unset (3/0) policy
         assert not any("deploy_policy" in e.data["message"] for e in out.of("reminder"))
+
+
+def test_an_override_with_restore_policy_is_a_note_not_a_drift_warning(tmp_path: Path) -> None:
+    """workers: Terraform declares 1/0, the run overrides 2/1 with --restore-policy: the drift
+    the warning is about is taken care of, so no policy-differs-from-terraform warning; a note
+    says the run puts 1/0 back. Without --restore-policy the warning stays."""
+    with example_cloud() as fake:
+        kept = run(fake, tmp_path / "a.json", max_expansion=2, max_unavailable=1,
+                   restore=True, apply=False)
+        left = run(fake, tmp_path / "b.json", max_expansion=2, max_unavailable=1,
+                   apply=False)
+    assert kept.code == 0 and left.code == 0
+    assert [e.code for e in kept.of("warning")
+            if e.code == "policy-differs-from-terraform"] == []
+    assert any("--restore-policy puts 1/0 back after the upgrade" in e.message
+               for e in kept.of("note"))
+    (warning,) = [e for e in left.of("warning") if e.code == "policy-differs-from-terraform"]
+    assert "pass --restore-policy to put it back right after the upgrade" in warning.message

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from ngupgrade.core.model import AutoScale, DeployPolicy, ScalePolicy
 from ngupgrade.core.platform import YANDEX, Platform
 from ngupgrade.core.policy import ResolvedPolicy
+from ngupgrade.core.units import counted
 
 GROUP_NODE_LIMIT_QUOTA_ID = "managed-kubernetes.groupNodes.count"
 
@@ -118,7 +119,7 @@ def policy_warnings(
         ))
     if effective.max_unavailable >= nodes:
         surge_note = (
-            f"; the {effective.max_expansion} surge nodes may not be Ready yet"
+            f"; the {counted(effective.max_expansion, 'surge node')} may not be Ready yet"
             if effective.max_expansion else ""
         )
         out.append(PlanWarning(

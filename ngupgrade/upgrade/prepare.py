@@ -78,19 +78,26 @@ def drift_notice(prep: Prepared, event: Emit) -> None:
 def terraform_warning(prep: Prepared, event: Emit, restore: bool) -> None:
     """C16: an override that differs from the HCL is reverted by the next terraform apply.
 
-    Sends one ``warned`` event (``policy-differs-from-terraform``) when the upgrade runs with
-    an override (``--max-expansion``/``--max-unavailable``) other than the policy Terraform
-    declares; ``restore`` (``--restore-policy``) picks which way back the message names.
+    When the upgrade runs with an override (``--max-expansion``/``--max-unavailable``) other
+    than the policy Terraform declares: without ``restore`` (``--restore-policy``) one
+    ``warned`` event (``policy-differs-from-terraform``) that names the way back; with it, a
+    ``note`` that the run puts Terraform's policy back (nothing is left to warn about).
     """
     tf = prep.terraform_policy
     if prep.override is None or tf is None or prep.override == tf:
         return
-    after = (f"--restore-policy puts {policy_text(tf)} back after the upgrade"
-             if restore else "pass --restore-policy to put it back right after the upgrade")
+    if restore:
+        # the drift is taken care of: a remark, not a warning to act on
+        event(Note(group=prep.address,
+                   message=f"the upgrade runs with deploy policy {policy_text(prep.override)}; "
+                           f"Terraform declares {policy_text(tf)} for {prep.address}: "
+                           f"--restore-policy puts {policy_text(tf)} back after the upgrade"))
+        return
     event(Warned(group=prep.address, code="policy-differs-from-terraform",
                  message=f"the upgrade runs with deploy policy {policy_text(prep.override)}; "
                          f"Terraform declares {policy_text(tf)} for {prep.address}, and the next "
-                         f"`terraform apply` sets it back ({after})"))
+                         "`terraform apply` sets it back (pass --restore-policy to put it back "
+                         "right after the upgrade)"))
 
 
 def prepare_group(api: UpgradeApi, options: UpgradeOptions, group: NodeGroup,

@@ -114,11 +114,15 @@ def _run(directory: str, terraform_bin: str, args: list[str], timeout: float | N
         raise BadInput("no such directory", source=label)
     binary = shutil.which(terraform_bin)
     if binary is None:
+        # the default missing: another CLI may be what this machine has; a CLI the user
+        # named missing: its path is what is wrong, not the choice of CLI
+        which = ("install it, or pass --terraform-bin (e.g. tofu) / NGUPGRADE_TERRAFORM_BIN"
+                 if terraform_bin == "terraform" else
+                 f"install {terraform_bin}, or give its full path to --terraform-bin")
         raise BadInput(
             f"cannot find the Terraform CLI {terraform_bin!r} on PATH", source=label,
-            hint="install it, or pass --terraform-bin (e.g. tofu) / NGUPGRADE_TERRAFORM_BIN, "
-                 "or pipe the JSON: terraform state pull | ngupgrade ... --state - "
-                 "(terraform show -json PLAN | ngupgrade ... --plan -)",
+            hint=f"{which}, or pipe the JSON: {terraform_bin} state pull | ngupgrade ... "
+                 f"--state - ({terraform_bin} show -json PLAN | ngupgrade ... --plan -)",
         )
     env = dict(os.environ, TF_IN_AUTOMATION="1", TF_INPUT="0", **extra_env)
     command = " ".join([terraform_bin, *args[:2]])
