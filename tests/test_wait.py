@@ -213,3 +213,24 @@ def test_nothing_running_and_not_running_is_no_success(cloud, run_cli, status, c
     res = _wait(run_cli, fake, "--group", GID)
     assert res.exit_code == code
     assert f"node group {GID} {needle}" in res.stderr
+
+
+def test_fake_cloud_on_sigterm_stops_and_removes_its_kubeconfig(tmp_path):
+    """A script stops a backgrounded fake with SIGTERM (or `kill %1`: a shell ignores SIGINT for
+    `&` jobs): the servers stop, the scratch kubeconfig directory goes, exit 0. The default
+    SIGTERM left the directory behind and exited 143."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ngupgrade", "fake-cloud", "--state", str(STATE)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("endpoint: 127.0.0.1:")
+        kubeconfig = Path(proc.stdout.readline().split(": ", 1)[1].strip())
+        assert kubeconfig.is_file()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "fake cloud stopped" in err
+    assert not kubeconfig.parent.exists()

@@ -13,6 +13,7 @@ import click
 from ngupgrade.app.load import load_groups
 from ngupgrade.cli._common import TIME_SCALE, common_options, settings_of
 from ngupgrade.cli._flags import note_unused
+from ngupgrade.cli._signals import signals_as_interrupt
 from ngupgrade.core.errors import BadInput
 
 
@@ -57,29 +58,30 @@ def fake_cloud(scenario: str | None, port: int, speed: float, kubeconfig: str | 
     from ngupgrade.testing.fake_cloud import FakeCloud, RealClock
     from ngupgrade.testing.scenario import Scenario
 
-    groups = load_groups(settings)
-    sc = Scenario.load(scenario) if scenario else Scenario()
-    fake = FakeCloud(groups, sc, clock=RealClock(speed)).start(port)
-    scratch = None if kubeconfig else tempfile.mkdtemp(prefix="ngupgrade-fake-cloud-")
-    try:
-        written = fake.write_kubeconfig(kubeconfig or Path(str(scratch)) / "kubeconfig")
-    except OSError as err:
-        fake.stop()
-        raise BadInput(f"cannot write the kubeconfig: {err.strerror}",
-                       source=kubeconfig) from err
-    try:
-        # From here a Ctrl-C at any moment stops the servers: one that came while the lines
-        # below were printed used to leave their threads running, and the process hung.
-        click.echo(f"endpoint: {fake.endpoint}")
-        click.echo(f"kubeconfig: {written}")
-        sys.stdout.flush()
-        click.echo(f"serving {len(fake.groups)} node group(s) at speed x{speed:g}; use "
-                   f"--endpoint {fake.endpoint} --insecure; Ctrl-C stops", err=True)
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        click.echo("fake cloud stopped", err=True)
-    finally:
-        fake.stop()
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+    with signals_as_interrupt():
+        groups = load_groups(settings)
+        sc = Scenario.load(scenario) if scenario else Scenario()
+        fake = FakeCloud(groups, sc, clock=RealClock(speed)).start(port)
+        scratch = None if kubeconfig else tempfile.mkdtemp(prefix="ngupgrade-fake-cloud-")
+        try:
+            written = fake.write_kubeconfig(kubeconfig or Path(str(scratch)) / "kubeconfig")
+        except OSError as err:
+            fake.stop()
+            raise BadInput(f"cannot write the kubeconfig: {err.strerror}",
+                           source=kubeconfig) from err
+        try:
+            # From here a Ctrl-C at any moment stops the servers: one that came while the lines
+            # below were printed used to leave their threads running, and the process hung.
+            click.echo(f"endpoint: {fake.endpoint}")
+            click.echo(f"kubeconfig: {written}")
+            sys.stdout.flush()
+            click.echo(f"serving {len(fake.groups)} node group(s) at speed x{speed:g}; use "
+                       f"--endpoint {fake.endpoint} --insecure; Ctrl-C or SIGTERM stops", err=True)
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            click.echo("fake cloud stopped", err=True)
+        finally:
+            fake.stop()
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)

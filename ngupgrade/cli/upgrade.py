@@ -6,11 +6,7 @@ NDJSON with ``--output json``.
 
 from __future__ import annotations
 
-import contextlib
-import signal
 import sys
-import threading
-from collections.abc import Iterator
 
 import click
 
@@ -28,6 +24,7 @@ from ngupgrade.cli._common import (
 )
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._flags import note_unused
+from ngupgrade.cli._signals import signals_as_interrupt
 from ngupgrade.cli._upgrade_display import (
     Display,
     NdjsonDisplay,
@@ -37,29 +34,6 @@ from ngupgrade.cli._upgrade_display import (
 from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.errors import NgUpgradeError, UsageError
-
-
-@contextlib.contextmanager
-def signals_as_interrupt() -> Iterator[None]:
-    """SIGTERM (a cancelled CI job, ``systemctl stop``) and SIGHUP (a lost terminal) end the
-    run as Ctrl-C does: exit 130, the journal kept, the resume command printed, nothing in
-    the cloud cancelled (issue 10 item 9; was: killed with 143 and no word). The previous
-    handlers come back afterwards. Only the main thread may install handlers: elsewhere
-    (an embedding program) nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-
-    wanted = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
-    previous = {s: signal.signal(s, interrupt) for s in wanted}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
 
 
 @click.command()
