@@ -26,15 +26,18 @@ Shape (``format`` 1; keys may be added, never renamed)::
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal
 
+from ngupgrade.core.bounds import INT_LIMIT_MESSAGE, is_int_limit, too_deep, too_deep_message
 from ngupgrade.core.errors import BadInput, CheckFailed
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
@@ -243,7 +246,7 @@ def write_atomic(path: str, text: str) -> None:
     """
     directory = os.path.dirname(os.path.abspath(path))
     try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
+        make_private_dir(directory)
         fd, tmp = tempfile.mkstemp(prefix=".journal-", suffix=".tmp", dir=directory)
     except OSError as err:
         raise BadInput(f"cannot write the journal: {err.strerror}", source=path) from err
@@ -261,12 +264,22 @@ def write_atomic(path: str, text: str) -> None:
 
 
 def load(path: str) -> Journal | None:
-    """The journal at ``path``, or None when there is none. Raises BadInput when unreadable."""
+    """The journal at ``path``, or None when there is none.
+
+    Raises:
+        BadInput: a symbolic link or not a regular file (never followed: the journal is
+            replaced on every write, and a planted link would point that write elsewhere),
+            unreadable, not JSON or not UTF-8, nested past the bound of
+            :mod:`ngupgrade.core.bounds`, an integer over Python's digit limit, a lone
+            surrogate, or a shape this version does not know.
+    """
     try:
-        with open(path, encoding="utf-8") as fh:
-            raw = json.load(fh)
+        fd = open_no_follow(path, os.O_RDONLY, "journal")
     except FileNotFoundError:
         return None
+    try:
+        with os.fdopen(fd, encoding="utf-8") as fh:
+            raw = json.load(fh)
     except OSError as err:
         raise BadInput(f"cannot read the journal: {err.strerror}", source=path) from err
     except json.JSONDecodeError as err:
@@ -277,6 +290,14 @@ def load(path: str) -> Journal | None:
                        hint=_START_OVER) from err
     except RecursionError as err:  # nested thousands deep: ngupgrade never writes that
         raise BadInput("journal nested too deeply", source=path, hint=_START_OVER) from err
+    except ValueError as err:  # an integer past Python's digit limit (json.loads's int())
+        if not is_int_limit(err):
+            raise
+        raise BadInput(f"journal {INT_LIMIT_MESSAGE}", source=path, hint=_START_OVER) from err
+    deep = too_deep(raw)
+    if deep is not None:
+        raise BadInput(f"journal {too_deep_message()}", source=path, path=deep,
+                       hint=_START_OVER)
     where = lone_surrogate_path(raw)
     if where is not None:
         raise BadInput(f"journal {LONE_SURROGATE_MESSAGE}", source=path, path=where,
@@ -285,6 +306,55 @@ def load(path: str) -> Journal | None:
 
 
 _START_OVER = "delete it to start over; resume then uses the cloud's own record of operations"
+
+
+def open_no_follow(path: str, flags: int, what: str, mode: int = 0o600) -> int:
+    """``os.open`` that never follows a symbolic link at ``path`` and accepts only a regular
+    file (``O_NOFOLLOW``; a FIFO or device is opened non-blocking, then refused).
+
+    Returns the open descriptor. Raises FileNotFoundError as ``os.open`` does (the caller
+    decides whether a missing file is news), and BadInput naming ``path`` for a link, a file
+    that is not regular, or any other OSError.
+    """
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0),
+                     mode)
+    except (FileNotFoundError, FileExistsError):
+        raise
+    except OSError as err:
+        if err.errno == errno.ELOOP or os.path.islink(path):
+            raise BadInput(f"{what} is a symbolic link: refused (ngupgrade never follows a "
+                           "link at its journal or lock, which it writes)", source=path,
+                           hint="remove the link; the journal directory should be yours "
+                                "alone (mode 0700)") from err
+        raise BadInput(f"cannot open the {what}: {err.strerror}", source=path) from err
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise BadInput(f"{what} is not a regular file: refused", source=path,
+                       hint="remove it; ngupgrade writes its journals and locks itself")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def make_private_dir(directory: str) -> None:
+    """Create ``directory`` and each missing parent with mode 0700, as the XDG Base Directory
+    Specification asks of a state directory; an existing one is left as it is.
+
+    Raises OSError as ``os.mkdir`` does (a file in the way, no permission).
+    """
+    missing: list[str] = []
+    here = os.path.abspath(directory)
+    while not os.path.isdir(here):
+        missing.append(here)
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    for one in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # another run made it meanwhile
+            os.mkdir(one, 0o700)
+        with contextlib.suppress(OSError):
+            os.chmod(one, 0o700)  # the umask may have taken bits from the owner
 
 
 class JournalLock:
@@ -312,11 +382,11 @@ class JournalLock:
         directory = os.path.dirname(os.path.abspath(self.lock_path))
         for _ in range(5):
             try:
-                os.makedirs(directory, mode=0o700, exist_ok=True)
-                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+                make_private_dir(directory)
             except OSError as err:
                 raise BadInput(f"cannot lock the journal: {err.strerror}",
                                source=self.lock_path) from err
+            fd = self._open()
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -326,7 +396,7 @@ class JournalLock:
             # The previous holder may have removed the file between our open and our lock:
             # then we hold a lock on a file nobody else can see; open the path again.
             try:
-                same = os.fstat(fd).st_ino == os.stat(self.lock_path).st_ino
+                same = os.fstat(fd).st_ino == os.lstat(self.lock_path).st_ino
             except FileNotFoundError:
                 same = False
             if same:
@@ -336,6 +406,20 @@ class JournalLock:
                 return self
             os.close(fd)
         raise JournalBusy(self.path, "another run (the lock kept changing hands)")
+
+    def _open(self) -> int:
+        """The lock file, created new (``O_EXCL``) or, when a previous run left it, opened
+        as it is; never through a link, and only a regular file."""
+        try:
+            return open_no_follow(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_EXCL,
+                                  "journal lock")
+        except FileExistsError:
+            pass
+        try:
+            return open_no_follow(self.lock_path, os.O_RDWR, "journal lock")
+        except FileNotFoundError:  # removed by its holder between the two opens
+            return open_no_follow(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_EXCL,
+                                  "journal lock")
 
     def __exit__(self, *exc: object) -> None:
         if self._fd is None:
