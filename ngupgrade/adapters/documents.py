@@ -20,7 +20,7 @@ Every refusal is a BadInput (exit 3) naming the file.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 
@@ -87,28 +87,59 @@ def load_yaml(text: str | bytes, source: str, limit: int = MAX_BYTES) -> Any:
             limit, or a value the safe constructor refuses (a date such as 2024-13-45).
     """
     check_size(text, source, "YAML document", limit)
-    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loader = loader_class(text)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None
         _check_graph(node, source)
         return loader.construct_document(node)
-    except yaml.YAMLError as err:
+    except (yaml.YAMLError, RecursionError, ValueError) as err:
+        _refuse(err, source)
+    finally:
+        loader.dispose()
+
+
+def load_yaml_documents(data: bytes, source: str, loader_class: Any = None) -> list[Any]:
+    """Every document of a YAML stream (``---`` between them), each within the bounds of
+    this module; empty documents left out. No size bound: the caller's input may be large
+    (a cluster dump).
+
+    Args:
+        loader_class: a subclass of PyYAML's safe loader (default: libyaml's when built in).
+
+    Raises:
+        BadInput: as :func:`load_yaml`, for the first document out of bounds.
+    """
+    loader = (loader_class or getattr(yaml, "CSafeLoader", yaml.SafeLoader))(data)
+    out = []
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            _check_graph(node, source)
+            value = loader.construct_document(node)
+            if value is not None:
+                out.append(value)
+    except (yaml.YAMLError, RecursionError, ValueError) as err:
+        _refuse(err, source)
+    finally:
+        loader.dispose()
+    return out
+
+
+def _refuse(err: Exception, source: str) -> NoReturn:
+    """The BadInput of a loader's error (one line; :class:`NotYaml` when it is not YAML)."""
+    if isinstance(err, yaml.YAMLError):
         if "maximum nesting depth" in str(err):  # libyaml's own bound (1000 levels)
             raise BadInput(too_deep_message(), source=source) from err
         if "invalid Unicode character escape" in str(err):  # libyaml's word for "\ud800"
             raise BadInput(f"{LONE_SURROGATE_MESSAGE}: {_where(err)}", source=source) from err
         raise NotYaml(yaml_error_line(err), source) from err
-    except RecursionError as err:  # cannot be past _check_graph; kept as the last guard
+    if isinstance(err, RecursionError):  # cannot be past _check_graph; kept as the last guard
         raise BadInput(too_deep_message(), source=source) from err
-    except ValueError as err:
-        if is_int_limit(err):
-            raise BadInput(INT_LIMIT_MESSAGE, source=source) from err
-        raise BadInput(f"holds a value YAML cannot read: {err}", source=source) from err
-    finally:
-        loader.dispose()
+    if is_int_limit(err):
+        raise BadInput(INT_LIMIT_MESSAGE, source=source) from err
+    raise BadInput(f"holds a value YAML cannot read: {err}", source=source) from err
 
 
 class NotYaml(BadInput):

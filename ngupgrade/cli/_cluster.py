@@ -26,7 +26,8 @@ def cluster_options(func: click.decorators.FC) -> click.decorators.FC:
         "--cluster", "cluster_files", multiple=True, metavar="FILE",
         help="Cluster objects as kubectl writes them ('-' reads stdin; repeatable): kubectl get "
              "nodes,pods,pdb,deployments,replicasets,statefulsets,daemonsets,pvc,pv -A -o json "
-             "(add `kubectl get ytsaurus -A -o json` for YTsaurus).")(func)
+             "(add `kubectl get ytsaurus -A -o json` for YTsaurus); -o yaml reads too, and "
+             "several files (nodes, pods, PDBs apart) are one cluster.")(func)
 
 
 def cluster_source(files: tuple[str, ...], kubeconfig: str | None,

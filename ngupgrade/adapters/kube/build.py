@@ -311,8 +311,38 @@ def _int_or_percent(value: int | str | None, path: str) -> int | str | None:
     return value
 
 
+PDB_V1BETA1_LABEL = "pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match"
+"""The label of the selectors the API server writes to keep policy/v1beta1's empty selector
+("no pod") and policy/v1's ("every pod") apart across versions
+(kubernetes ``pkg/apis/policy/helper.go``)."""
+
+
+def pdb_selector(sel: s.LabelSelector | None, api_version: str | None
+                 ) -> k8s.LabelSelector | None:
+    """A PDB's ``spec.selector`` with the meaning of its API version.
+
+    policy/v1 (and no apiVersion, as hand-written files have it): ``{}`` selects every pod of
+    the namespace, null none. policy/v1beta1: ``{}`` selects no pod, and the API server's
+    stand-in for "every pod" (``matchExpressions: [{key: PDB_V1BETA1_LABEL, operator:
+    DoesNotExist}]``) selects every pod; a requirement on that label is dropped from any other
+    selector (``pkg/apis/policy/v1beta1/conversion.go``,
+    ``Convert_v1beta1_PodDisruptionBudget_To_policy_PodDisruptionBudget``; the difference is
+    documented at https://kubernetes.io/docs/tasks/run-application/configure-pdb/, "Arbitrary
+    workloads and label selectors"). Read through policy/v1, a v1beta1 empty selector shows as
+    ``Exists`` on that label, which no pod carries: it selects none with no special case.
+    """
+    selector = label_selector(sel)
+    if api_version != "policy/v1beta1" or selector is None:
+        return selector
+    if not selector.match_labels and not selector.match_expressions:
+        return None
+    kept = tuple(r for r in selector.match_expressions if r.key != PDB_V1BETA1_LABEL)
+    return k8s.LabelSelector(selector.match_labels, kept)
+
+
 def pdb(obj: s.PodDisruptionBudget) -> k8s.PodDisruptionBudget:
-    """policy/v1 PodDisruptionBudget -> :class:`k8s.PodDisruptionBudget`.
+    """policy/v1 or policy/v1beta1 PodDisruptionBudget -> :class:`k8s.PodDisruptionBudget`
+    (the selector as :func:`pdb_selector` reads it for ``apiVersion``).
 
     Absent ``metadata.generation`` and ``status.observedGeneration`` read as 0, the Go zero
     value the eviction code compares (so they agree); a missing ``status`` leaves every status
@@ -324,7 +354,7 @@ def pdb(obj: s.PodDisruptionBudget) -> k8s.PodDisruptionBudget:
     return k8s.PodDisruptionBudget(
         namespace=_namespace(meta),
         name=_name(meta),
-        selector=label_selector(spec.selector),
+        selector=pdb_selector(spec.selector, obj.api_version),
         min_available=_int_or_percent(spec.min_available, "spec.minAvailable"),
         max_unavailable=_int_or_percent(spec.max_unavailable, "spec.maxUnavailable"),
         unhealthy_pod_eviction_policy=spec.unhealthy_pod_eviction_policy or "IfHealthyBudget",

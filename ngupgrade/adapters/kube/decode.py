@@ -42,6 +42,7 @@ _TYPED: dict[str, msgspec.json.Decoder[Any]] = {
 _LIST_KINDS = {f"{kind}List": kind for kind in s.KINDS}
 _AT_PATH = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _UNKNOWN_KIND = re.compile(r"^Invalid value '(?P<kind>[^']*)' - at `\$\.kind`$")
+_TRAILING = re.compile(r"trailing characters \(byte (?P<at>[0-9]+)\)")
 
 Key = tuple[str, str]
 
@@ -98,15 +99,26 @@ class Collector:
     def _add_document(self, data: bytes, source: str) -> str | None:
         if not data.strip():
             raise BadInput("empty input, no Kubernetes objects", source=source, hint=EXPORT_HINT)
-        doc: s.Document = _decode(_DOCUMENT, data, source, "$")
+        doc, end = _first_document(data)
+        if end is None:
+            return self._add_one(data, doc, source)
+        # JSON documents one after another (`kubectl get nodes -o json > f; kubectl get pods
+        # -o json >> f`, `jq -c '.items[]'`): each is a document of its own, named by number
+        number = 0
+        while data:
+            number += 1
+            self._add_one(data[:end], doc, f"{source} (document {number})")
+            data = data[end:].lstrip()
+            doc, end = _first_document(data)
+            end = len(data) if end is None else end
+        return None
+
+    def _add_one(self, data: bytes, doc: s.Document | None, source: str) -> str | None:
+        if doc is None:
+            doc = _decode(_DOCUMENT, data, source, "$")
         kind = doc.kind or ""
-        if doc.items is not None:
-            if kind in _LIST_KINDS:
-                self._add_typed(doc.items, _LIST_KINDS[kind], source)
-            elif kind in ("List", ""):
-                self._add_mixed(doc.items, source)
-            else:
-                self._skipped[kind.removesuffix("List")] += len(doc.items)
+        if doc.items is not None or kind == "List" or kind in _LIST_KINDS:
+            self._add_list(doc, source, "$")
         elif kind in _TYPED:
             self._add(_decode(_TYPED[kind], data, source, "$"), source, "$")
         elif kind:
@@ -116,26 +128,50 @@ class Collector:
                            "\"items\"", source=source, path="$", hint=EXPORT_HINT)
         return (doc.metadata.continue_ or None) if doc.metadata else None
 
-    def _add_typed(self, items: list[msgspec.Raw], kind: str, source: str) -> None:
+    def _add_list(self, doc: s.Document, source: str, path: str) -> None:
+        """A list's items: a typed list (``PodList``) decodes them as its kind (a PDB gets the
+        list's apiVersion); a ``List`` by each item's own ``kind``; a list of other kinds
+        (``ServiceList``) is counted as skipped."""
+        kind = doc.kind or ""
+        items = doc.items or []
+        if kind in _LIST_KINDS:
+            self._add_typed(items, _LIST_KINDS[kind], source, path, doc.api_version)
+        elif kind in ("List", ""):
+            self._add_mixed(items, source, path)
+        else:
+            self._skipped[kind.removesuffix("List")] += len(items)
+
+    def _add_typed(self, items: list[msgspec.Raw], kind: str, source: str, base: str,
+                   api_version: str | None) -> None:
         decoder = _TYPED[kind]
         for i, raw in enumerate(items):
-            path = f"$.items[{i}]"
-            self._add(_decode(decoder, raw, source, path), source, path)
+            path = f"{base}.items[{i}]"
+            obj = _decode(decoder, raw, source, path)
+            if isinstance(obj, s.PodDisruptionBudget) and obj.api_version is None:
+                obj.api_version = api_version
+            self._add(obj, source, path)
 
-    def _add_mixed(self, items: list[msgspec.Raw], source: str) -> None:
+    def _add_mixed(self, items: list[msgspec.Raw], source: str, base: str) -> None:
         decode = _ANY.decode
         for i, raw in enumerate(items):
+            path = f"{base}.items[{i}]"
             try:
                 obj = decode(raw)
             except msgspec.ValidationError as err:
                 unknown = _UNKNOWN_KIND.match(str(err))
                 if unknown is None:
-                    _raise(err, source, f"$.items[{i}]")
-                self._skipped[unknown["kind"]] += 1  # type: ignore[index]
+                    _raise(err, source, path)
+                kind = unknown["kind"]  # type: ignore[index]
+                if kind == "List" or kind in _LIST_KINDS:
+                    # a List inside a List: kubectl's -f reader takes it
+                    # (k8s.io/apimachinery pkg/util/manifest testdata, nested lists)
+                    self._add_list(_decode(_DOCUMENT, raw, source, path), source, path)
+                else:
+                    self._skipped[kind] += 1
                 continue
             except msgspec.DecodeError as err:
-                _raise(err, source, f"$.items[{i}]")
-            self._add(obj, source, f"$.items[{i}]")
+                _raise(err, source, path)
+            self._add(obj, source, path)
 
     def _add(self, obj: Any, source: str, path: str) -> None:
         self._read += 1
@@ -240,6 +276,24 @@ _STORE: dict[type, Callable[[Collector, Any], None]] = {
 
 def _sorted(values: dict[Any, Any]) -> tuple[Any, ...]:
     return tuple(values[key] for key in sorted(values))
+
+
+def _first_document(data: bytes) -> tuple[s.Document | None, int | None]:
+    """The top of ``data`` and, when more JSON follows the first value, where it ends.
+
+    (doc, None): one document (doc None when it does not decode; :meth:`Collector._add_one`
+    then says why, with the path); (None, n): a first document of ``n`` bytes, then more.
+    """
+    try:
+        return _DOCUMENT.decode(data), None
+    except msgspec.ValidationError:
+        return None, None
+    except msgspec.DecodeError as err:
+        # msgspec names the byte after the first one that follows the value
+        trailing = _TRAILING.search(str(err))
+        return None, (int(trailing["at"]) - 1 if trailing is not None else None)
+    except RecursionError:
+        return None, None
 
 
 def _decode(decoder: msgspec.json.Decoder[Any], data: bytes | msgspec.Raw, source: str,

@@ -1,13 +1,17 @@
-"""Cluster dumps: kubectl's JSON from files or stdin -> a ClusterSnapshot (``--cluster FILE``).
+"""Cluster dumps: kubectl's JSON or YAML from files or stdin -> a ClusterSnapshot
+(``--cluster FILE``).
 
 What users run (each file may hold any of these; several files merge)::
 
     kubectl get nodes,pods,pdb,deployments,replicasets,statefulsets,daemonsets,pvc,pv \\
         -A -o json > cluster.json
     kubectl get ytsaurus -A -o json > ytsaurus.json      # when the YTsaurus operator is used
+    kubectl get nodes -o yaml > nodes.yaml                # YAML reads the same
 
-A typed list (``PodList``, as ``kubectl get --raw /api/v1/pods`` writes it) and a single
-object are read too. Parsing is ``decode.py``'s, shared with the live reader.
+Read as well: a typed list (``PodList``, as ``kubectl get --raw /api/v1/pods`` writes it), a
+single object, a List inside a List, JSON documents one after another (``>>`` of several
+exports, ``jq -c '.items[]'``) and YAML documents separated by ``---``. Parsing is
+``decode.py``'s, shared with the live reader; YAML is first turned into JSON here.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ import sys
 from collections.abc import Sequence
 
 from ngupgrade.adapters.kube.decode import EXPORT_HINT, Collector, KubeRead
+from ngupgrade.adapters.kube.yaml_dump import yaml_documents
 from ngupgrade.core.errors import BadInput, UsageError
+from ngupgrade.core.text import encoding_fault
 
 STDIN = "-"
 
@@ -41,15 +47,31 @@ def read_dumps(paths: Sequence[str]) -> KubeRead:
         raise UsageError("'-' (stdin) can be given only once")
     collector = Collector()
     for path in paths:
-        collector.add_document(_read(path), path)
+        _add(collector, _read(path), path)
     return collector.result()
 
 
 def read_dump_bytes(data: bytes, source: str) -> KubeRead:
-    """Read one document already in memory (tests, a dump fetched elsewhere)."""
+    """Read one file's bytes already in memory (tests, a dump fetched elsewhere): JSON or
+    YAML, as :func:`read_dumps` reads a file."""
     collector = Collector()
-    collector.add_document(data, source)
+    _add(collector, data, source)
     return collector.result()
+
+
+def _add(collector: Collector, data: bytes, source: str) -> None:
+    """JSON goes to the collector as it is; anything else is read as YAML, each document
+    turned into JSON (``<source> (document N)`` when there are several)."""
+    head = data[:4096].lstrip()
+    if not head or head[:1] in (b"{", b"[") or encoding_fault(data) is not None:
+        collector.add_document(data, source)  # JSON, or the collector's error for it
+        return
+    documents = yaml_documents(data, source)
+    if not documents:
+        raise BadInput("empty input, no Kubernetes objects", source=source, hint=EXPORT_HINT)
+    for number, document in enumerate(documents, 1):
+        name = source if len(documents) == 1 else f"{source} (document {number})"
+        collector.add_document(document, name)
 
 
 def _read(path: str) -> bytes:

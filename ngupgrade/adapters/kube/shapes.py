@@ -237,6 +237,9 @@ class Pod(_S, tag_field="kind", tag="Pod"):
 
 
 class PodDisruptionBudget(_S, tag_field="kind", tag="PodDisruptionBudget"):
+    # policy/v1beta1 reads an empty selector as "no pod", policy/v1 as "every pod"; the items
+    # of a typed list carry no apiVersion and get the list's (decode.py)
+    api_version: str | None = None
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: PdbSpec | None = None
     status: PdbStatus | None = None

@@ -118,7 +118,11 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
             pod = unit.pod
             if unit.facts.stays:
                 keep.append(unit)
-            elif pod.phase in ("Succeeded", "Failed"):
+            elif pod.phase in ("Succeeded", "Failed") or pod.terminating:
+                # a terminating pod (metadata.deletionTimestamp) is on its way out already:
+                # the drain does not evict it again, and its controller counts only the pods
+                # not terminating, so its replacement is another pod of the snapshot
+                # (ReplicaSet controller, FilterActivePods): it needs no room of its own
                 continue
             elif pod.owner is None:
                 w.once(Finding(BARE_POD_LOST, "blocking",
