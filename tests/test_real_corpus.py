@@ -18,11 +18,10 @@ from typing import Any
 
 import pytest
 
-from ngupgrade.adapters.kube.dump import read_dump_bytes, read_dumps
+from ngupgrade.adapters.kube.dump import read_dumps
 from ngupgrade.adapters.state.parse import parse_state
 from ngupgrade.adapters.state.tfplan import parse_plan
 from ngupgrade.core import k8s
-from ngupgrade.core.errors import BadInput
 from tests.conftest import EXAMPLE_STATE, EXAMPLES
 
 REAL = Path(__file__).resolve().parent / "real"
@@ -45,18 +44,20 @@ PLANS = {  # file -> (format_version, terraform_version)
     "terraform-json-action_reason-plan.json": ("1.2", "1.15.0"),
     "terraform-json-actions-plan.json": ("1.2", None),
 }
-GIB = 2**30
+SKIPPED = "skipped 1 objects of kinds the drain check does not read: {} (1)"
 
 
 def _ki(n: int) -> int:
     return n * 1024
 
 
-KUBE: dict[str, dict[str, Any]] = {  # file -> what the snapshot holds
-    "kubectl-neat-pod1-raw.json": {"pods": {("default", "myapp"): "minikube"}},
-    "kubectl-neat-pod-1-raw.yaml": {"pods": {("default", "myapp"): "minikube"}},
-    "kubectl-neat-list-1-raw.json": {
-        "pods": {("default", "t1"): "116-control-plane", ("default", "t2"): "116-control-plane"}},
+NO_REQUESTS: tuple[dict[str, int], ...] = ({},)
+KUBE: dict[str, dict[str, Any]] = {  # file -> what the snapshot holds, and the notes read gave
+    "kubectl-neat-pod1-raw.json": {"pods": {("default", "myapp"): ("minikube", NO_REQUESTS)}},
+    "kubectl-neat-pod-1-raw.yaml": {"pods": {("default", "myapp"): ("minikube", NO_REQUESTS)}},
+    "kubectl-neat-list-1-raw.json": {"pods": {
+        ("default", "t1"): ("116-control-plane", NO_REQUESTS),
+        ("default", "t2"): ("116-control-plane", NO_REQUESTS)}},
     "kubectl-neat-pv1-raw.json": {"pvs": {"pvc-54fad2fe-4d7b-11e9-9172-0800271788ca": False}},
     "popeye-node-1.yaml": {"nodes": {
         # name -> (ready, unschedulable, taints, allocatable cpu in millicores, memory bytes)
@@ -72,6 +73,21 @@ KUBE: dict[str, dict[str, Any]] = {  # file -> what the snapshot holds
         ("default", "pdb4-1"): (1, {"app": "test5"})}},
     "kubent-poddisruptionbudget-v1beta1.yaml": {"pdbs": {
         ("default", "xy-pdb"): (2, {"app": "xy"})}},
+    "kube-score-all-ok.yaml": {
+        "pods": {("testspace", "pod-test-1"): (None, ({"cpu": 1000, "memory": 1},))},
+        "notes": (SKIPPED.format("NetworkPolicy"),)},
+    "kube-score-list.yaml": {
+        "workloads": {("Deployment", "default", "list-deployment-test"):
+                      (1, {"app": "list-deployment-test"})},
+        "notes": (SKIPPED.format("Service"),)},
+    "kube-score-statefulset-host-antiaffinity-required.yaml": {"workloads": {
+        ("StatefulSet", "default", "statefulset-required-anti-affinity"): (10, {"app": "foo"})}},
+    "kubernetes-multi-resource-list.json": {
+        "workloads": {("ReplicationController", "default", "mock"): (1, {"app": "mock"})},
+        "notes": (SKIPPED.format("Service"),)},
+    "kubernetes-multi-resource-rclist.json": {"workloads": {
+        ("ReplicationController", "default", "mock"): (1, {"app": "mock"}),
+        ("ReplicationController", "default", "mock2"): (1, {"app": "mock2"})}},
     "ytsaurus-cluster_v1_minikube.yaml": {"ytsaurus": {("default", "minisaurus"): [
         ("discovery", "minisaurus-yt-discovery"), ("primaryMasters", "minisaurus-yt-master"),
         ("httpProxies", "minisaurus-yt-http-proxy"), ("rpcProxies", "minisaurus-yt-rpc-proxy"),
@@ -86,21 +102,6 @@ QUOTA_FILES = {  # file -> (extra flags, the cloud it answers for)
 }
 REAL_STATES = sorted((REAL / "real-states").glob("*-state.json"))
 
-
-def _reads_yaml_dumps() -> bool:
-    try:
-        read_dump_bytes(b"apiVersion: v1\nkind: List\nitems: []\n", "probe.yaml")
-    except BadInput:
-        return False
-    return True
-
-
-# The YAML dumps wait for the YAML reader of cluster dumps (`kubectl get -o yaml`): until it is
-# in, they must still be refused as bad input (strict: the mark goes when they read).
-_YAML_PENDING = pytest.mark.xfail(not _reads_yaml_dumps(), raises=BadInput, strict=True,
-                                  reason="cluster dumps in YAML are not read yet")
-KUBE_CASES = [pytest.param(name, marks=_YAML_PENDING) if name.endswith(".yaml") else name
-              for name in sorted(KUBE)]
 
 
 def _path(folder: str, name: str) -> str:
@@ -166,7 +167,14 @@ def _snapshot_figures(snapshot: k8s.ClusterSnapshot) -> dict[str, Any]:
             n.name: (n.ready, n.unschedulable, n.taints, n.allocatable.get("cpu"),
                      n.allocatable.get("memory")) for n in snapshot.nodes}
     if snapshot.pods:
-        figures["pods"] = {(p.namespace, p.name): p.node_name for p in snapshot.pods}
+        figures["pods"] = {(p.namespace, p.name): (p.node_name,
+                                                   tuple(dict(c.requests) for c in p.containers))
+                           for p in snapshot.pods}
+    if snapshot.workloads:
+        figures["workloads"] = {
+            (w.kind, w.namespace, w.name): (w.replicas,
+                                            dict(w.selector.match_labels) if w.selector else None)
+            for w in snapshot.workloads}
     if snapshot.pdbs:
         figures["pdbs"] = {
             (p.namespace, p.name): (p.min_available,
@@ -181,14 +189,15 @@ def _snapshot_figures(snapshot: k8s.ClusterSnapshot) -> dict[str, Any]:
     return figures
 
 
-@pytest.mark.parametrize("name", KUBE_CASES)
+@pytest.mark.parametrize("name", sorted(KUBE))
 def test_cluster_reader(run_cli, name: str) -> None:
     """Every object of the dump is read with its figures; ``drain-check`` on it then says that
     no node of the example's group is in it (exit 1: nothing was checked), not bad input."""
     path = _path("kube", name)
     read = read_dumps([path])
-    assert _snapshot_figures(read.snapshot) == KUBE[name]
-    assert not read.notes
+    expected = dict(KUBE[name])
+    assert read.notes == expected.pop("notes", ())
+    assert _snapshot_figures(read.snapshot) == expected
     for yt in read.snapshot.ytsaurus:
         assert all(c.instance_count == 1 and c.min_ready_instance_count is None
                    for c in yt.components)
@@ -200,13 +209,16 @@ def test_cluster_reader(run_cli, name: str) -> None:
     assert "no node in the cluster objects belongs to a selected group" in error["message"]
 
 
-@_YAML_PENDING
 def test_the_whole_corpus_is_one_cluster(run_cli) -> None:
-    """All dumps given at once (JSON and YAML files side by side) read as one snapshot."""
+    """All dumps given at once (JSON and YAML files side by side, one in CRLF lines) read as
+    one snapshot."""
     paths = [_path("kube", name) for name in sorted(KUBE)]
-    snapshot = read_dumps(paths).snapshot
+    read = read_dumps(paths)
+    snapshot = read.snapshot
     assert (len(snapshot.nodes), len(snapshot.pods), len(snapshot.pdbs), len(snapshot.pvs),
-            len(snapshot.ytsaurus)) == (5, 3, 6, 1, 1)
+            len(snapshot.workloads), len(snapshot.ytsaurus)) == (5, 4, 6, 1, 4, 1)
+    # default/myapp is in two files (JSON and YAML), the ReplicationController default/mock too
+    assert "2 objects were read more than once (the last copy counts)" in read.notes
     args = [arg for p in paths for arg in ("--cluster", p)]
     drain = run_cli("drain-check", "--state", str(EXAMPLE_STATE), *args, "-g", "workers")
     assert drain.exit_code == 1, drain.stderr
