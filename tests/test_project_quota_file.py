@@ -71,7 +71,7 @@ def test_bad_files_name_the_path_and_the_closest_key(doc: object, path: str,
 
 
 def test_unreadable_and_malformed_files_are_bad_input(tmp_path: Path) -> None:
-    with pytest.raises(BadInput, match="cannot read quota file"):
+    with pytest.raises(BadInput, match=r"no such file \(the quota file\)"):
         read_project_quota_file(str(tmp_path / "missing.yaml"))
     broken = tmp_path / "broken.yaml"
     broken.write_text("project_id: [\n")

@@ -113,8 +113,9 @@ def test_duplicate_quota_with_different_values_is_bad_input():
 
 
 def test_missing_file_is_bad_input(tmp_path):
-    with pytest.raises(BadInput, match="cannot read quota file"):
+    with pytest.raises(BadInput, match=r"no such file \(the quota file\)") as err:
         read_quota_file(str(tmp_path / "nope.json"))
+    assert err.value.hint is not None and "docs/quota-preflight.md" in err.value.hint
 
 
 @pytest.mark.parametrize(("encode", "said"), [

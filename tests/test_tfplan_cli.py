@@ -313,7 +313,8 @@ def test_stdin_and_bad_input(run_cli, tmp_path: Path) -> None:
     assert bad.exit_code == 3
     assert "plan.json: $.resource_changes[3].change.after.scale_policy" in bad.stderr
     state_file = run_cli("plan", "--plan", str(EXAMPLES / "terraform.tfstate"))
-    assert state_file.exit_code == 3 and "not a Terraform plan" in state_file.stderr
+    assert state_file.exit_code == 3
+    assert "the file holds a Terraform state, not what --plan takes" in state_file.stderr
     zipped = tmp_path / "tfplan"
     zipped.write_bytes(b"PK\x03\x04rest")
     assert run_cli("plan", "--plan", str(zipped)).exit_code == 3

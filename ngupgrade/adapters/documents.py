@@ -39,11 +39,13 @@ ALIAS_FREE = 10_000
 """Nodes read as a tree that are always allowed, however few a document writes."""
 
 
-def read_bounded(path: str, what: str, limit: int = MAX_BYTES) -> bytes:
+def read_bounded(path: str, what: str, limit: int = MAX_BYTES, *, missing_hint: str | None = None,
+                 directory_hint: str | None = None) -> bytes:
     """The bytes of ``path``, refused before reading when there are more than ``limit``.
 
     Args:
         path: the file; ``what`` names it in messages (``quota file``, ``scenario``).
+        missing_hint, directory_hint: the hint when it does not exist, or is a directory.
 
     Raises:
         BadInput: cannot be read (a directory, missing, no permission), or larger than
@@ -53,7 +55,10 @@ def read_bounded(path: str, what: str, limit: int = MAX_BYTES) -> bytes:
         with open(path, "rb") as fh:
             data = fh.read(limit + 1)
     except IsADirectoryError as err:
-        raise BadInput(f"is a directory, not a {what}", source=path) from err
+        raise BadInput(f"is a directory, not a {what}", source=path,
+                       hint=directory_hint) from err
+    except FileNotFoundError as err:
+        raise BadInput(f"no such file (the {what})", source=path, hint=missing_hint) from err
     except OSError as err:
         raise BadInput(f"cannot read {what}: {err.strerror or err}", source=path) from err
     if len(data) > limit:

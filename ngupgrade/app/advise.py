@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from ngupgrade.adapters.cloud.types import LiveNodeGroup, OperationState
 from ngupgrade.app.drain_check import ClusterSource, read_cluster
-from ngupgrade.app.load import load_state, select_groups
+from ngupgrade.app.load import load_state, refuse_empty, select_groups
 from ngupgrade.app.preflight import PreflightRequest, run_preflight
 from ngupgrade.app.settings import Settings
 from ngupgrade.core.advise.calibrate import Calibration, PastUpgrade, calibrate
@@ -101,6 +101,7 @@ def advise(settings: Settings, request: AdviseRequest, *,
         groups = load_state(settings).groups
     peers = tuple(groups) if peers is None else tuple(peers)
     groups = select_groups(groups, request.selectors)
+    refuse_empty(groups, request.strict, "advise")
     if cluster is None and request.cluster.given:
         cluster = read_cluster(request.cluster).snapshot
     result: Preflight | None = None

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
-from ngupgrade.app.load import load_groups
+from ngupgrade.app.load import load_groups, refuse_empty
 from ngupgrade.app.plan import PlanRequest, plan_node_groups
 from ngupgrade.app.settings import Settings
 from ngupgrade.core.change import GroupChange
@@ -224,7 +224,9 @@ def drain_check(settings: Settings, request: DrainCheckRequest) -> DrainCheckRes
     if not request.cluster.given:
         read_cluster(request.cluster)  # raises the usage error before any read
     if settings.plan is None:
-        return drain_check_groups(load_groups(settings, request.selectors), request)
+        groups = load_groups(settings, request.selectors)
+        refuse_empty(groups, request.strict, "drain-check")
+        return drain_check_groups(groups, request)
     from ngupgrade.app.tfplan import load_plan
 
     rolls, removed = plan_drains(load_plan(settings, request.selectors))

@@ -5,12 +5,13 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
-from ngupgrade.adapters.state.parse import ParsedState, parse_state
+from ngupgrade.adapters.state.parse import GROUP_TYPES, ParsedState, parse_state
 from ngupgrade.adapters.state.sources import StateRequest, read_state_bytes
 from ngupgrade.app.settings import Settings
 from ngupgrade.core import platform as plat
 from ngupgrade.core.address import TfAddress
-from ngupgrade.core.errors import UsageError
+from ngupgrade.core.errors import BadInput, CheckFailed, UsageError
+from ngupgrade.core.inputs import document_kind, flag_of, wrong_input
 from ngupgrade.core.model import NodeGroup
 
 
@@ -31,7 +32,34 @@ def load_state(settings: Settings) -> ParsedState:
         BadInput: the state could not be read or understood.
     """
     data, label = read_state_bytes(state_request(settings))
-    return parse_state(data, label, settings.platform)
+    try:
+        return parse_state(data, label, settings.platform)
+    except BadInput as err:
+        other = other_input(data, label, "--state")
+        if other is None:
+            raise
+        raise other from err
+
+
+def other_input(data: bytes, source: str, flag: str) -> BadInput | None:
+    """The error for ``data`` when it is another tool's input given to ``flag`` (``--state``):
+    a quota file (:func:`~ngupgrade.adapters.files.quota_file.quota_file_form`), Kubernetes
+    objects or a plan in YAML or JSON (:func:`ngupgrade.core.inputs.document_kind`); None
+    when it is none of these (the reader's own error stands). Read only after the reader
+    refused ``data``, so a state is never decoded twice."""
+    from ngupgrade.adapters.documents import load_yaml
+    from ngupgrade.adapters.files.quota_file import quota_file_form
+
+    try:
+        doc = load_yaml(data, source)
+    except BadInput:
+        return None
+    kind = document_kind(doc)
+    if kind is not None and flag != flag_of(kind):
+        return wrong_input(kind, flag, source)
+    if kind is None and quota_file_form(doc) is not None:
+        return wrong_input("quota-file", flag, source)
+    return None
 
 
 def forced_platform(settings: Settings) -> plat.Platform:
@@ -83,6 +111,8 @@ def select_groups(groups: Sequence[NodeGroup], selectors: Sequence[str]) -> list
     """
     if not selectors:
         return list(groups)
+    if not groups:
+        raise nothing_checked(f"--group {selectors[0]}")
     chosen: list[NodeGroup] = []
     seen: set[str] = set()
     for selector in selectors:
@@ -106,6 +136,23 @@ def select_groups(groups: Sequence[NodeGroup], selectors: Sequence[str]) -> list
             seen.add(key)
             chosen.append(matches[0])
     return chosen
+
+
+def nothing_checked(why: str) -> CheckFailed:
+    """The failure of a state that holds no node group at all, under ``--strict`` or a
+    ``--group`` (``why``): a gate that checked nothing must not pass (exit 1). A wrong file
+    given as the state is named before this (:func:`other_input`)."""
+    return CheckFailed(f"the state holds no node group ({', '.join(sorted(GROUP_TYPES))}): "
+                       f"nothing was checked ({why})",
+                       hint="is it the right state (workspace, backend key)? `terraform state "
+                            "list` shows what it holds")
+
+
+def refuse_empty(groups: Sequence[object], strict: bool, command: str) -> None:
+    """Under ``--strict``, a state with no node group fails (:func:`nothing_checked`);
+    ``groups`` are what the command made of them (groups, plans)."""
+    if strict and not groups:
+        raise nothing_checked(f"{command} --strict")
 
 
 def match_groups(groups: Sequence[NodeGroup], selector: str) -> list[NodeGroup]:

@@ -35,8 +35,10 @@ def groups(groups: tuple[str, ...]) -> None:
     never as 0/0.
 
     \b
-    Exit codes: 0 listed (also when the state holds no node group); 2 usage error (e.g. a
-    --group that matches nothing); 3 bad state (unreadable, not JSON, unsupported version).
+    Exit codes: 0 listed (also when the state holds no node group); 1 --group on a state
+    that holds no node group; 2 usage error (e.g. a --group that matches nothing); 3 bad
+    state (unreadable, not JSON, unsupported version, or a plan, cluster dump or quota file
+    given as the state: the message names the flag that takes it).
     """
     settings = settings_of(click.get_current_context())
     note_unused(settings, connects=False, offline="`groups` reads only the Terraform state")

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import click
 
+from ngupgrade.app.load import refuse_empty
 from ngupgrade.app.plan import PlanRequest
 from ngupgrade.app.plan import plan as plan_use_case
 from ngupgrade.app.settings import Settings
@@ -77,8 +78,10 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
 
     \b
     Exit codes: 0 plan made (warnings allowed without --strict); 1 a deploy policy is
-    invalid, the Terraform plan replaces a node group (a blocking finding), or a warning
-    with --strict; 2 usage error (e.g. a negative --max-expansion); 3 bad state or plan.
+    invalid, the Terraform plan replaces a node group (a blocking finding), a warning
+    with --strict, or a state with no node group under --strict or --group; 2 usage error
+    (e.g. a negative --max-expansion); 3 bad state or plan (a plan given as --state, or a
+    state as --plan, is named with the flag that takes it).
     """
     settings = settings_of(click.get_current_context())
     note_unused(settings, connects=settings.plan is None and bool(settings.endpoint),
@@ -101,11 +104,14 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
     plans = plan_use_case(settings, request, live=bool(settings.endpoint))
     if settings.output == "json":
         document = plan_json(plans, strict=strict)
+        if strict and not plans:
+            document["ok"] = False  # nothing was checked: refuse_empty fails it below
         state_notes([p.group for p in plans], document)
         emit_json(document)
     else:
         click.echo(plan_text(plans))
         state_notes([p.group for p in plans])
+    refuse_empty(plans, strict, "plan")
     _fail_on_warnings(plans, strict)
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ngupgrade.adapters.files.pdb_file import read_pdb_file
-from ngupgrade.app.load import forced_platform, load_state, select_groups
+from ngupgrade.app.load import forced_platform, load_state, refuse_empty, select_groups
 from ngupgrade.app.preflight import (
     PreflightRequest,
     QuotaSource,
@@ -142,6 +142,7 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
     else:
         peers = load_state(settings).groups  # a cluster's other groups count in its limit
         found = select_groups(peers, groups)
+        refuse_empty(found, strict, "preflight")
 
     def check(quotas: QuotaSource, request: PreflightRequest, **live: Any) -> Preflight:
         if gate is not None:

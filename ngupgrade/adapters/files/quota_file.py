@@ -33,6 +33,7 @@ from typing import Any, ClassVar, Literal
 from ngupgrade.adapters.documents import NotYaml, load_yaml, read_bounded
 from ngupgrade.core.bounds import INT_LIMIT_MESSAGE, too_deep, too_deep_message
 from ngupgrade.core.errors import BadInput
+from ngupgrade.core.inputs import document_kind, wrong_input
 from ngupgrade.core.model import QuotaLimit
 from ngupgrade.core.text import (
     LONE_SURROGATE_MESSAGE,
@@ -146,8 +147,13 @@ def refuse_other_form(data: Any, source: str, expected: QuotaFileForm) -> None:
 
     Raises:
         BadInput: at ``$``: "this is a Selectel quota file; the state's groups are Yandex"
-            (or the reverse), the hint the shape the groups need and the page describing it.
+            (or the reverse), the hint the shape the groups need and the page describing it;
+            a Terraform state or plan or Kubernetes objects, named with the flag that takes
+            them (:func:`ngupgrade.core.inputs.wrong_input`).
     """
+    kind = document_kind(data)
+    if kind is not None:
+        raise wrong_input(kind, "--quotas", source)
     found = quota_file_form(data)
     if found is None or found == expected:
         return
@@ -159,6 +165,10 @@ def refuse_other_form(data: Any, source: str, expected: QuotaFileForm) -> None:
                         f"quota file goes with a {name} state")
 
 
+QUOTA_FILE_HINT = ("pass --quotas with the path of a quota file (how to export one: "
+                   "docs/quota-preflight.md; a Selectel project's: docs/selectel.md)")
+
+
 def read_quota_text(path: str) -> str:
     """The text of a quota file (this form or Selectel's project quotas), UTF-8.
 
@@ -166,7 +176,9 @@ def read_quota_text(path: str) -> str:
         BadInput: the file cannot be read, or is not UTF-8 text (named at its byte offset
             and line, with how to convert it: :func:`ngupgrade.core.text.encoding_fix`).
     """
-    data = read_bounded(path, "quota file")
+    data = read_bounded(path, "quota file", missing_hint=QUOTA_FILE_HINT,
+                        directory_hint=f"pass the file itself: --quotas {path.rstrip('/')}/"
+                                       "quotas.json (docs/quota-preflight.md)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -29,6 +29,7 @@ from ngupgrade.adapters.state.encoding import PULL, encoding_named, refuse_other
 from ngupgrade.adapters.state.yandex import ClusterInfo
 from ngupgrade.core.address import IndexKey, ModuleStep, TfAddress
 from ngupgrade.core.errors import BadInput
+from ngupgrade.core.inputs import document_kind, wrong_input
 from ngupgrade.core.model import NodeGroup, PlatformName
 
 NODE_GROUP_TYPE = yandex.NODE_GROUP_TYPE
@@ -166,6 +167,9 @@ def _parse(data: bytes, source: str) -> ParsedState:
     if header.version == 4:
         return _parse_v4(header.resources, source)
     if header.version is None:
+        kind = document_kind(msgspec.json.decode(data))
+        if kind not in (None, "terraform-state"):  # a plan would read as a state of no group
+            raise wrong_input(kind, "--state", source)
         if header.format_version is not None:  # `terraform show -json` of an empty state
             return ParsedState((), {}, "show-json")
         raise BadInput("not a Terraform state: no \"version\" key", source=source, path="$",

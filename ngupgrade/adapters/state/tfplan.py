@@ -48,6 +48,7 @@ from ngupgrade.core.change import (
     PlannedChange,
 )
 from ngupgrade.core.errors import BadInput
+from ngupgrade.core.inputs import document_kind, wrong_input
 from ngupgrade.core.model import NodeGroup
 
 _ABSENT = msgspec.Raw(b"")
@@ -127,6 +128,9 @@ def parse_plan(data: bytes, source: str) -> ParsedPlan:
 def _parse_plan(data: bytes, source: str) -> ParsedPlan:
     header = decode_json(data, _Header, source, "$", writer="terraform show -json PLANFILE")
     if header.format_version is None or header.values or header.version is not None:
+        kind = document_kind(msgspec.json.decode(data))
+        if kind is not None and kind != "terraform-plan":
+            raise wrong_input(kind, "--plan", source)
         raise BadInput("not a Terraform plan (no format_version and resource_changes; a state?)",
                        source=source, path="$",
                        hint="pass the JSON of a saved plan: terraform plan -out=tfplan && "
