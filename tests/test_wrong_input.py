@@ -23,7 +23,8 @@ PLAN = str(EXAMPLES / "plan-roll.json")
 CLUSTER = str(EXAMPLES / "cluster.json")
 QUOTAS = str(EXAMPLES / "quotas.yaml")
 HINTS = {"plan": "hint: pass it with --plan (ngupgrade plan|preflight --plan FILE)",
-         "state": "hint: pass it with --state (ngupgrade groups|plan|preflight|advise --state FILE)",
+         "state": "hint: pass it with --state (ngupgrade groups|plan|preflight|advise --state "
+                  "FILE)",
          "cluster": "hint: pass it with --cluster (ngupgrade drain-check|preflight|advise "
                     "--cluster FILE)",
          "quotas": "hint: pass it with --quotas (ngupgrade preflight|advise --quotas FILE)"}
