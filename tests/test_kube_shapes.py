@@ -275,3 +275,18 @@ def test_json_exports_appended_to_one_file_are_all_read(tmp_path: Path) -> None:
     with pytest.raises(BadInput) as info:
         read_dumps([str(path)])
     assert str(info.value) == (f"{path} (document 2): $.metadata: missing metadata.name")
+
+
+def test_yaml_exports_appended_without_separator_are_refused_not_half_read(
+        tmp_path: Path) -> None:
+    # kubectl get nodes -o yaml > f; kubectl get pods -o yaml >> f: one mapping with every
+    # top-level key twice, which a YAML loader reads as the pods alone
+    path = tmp_path / "cluster.yaml"
+    path.write_text(NODES.read_text() + "apiVersion: v1\nitems: []\nkind: List\n")
+    with pytest.raises(BadInput) as info:
+        read_dumps([str(path)])
+    lines = NODES.read_text().count("\n")
+    assert str(info.value) == (f"{path}: key 'apiVersion' is written twice in one mapping "
+                               f"(lines 1 and {lines + 1}): YAML keeps only the second")
+    path.write_text(NODES.read_text() + "---\napiVersion: v1\nitems: []\nkind: List\n")
+    assert len(read_dumps([str(path)]).snapshot.nodes) == 4

@@ -105,16 +105,22 @@ def load_yaml(text: str | bytes, source: str, limit: int = MAX_BYTES) -> Any:
         loader.dispose()
 
 
-def load_yaml_documents(data: bytes, source: str, loader_class: Any = None) -> list[Any]:
+def load_yaml_documents(data: str | bytes, source: str, loader_class: Any = None
+                        ) -> list[Any]:
     """Every document of a YAML stream (``---`` between them), each within the bounds of
     this module; empty documents left out. No size bound: the caller's input may be large
-    (a cluster dump).
+    (a cluster dump). A key written twice in one mapping is refused: PyYAML would keep the
+    last value and drop the first without a word, and that is what two outputs appended
+    to one file without ``---`` look like (``kubectl get nodes -o yaml >> f; kubectl get
+    pods -o yaml >> f`` reads as the pods alone). YAML 1.2 requires unique keys; go-yaml v3
+    refuses them too ("mapping key already defined").
 
     Args:
         loader_class: a subclass of PyYAML's safe loader (default: libyaml's when built in).
 
     Raises:
-        BadInput: as :func:`load_yaml`, for the first document out of bounds.
+        BadInput: as :func:`load_yaml`, for the first document out of bounds; a key twice
+            in one mapping (both lines named, the hint to put ``---`` between outputs).
     """
     loader = (loader_class or getattr(yaml, "CSafeLoader", yaml.SafeLoader))(data)
     out = []
@@ -122,6 +128,7 @@ def load_yaml_documents(data: bytes, source: str, loader_class: Any = None) -> l
         while loader.check_node():
             node = loader.get_node()
             _check_graph(node, source)
+            _check_unique_keys(node, source)
             value = loader.construct_document(node)
             if value is not None:
                 out.append(value)
@@ -200,6 +207,35 @@ def _check_graph(root: yaml.Node, source: str) -> None:
                        "times at most", source=source,
                        hint="write the values out instead of anchors (&name) and aliases "
                             "(*name)")
+
+
+def _check_unique_keys(root: yaml.Node, source: str) -> None:
+    """Refuse a mapping that writes one scalar key twice (iteratively, each node once).
+
+    Raises:
+        BadInput: naming the key and the lines of both.
+    """
+    seen_nodes: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[str, int] = {}
+            for key, _value in node.value:
+                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+                    continue
+                line = key.start_mark.line + 1
+                if key.value in first:
+                    raise BadInput(
+                        f"key {key.value!r} is written twice in one mapping (lines "
+                        f"{first[key.value]} and {line}): YAML keeps only the second",
+                        source=source,
+                        hint="two outputs appended to one file? put a line `---` between them")
+                first[key.value] = line
+        stack.extend(_children(node))
 
 
 def _where(err: yaml.YAMLError) -> str:

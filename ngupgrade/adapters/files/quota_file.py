@@ -14,6 +14,11 @@ Two forms are accepted (DESIGN.md section 5), in JSON or YAML:
 * also a bare list of ``QuotaLimit`` objects (``[{"quota_id", "limit", "usage"}]``), or one
   such object as ``yc quota-manager quota-limit get`` prints it; neither names a cloud.
 
+``yc quota-manager quota-limit list ... --format json|yaml`` prints the response with
+snake_case keys (yandex-cloud/docs ``en/_includes/quota-manager/get-quota-service-cli-output.md``).
+Several documents in one file (JSON values one after another, YAML documents between ``---``)
+are each read as a quota file and merged (:func:`parse_quota_text`).
+
 A response without ``resource.id`` belongs to no named cloud; it is accepted only when it is
 the only cloud of the file, and then answers for whichever cloud is asked.
 
@@ -30,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from ngupgrade.adapters.documents import NotYaml, load_yaml, read_bounded
+from ngupgrade.adapters.documents import NotYaml, check_size, load_yaml_documents, read_bounded
 from ngupgrade.core.bounds import INT_LIMIT_MESSAGE, too_deep, too_deep_message
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.inputs import document_kind, wrong_input
@@ -193,10 +198,34 @@ def read_quota_text(path: str) -> str:
 
 
 def parse_quota_text(text: str, source: str) -> QuotaFile:
-    """Parse the text of a quota file; ``source`` names it in errors."""
+    """Parse the text of a quota file; ``source`` names it in errors. Several documents (one
+    ``yc ... --format json`` output per service, one after another, or YAML ones between
+    ``---`` lines) are each read as a quota file of their own, named
+    ``<source> (document N)``, and merged."""
     data = decode_quota_text(text, source)
+    if isinstance(data, QuotaDocuments):
+        return _parse_documents(data, source)
     refuse_other_form(data, source, "yandex")
     return parse_quota_document(data, source)
+
+
+class QuotaDocuments(list[Any]):
+    """The documents of a file that holds more than one, in order."""
+
+
+def _parse_documents(documents: QuotaDocuments, source: str) -> QuotaFile:
+    clouds: dict[str | None, dict[str, QuotaLimit]] = {}
+    for number, document in enumerate(documents, 1):
+        name = f"{source} (document {number})"
+        refuse_other_form(document, name, "yandex")
+        for cloud_id, limits in parse_quota_document(document, name).clouds.items():
+            bucket = clouds.setdefault(cloud_id, {})
+            for quota in limits.values():
+                _put(bucket, quota, "$", name)
+    if None in clouds and len(clouds) > 1:
+        raise BadInput("a document without resource.id next to documents of named clouds",
+                       source=source, path="$", hint="give every response its resource")
+    return QuotaFile(source=source, clouds=clouds)
 
 
 def decode_quota_text(text: str, source: str) -> Any:
@@ -218,18 +247,53 @@ def decode_quota_text(text: str, source: str) -> Any:
 
 
 def _decode(text: str, source: str) -> Any:
+    """JSON (one value, or values one after another), else YAML (one document, or several
+    between ``---`` lines); several documents come back as :class:`QuotaDocuments`."""
     try:
         return json.loads(text)
     except RecursionError as err:  # lists nested thousands deep: no real export is
         raise BadInput(too_deep_message(), source=source) from err
     except json.JSONDecodeError as json_err:
+        if json_err.msg == "Extra data":
+            return _json_documents(text, source)
+        check_size(text, source, "YAML document")
         try:
-            return load_yaml(text, source)
+            documents = load_yaml_documents(text, source)
         except NotYaml as err:
             raise BadInput(f"neither JSON ({json_err.msg} at line {json_err.lineno}) nor YAML "
                            f"({err.detail})", source=source) from err
+        if len(documents) > 1:
+            return QuotaDocuments(documents)
+        return documents[0] if documents else None
     except ValueError as err:  # an integer of over 4300 digits (int_max_str_digits)
         raise BadInput(INT_LIMIT_MESSAGE, source=source) from err
+
+
+def _json_documents(text: str, source: str) -> QuotaDocuments:
+    """JSON values one after another (``for s in ...; do yc ... --format json; done >
+    quotas.json``), as the standard library's ``raw_decode`` reads one at a time.
+
+    Raises:
+        BadInput: a document that is not JSON, named by its number and line.
+    """
+    decoder = json.JSONDecoder()
+    documents = QuotaDocuments()
+    at = 0
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            return documents
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError as err:
+            raise BadInput(f"not JSON: {err.msg} at line {err.lineno}",
+                           source=f"{source} (document {len(documents) + 1})") from err
+        except RecursionError as err:
+            raise BadInput(too_deep_message(), source=source) from err
+        except ValueError as err:  # an integer of over 4300 digits (int_max_str_digits)
+            raise BadInput(INT_LIMIT_MESSAGE, source=source) from err
+        documents.append(value)
 
 
 def parse_quota_document(data: Any, source: str) -> QuotaFile:
