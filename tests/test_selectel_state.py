@@ -125,3 +125,14 @@ def test_a_bad_taint_of_a_selectel_group_is_noted_not_bad_input() -> None:
     assert [(n.attribute, n.value, n.not_checked) for n in group.notes] == [
         ("taints[0].effect", "'NoSchedul'", "not given to the new nodes the drain check models")]
     assert "(invalid enum value 'NoSchedul')" in group.notes[0].why
+
+
+def test_a_selectel_cluster_version_not_understood_is_noted_on_its_group() -> None:
+    doc = json.loads(_state(_attrs()))
+    doc["resources"].append({"mode": "managed", "type": "selectel_mks_cluster_v1", "name": "c",
+                             "instances": [{"schema_version": 0, "attributes": {
+                                 "id": CLUSTER, "kube_version": 1.29, "status": "ACTIVE"}}]})
+    (group,) = parse_state(json.dumps(doc).encode(), "s").groups
+    assert (group.version, group.status) == (None, "ACTIVE")
+    assert [(n.attribute, n.value, n.not_checked) for n in group.notes] == [
+        (f"kube_version (of selectel_mks_cluster_v1 {CLUSTER})", "1.29", "version not shown")]

@@ -169,3 +169,34 @@ def test_the_fake_cloud_seeds_from_such_a_state(tmp_path: Path) -> None:
     fake = FakeCloud.from_state(_state(tmp_path, **QUARTER_PAST))
     assert fake.group("workers").id == "cat1ng0fixed0000abcd"
 
+
+
+def test_a_plans_after_in_hcl_form_beside_the_providers_before(run_cli, tmp_path: Path) -> None:
+    # The state (before) holds the provider's form; the planned after carries what the user
+    # typed in HCL for a changed window (the provider reads it with parseDayTime/parseDuration).
+    doc = plan_state()
+    res = next(r for r in doc["resources"] if r.get("name") == "workers")
+    res["instances"][0]["attributes"]["maintenance_policy"] = [
+        {"auto_repair": True, "auto_upgrade": True, "maintenance_window": [
+            {"day": "monday", "duration": "3h0m0s", "start_time": "15:00:00.000000000"}]}]
+    hcl = [{"auto_repair": True, "auto_upgrade": True, "maintenance_window": [
+        {"day": "FRIDAY", "duration": "4h30m", "start_time": "22:30"}]}]
+    plan = plans.build_plan(doc, {WORKERS: Edit(["update"], edit(maintenance_policy=hcl))})
+    result = run_cli("preflight", "--plan", write(tmp_path, plan), "--quotas", QUOTAS,
+                     "-o", "json")
+    assert result.exit_code in (0, 1), result.stderr
+    assert result.json()["state_notes"] == []
+
+
+def test_a_cluster_master_not_understood_is_noted_on_its_groups(run_cli, tmp_path: Path) -> None:
+    doc = json.loads(EXAMPLE_STATE.read_text())
+    cluster = next(r for r in doc["resources"] if r["type"] == "yandex_kubernetes_cluster")
+    cluster_id = cluster["instances"][0]["attributes"]["id"]
+    cluster["instances"][0]["attributes"]["master"] = {"version": "1.30"}
+    path = tmp_path / "state.tfstate"
+    path.write_text(json.dumps(doc))
+    result = run_cli("groups", "-g", "workers", "--state", str(path), "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    (note,) = result.json()["state_notes"]
+    assert (note["attribute"], note["not_checked"]) == (
+        f"master (of yandex_kubernetes_cluster {cluster_id})", "master version not shown")
