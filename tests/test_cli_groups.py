@@ -34,8 +34,9 @@ def test_json_from_a_file(run_cli) -> None:
         "boot_disk": {"type": "network-ssd", "size_bytes": 68719476736},
         "nat": True, "preemptible": False,
     }
+    # no deploy_policy in HCL: the provider stores the API's default 3/0
     assert doc["groups"][0]["policy"] == {"max_expansion": 3, "max_unavailable": 0,
-                                          "source": "default", "assumed": True}
+                                          "source": "state", "assumed": False}
     assert doc["groups"][2]["scale"] == {"type": "auto", "min": 1, "max": 7, "initial": 1}
 
 
@@ -57,8 +58,15 @@ def test_table_lists_every_group(run_cli) -> None:
     assert result.exit_code == 0
     for address in ADDRESSES:
         assert address in result.stdout
-    assert "unset (3/0 assumed)" in result.stdout
     assert "auto 1..7" in result.stdout
+
+
+def test_a_state_without_deploy_policy_shows_the_assumed_default(run_cli) -> None:
+    # provider v0.35.0 had no deploy_policy: its states hold none (tests/real/real-states)
+    old = ROOT / "tests" / "real" / "real-states" / "real-08-otus-v035-oldstate-state.json"
+    result = run_cli("groups", "--state", str(old))
+    assert result.exit_code == 0, result.stderr
+    assert "unset (3/0 assumed)" in result.stdout
 
 
 @pytest.mark.parametrize("selector", [

@@ -22,7 +22,8 @@ BATCH = "selectel_mks_nodegroup_v1.batch"
 def test_groups_lists_the_selectel_groups_with_the_default_0_1_assumed(run_cli) -> None:
     res = run_cli("groups", "--state", STATE, "-o", "json")
     assert res.exit_code == 0, res.stderr
-    workers, batch, cache = res.json()["groups"]
+    # Terraform sorts resources by type and name (statefile/version4.go sortResourcesV4)
+    batch, cache, workers = res.json()["groups"]
     assert workers["platform"] == "selectel"
     assert workers["policy"] == {"max_expansion": 0, "max_unavailable": 1, "source": "default",
                                  "assumed": True}

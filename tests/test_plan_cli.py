@@ -18,10 +18,10 @@ def test_json_for_every_group_of_the_example_state(run_cli) -> None:
     gpu, workers, batch = result.json()["groups"]
 
     assert gpu["address"] == "yandex_kubernetes_node_group.gpu"
-    assert gpu["policy"] == {"max_expansion": 3, "max_unavailable": 0, "source": "default",
-                             "assumed": True}
+    assert gpu["policy"] == {"max_expansion": 3, "max_unavailable": 0, "source": "state",
+                             "assumed": False}
     assert gpu["effective_policy"] == {"max_expansion": 1, "max_unavailable": 0}
-    assert [w["code"] for w in gpu["warnings"]] == ["policy-assumed", "max-expansion-clamped"]
+    assert [w["code"] for w in gpu["warnings"]] == ["max-expansion-clamped"]
 
     assert workers["id"] == "cat1ng0fixed0000abcd"
     assert workers["cluster_id"] == "catq0n7i0h9ka1b2c3d4"

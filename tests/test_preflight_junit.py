@@ -38,7 +38,7 @@ def cases(suite: ET.Element) -> dict[str, tuple[str, str | None]]:
 
 def test_the_suggested_policy_and_the_warnings_are_cases(run_cli) -> None:
     # Before: 13 cases, one per quota row, and nothing for the 0/1 WHOLE GROUP DOWN
-    # suggestion nor for the three warnings the table prints.
+    # suggestion nor for the warnings the table prints.
     res = run_cli("preflight", "--state", STATE, "--quotas", QUOTAS, "-o", "junit", *START)
     assert res.exit_code == 1  # cores and A100 GPUs short
     got = suites(res.stdout)
@@ -50,8 +50,6 @@ def test_the_suggested_policy_and_the_warnings_are_cases(run_cli) -> None:
         "(fixes compute.instanceA100Gpus.count, compute.instanceCores.count)")
     warnings = got["preflight warnings"]
     assert cases(warnings) == {
-        f"policy-assumed {GPU}": ("skipped", f"warning: {GPU}: deploy_policy unset in state; "
-                                             "assumed the provider default 3/0"),
         f"current-size-assumed {BATCH}": ("skipped", f"warning: {BATCH}: live node count "
                                                      "unknown; assumed the autoscaler min 1"),
         f"auto-upgrade-window {BATCH}": (
@@ -61,7 +59,7 @@ def test_the_suggested_policy_and_the_warnings_are_cases(run_cli) -> None:
                        "maintenance_policy.auto_upgrade = false for the run, or start it "
                        "outside the window")}
     assert (warnings.get("tests"), warnings.get("skipped"), warnings.get("failures")) == (
-        "3", "3", "0")
+        "2", "2", "0")
     # the quota cases are as before: the two short ones fail
     failed = [n for n, (o, _) in cases(got[f"preflight {CLOUD}"]).items() if o == "failure"]
     assert failed == ["compute.instanceA100Gpus.count", "compute.instanceCores.count"]

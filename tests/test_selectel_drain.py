@@ -152,7 +152,7 @@ def test_drain_check_cli_on_the_selectel_example(run_cli) -> None:
     assert verdicts == {WORKERS: ("blocked", 5, "stop-upgrade"),
                         "selectel_mks_nodegroup_v1.batch": ("clear", 2, "stop-upgrade"),
                         "selectel_mks_nodegroup_v1.cache": ("clear", 3, "stop-upgrade")}
-    workers = doc["groups"][0]
+    (workers,) = [g for g in doc["groups"] if g["address"] == WORKERS]
     assert workers["policy"] == {"max_expansion": 0, "max_unavailable": 1}  # Selectel's default
     codes = {f["code"] for f in workers["findings"] if f["severity"] == "blocking"}
     assert codes == {"pdb-blocks-eviction", "upgrade-stops"}

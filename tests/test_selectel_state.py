@@ -35,10 +35,10 @@ def _attrs(**over: object) -> dict:
 
 def test_example_state_has_three_selectel_groups_with_exact_values() -> None:
     parsed = parse_state(SELECTEL_STATE.read_bytes(), "example")
-    workers, batch, cache = parsed.groups
+    batch, cache, workers = parsed.groups  # sorted by name, as Terraform writes them
     assert [str(g.address) for g in parsed.groups] == [
-        "selectel_mks_nodegroup_v1.workers", "selectel_mks_nodegroup_v1.batch",
-        "selectel_mks_nodegroup_v1.cache"]
+        "selectel_mks_nodegroup_v1.batch", "selectel_mks_nodegroup_v1.cache",
+        "selectel_mks_nodegroup_v1.workers"]
     assert {g.platform for g in parsed.groups} == {"selectel"}
     assert workers.id == "63ed5342-b22c-4c7a-9d41-c1fe4a142c13"  # the part after "<cluster>/"
     assert workers.cluster_id == CLUSTER

@@ -49,7 +49,8 @@ def test_example_state_has_three_groups_with_exact_values() -> None:
     assert batch.scale == AutoScale(min=1, max=7, initial=1)
     assert batch.node is not None and batch.node.preemptible and batch.node.core_fraction == 50
     gpu = by_name["gpu"]
-    assert gpu.policy is None  # `deploy_policy: []` is unset, never 0/0 (C06)
+    # no deploy_policy in HCL: the provider stores the API's default 3/0
+    assert gpu.policy == DeployPolicy(3, 0)
     assert gpu.node is not None and gpu.node.gpus == 1
     assert gpu.node.platform_id == "gpu-standard-v3"
     assert parsed.skipped == 0
@@ -236,7 +237,9 @@ def test_node_labels_and_taints_are_read_for_the_surge_nodes() -> None:
                                  Taint("spot", "PreferNoSchedule", ""))
     example = {g.name: g for g in parse_state(EXAMPLE_STATE.read_bytes(), "x").groups}
     assert example["batch"].node_taints == (Taint("dedicated", "NoSchedule", "batch"),)
-    assert example["workers"].node_taints == () and example["workers"].node_labels == {}
+    assert example["workers"].node_taints == ()
+    assert example["workers"].node_labels == {"role": "workers"}
+    assert example["gpu"].node_labels == {"accelerator": "a100"}
 
 
 def test_a_bad_node_taint_is_left_out_and_noted() -> None:
@@ -323,7 +326,8 @@ def _two_workers(tmp_path, *, same_resource: bool) -> tuple[str, str]:
     """The example state with `workers` held twice, sizes 3 and 7: as a second resource block,
     or as a second instance of the one block. Returns (state path, second instance's path)."""
     doc = json.loads(EXAMPLE_STATE.read_text())
-    index = next(i for i, r in enumerate(doc["resources"]) if r.get("name") == "workers")
+    index = next(i for i, r in enumerate(doc["resources"]) if r.get("name") == "workers"
+                 and r["type"] == "yandex_kubernetes_node_group")
     workers = doc["resources"][index]
     twin = json.loads(json.dumps(workers["instances"][0]))
     twin["attributes"]["scale_policy"][0]["fixed_scale"][0]["size"] = 7
@@ -342,17 +346,20 @@ def _two_workers(tmp_path, *, same_resource: bool) -> tuple[str, str]:
 def test_an_address_held_twice_is_bad_input(run_cli, tmp_path, same_resource: bool) -> None:
     # Before: accepted, and `-g workers` planned the first (3 nodes) without a word.
     state, where = _two_workers(tmp_path, same_resource=same_resource)
+    first = next(i for i, r in enumerate(json.loads(EXAMPLE_STATE.read_text())["resources"])
+                 if r["name"] == "workers" and r["type"] == "yandex_kubernetes_node_group")
     result = run_cli("plan", "--state", state, "-g", "workers")
     assert result.exit_code == 3, result.stdout
     assert result.stderr.splitlines()[0] == (
         f"error: {state}: {where}: node group yandex_kubernetes_node_group.workers appears "
-        f"twice (first at $.resources[4].instances[0].attributes)")
+        f"twice (first at $.resources[{first}].instances[0].attributes)")
 
 
 def test_an_address_held_twice_in_show_json_is_bad_input(run_cli, tmp_path) -> None:
     doc = json.loads(EXAMPLE_SHOW_JSON.read_text())
     resources = doc["values"]["root_module"]["resources"]
-    index = next(i for i, r in enumerate(resources) if r["address"].endswith(".workers"))
+    index = next(i for i, r in enumerate(resources)
+                 if r["address"] == "yandex_kubernetes_node_group.workers")
     resources.append(resources[index])
     state = tmp_path / "show.json"
     state.write_text(json.dumps(doc))

@@ -53,6 +53,7 @@ _PRIVATE: dict[str, str] = {
     # yandex/resource_yandex_kubernetes_cluster.go: 30m create/update, 20m delete, 5m read
     "yandex_kubernetes_cluster": sdk_timeouts_private(30, 30, 20, 5),
     "yandex_vpc_subnet": sdk_timeouts_private(3, 3, 3),  # resource_yandex_vpc_subnet.go
+    "yandex_vpc_network": sdk_timeouts_private(1, 1, 1),  # resource_yandex_vpc_network.go
     "yandex_compute_placement_group": sdk_timeouts_private(1, 1, 1),
     # selectel/resource_selectel_mks_*_v1.go: 60m create/update/delete
     "selectel_mks_nodegroup_v1": sdk_timeouts_private(60, 60, 60),
@@ -120,6 +121,22 @@ class TfState:
             self.resources.append(res)
         res.instances.append(Instance(attributes, index_key, tuple(dependencies), tainted))
         return self
+
+    @classmethod
+    def from_v4(cls, doc: dict[str, Any]) -> TfState:
+        """The state of a raw v4 document (one this writer wrote, perhaps edited since): to
+        give the ``terraform show -json`` view of an edited state."""
+        state = cls(terraform_version=doc.get("terraform_version", "1.9.8"),
+                    serial=doc.get("serial", 1), lineage=doc.get("lineage", ""),
+                    outputs={k: v["value"] for k, v in (doc.get("outputs") or {}).items()},
+                    legacy_012="check_results" not in doc)
+        for res in doc.get("resources", []):
+            for inst in res.get("instances", []):
+                state.add(res["type"], res["name"], inst["attributes"],
+                          module=res.get("module"), index_key=inst.get("index_key"),
+                          dependencies=inst.get("dependencies", ()), mode=res["mode"],
+                          tainted=inst.get("status") == "tainted")
+        return state
 
     def _sorted(self) -> list[Resource]:
         return sorted(self.resources, key=lambda r: (r.module or "", r.mode, r.type, r.name))
