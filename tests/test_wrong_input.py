@@ -150,3 +150,14 @@ def test_a_directory_as_the_quota_file_says_so(run_cli, tmp_path: Path) -> None:
                              f"the file itself: --quotas {tmp_path}/quotas.json "
                              "(docs/quota-preflight.md)\n")
     assert "Errno" not in result.stderr
+
+
+@pytest.mark.parametrize(("path", "hint"), [(STATE, "state"), (PLAN, "plan"),
+                                            (QUOTAS, "quotas")])
+def test_other_inputs_given_as_the_cluster_name_their_flag(run_cli, path: str,
+                                                           hint: str) -> None:
+    # Before: 'not a kubectl List or Kubernetes object: no "kind" and no "items"'.
+    result = run_cli("drain-check", "--state", STATE, "-g", "workers", "--cluster", path)
+    assert result.exit_code == 3
+    assert "not what --cluster takes" in result.stderr
+    assert result.stderr.endswith(HINTS[hint] + "\n")

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
-from ngupgrade.app.load import load_groups, refuse_empty
+from ngupgrade.app.load import load_groups, other_input, refuse_empty
 from ngupgrade.app.plan import PlanRequest, plan_node_groups
 from ngupgrade.app.settings import Settings
 from ngupgrade.core.change import GroupChange
@@ -30,7 +30,7 @@ from ngupgrade.core.drain.findings import (
     fails,
 )
 from ngupgrade.core.drain.index import ClusterIndex
-from ngupgrade.core.errors import UsageError
+from ngupgrade.core.errors import BadInput, UsageError
 from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.membership import group_node_names, membership_text, nodes_per_group
 from ngupgrade.core.model import FixedScale, NodeGroup
@@ -77,8 +77,11 @@ def read_cluster(source: ClusterSource) -> KubeRead:
     if source.files:
         from ngupgrade.adapters.kube.dump import read_dumps
 
-        with _bulk_read():
-            return read_dumps(source.files)
+        try:
+            with _bulk_read():
+                return read_dumps(source.files)
+        except BadInput as err:
+            raise _named(err, source.files) from err
     if source.live:
         from ngupgrade.adapters.kube.live import read_live
 
@@ -87,6 +90,21 @@ def read_cluster(source: ClusterSource) -> KubeRead:
     raise UsageError("no cluster objects: pass --cluster FILE (kubectl get nodes,pods,pdb,"
                      "deployments,replicasets,statefulsets,daemonsets,pvc,pv -A -o json) or "
                      "--kubeconfig PATH / --context NAME")
+
+
+def _named(err: BadInput, files: Sequence[str]) -> BadInput:
+    """``err``, or, when the file it names holds a Terraform state or plan or a quota file,
+    the error that says so and names the flag that takes it (:func:`other_input`)."""
+    path = err.source
+    if path is None or path not in files or path == "-":
+        return err
+    from ngupgrade.adapters.documents import read_bounded
+
+    try:
+        data = read_bounded(path, "cluster dump")
+    except BadInput:
+        return err
+    return other_input(data, path, "--cluster") or err
 
 
 @contextmanager
