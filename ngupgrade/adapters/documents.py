@@ -13,13 +13,16 @@ cloud's scenario, the kubeconfig check, YAML cluster dumps), so each bound has o
   may hold at most :data:`ALIAS_RATIO` times the nodes it writes (and :data:`ALIAS_FREE`
   nodes are always allowed), an alias may not refer to a node that contains it (a cycle), and
   nesting stops at :data:`ngupgrade.core.bounds.MAX_DEPTH`. The same rule as go-yaml's
-  (``yaml.v3`` decode.go, ``allowedAliasRatio``), which kubectl's readers use.
+  (``yaml.v3`` decode.go, ``allowedAliasRatio``), which kubectl's readers use. An anchor
+  defined again replaces the earlier one for the aliases after it, as the YAML spec and
+  go-yaml have it (:class:`_LatestAnchor`); PyYAML alone refuses that.
 
 Every refusal is a BadInput (exit 3) naming the file.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, NoReturn
 
 import yaml
@@ -78,6 +81,36 @@ def _mib(size: int) -> str:
     return f"{size / (1 << 20):g} MiB"
 
 
+class _LatestAnchor:
+    """A composer mixin: a node's anchor replaces an earlier one of the same name, so an
+    alias takes the most recent node (YAML 1.1 and 1.2 "Anchors and Aliases": "anchors need
+    not be unique within a serialization", https://yaml.org/spec/1.2.2/#3222-anchors-and-aliases).
+    PyYAML refuses a second definition ("found duplicate anchor", yaml/pyyaml#100, open);
+    kubectl's go-yaml reads it, and so do the YTsaurus operator's own samples. Only PyYAML's
+    Python composer can be changed (libyaml's is compiled), so a document is composed with it
+    only after the C loader refused a duplicate anchor (:func:`_composed`)."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()  # type: ignore[attr-defined]
+        if event.anchor is not None and not isinstance(event, yaml.AliasEvent):
+            self.anchors.pop(event.anchor, None)  # type: ignore[attr-defined]
+        return super().compose_node(parent, index)  # type: ignore[misc]
+
+
+def _latest_anchor_twin(loader_class: Any) -> Any:
+    """PyYAML's Python safe loader with ``loader_class``'s resolvers and constructors, and
+    :class:`_LatestAnchor`'s composer."""
+    names = ("yaml_implicit_resolvers", "yaml_path_resolvers", "yaml_constructors",
+             "yaml_multi_constructors")
+    return type(f"LatestAnchor{loader_class.__name__}", (_LatestAnchor, yaml.SafeLoader),
+                {name: getattr(loader_class, name) for name in names})
+
+
+def _duplicate_anchor(err: Exception) -> bool:
+    return (isinstance(err, yaml.composer.ComposerError)
+            and str(err.context or "").startswith("found duplicate anchor"))
+
+
 def load_yaml(text: str | bytes, source: str, limit: int = MAX_BYTES) -> Any:
     """Decode one YAML document (JSON is YAML too) within the bounds of this module.
 
@@ -92,17 +125,8 @@ def load_yaml(text: str | bytes, source: str, limit: int = MAX_BYTES) -> Any:
             limit, or a value the safe constructor refuses (a date such as 2024-13-45).
     """
     check_size(text, source, "YAML document", limit)
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _check_graph(node, source)
-        return loader.construct_document(node)
-    except (yaml.YAMLError, RecursionError, ValueError) as err:
-        _refuse(err, source)
-    finally:
-        loader.dispose()
+    docs = _composed(text, source, None, single=True)
+    return docs[0] if docs else None
 
 
 def load_yaml_documents(data: str | bytes, source: str, loader_class: Any = None
@@ -122,18 +146,41 @@ def load_yaml_documents(data: str | bytes, source: str, loader_class: Any = None
         BadInput: as :func:`load_yaml`, for the first document out of bounds; a key twice
             in one mapping (both lines named, the hint to put ``---`` between outputs).
     """
-    loader = (loader_class or getattr(yaml, "CSafeLoader", yaml.SafeLoader))(data)
-    out = []
+    return [doc for doc in _composed(data, source, loader_class) if doc is not None]
+
+
+def _composed(data: str | bytes, source: str, loader_class: Any, single: bool = False
+              ) -> list[Any]:
+    """Every document of ``data``, each measured by :func:`_check_graph` before it is
+    constructed; a stream that redefines an anchor is read again with the Python composer
+    of :class:`_LatestAnchor` (the C one refuses it)."""
+    loader_class = loader_class or getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        while loader.check_node():
-            node = loader.get_node()
-            _check_graph(node, source)
-            _check_unique_keys(node, source)
-            value = loader.construct_document(node)
-            if value is not None:
-                out.append(value)
+        return _load_all(loader_class, data, source, single)
+    except (yaml.YAMLError, RecursionError, ValueError) as err:
+        if not _duplicate_anchor(err):
+            _refuse(err, source)
+    try:
+        return _load_all(_latest_anchor_twin(loader_class), data, source, single)
     except (yaml.YAMLError, RecursionError, ValueError) as err:
         _refuse(err, source)
+
+
+def _load_all(loader_class: Any, data: str | bytes, source: str, single: bool) -> list[Any]:
+    loader = loader_class(data)
+    out = []
+    try:
+        nodes: Iterable[yaml.Node]
+        if single:
+            node = loader.get_single_node()
+            nodes = [] if node is None else [node]
+        else:
+            nodes = iter(lambda: loader.get_node() if loader.check_node() else None, None)
+        for node in nodes:
+            _check_graph(node, source)
+            if not single:  # a stream of outputs appended to one file: load_yaml_documents
+                _check_unique_keys(node, source)
+            out.append(loader.construct_document(node))
     finally:
         loader.dispose()
     return out
