@@ -88,6 +88,16 @@ KUBE: dict[str, dict[str, Any]] = {  # file -> what the snapshot holds, and the 
     "kubernetes-multi-resource-rclist.json": {"workloads": {
         ("ReplicationController", "default", "mock"): (1, {"app": "mock"}),
         ("ReplicationController", "default", "mock2"): (1, {"app": "mock2"})}},
+    "ytsaurus-cluster_v1_local.yaml": {"ytsaurus": {("default", "minisaurus"): [
+        ("discovery", "minisaurus-yt-discovery"), ("primaryMasters", "minisaurus-yt-master"),
+        ("httpProxies", "minisaurus-yt-http-proxy"),
+        ("httpProxies", "minisaurus-yt-http-proxy-control"),
+        ("rpcProxies", "minisaurus-yt-rpc-proxy"), ("rpcProxies", "minisaurus-yt-rpc-proxy-heavy"),
+        ("dataNodes", "minisaurus-yt-data-node"), ("execNodes", "minisaurus-yt-exec-node"),
+        ("schedulers", "minisaurus-yt-scheduler"),
+        ("controllerAgents", "minisaurus-yt-controller-agent"), ("ui", "minisaurus-yt-ui"),
+        ("tabletNodes", "minisaurus-yt-tablet-node"), ("yqlAgents", "minisaurus-yt-yql-agent"),
+        ("queryTrackers", "minisaurus-yt-query-tracker")]}},
     "ytsaurus-cluster_v1_minikube.yaml": {"ytsaurus": {("default", "minisaurus"): [
         ("discovery", "minisaurus-yt-discovery"), ("primaryMasters", "minisaurus-yt-master"),
         ("httpProxies", "minisaurus-yt-http-proxy"), ("rpcProxies", "minisaurus-yt-rpc-proxy"),
@@ -198,9 +208,10 @@ def test_cluster_reader(run_cli, name: str) -> None:
     expected = dict(KUBE[name])
     assert read.notes == expected.pop("notes", ())
     assert _snapshot_figures(read.snapshot) == expected
-    for yt in read.snapshot.ytsaurus:
-        assert all(c.instance_count == 1 and c.min_ready_instance_count is None
-                   for c in yt.components)
+    for yt in read.snapshot.ytsaurus:  # one instance each, but the local sample's 3 data nodes
+        assert [c.instance_count for c in yt.components if c.instance_count != 1] == (
+            [3] if name == "ytsaurus-cluster_v1_local.yaml" else [])
+        assert all(c.min_ready_instance_count is None for c in yt.components)
     drain = run_cli("drain-check", "--state", str(EXAMPLE_STATE), "--cluster", path,
                     "-g", "workers", "-o", "json")
     assert drain.exit_code == 1, drain.stderr
@@ -217,8 +228,9 @@ def test_the_whole_corpus_is_one_cluster(run_cli) -> None:
     snapshot = read.snapshot
     assert (len(snapshot.nodes), len(snapshot.pods), len(snapshot.pdbs), len(snapshot.pvs),
             len(snapshot.workloads), len(snapshot.ytsaurus)) == (5, 4, 6, 1, 4, 1)
-    # default/myapp is in two files (JSON and YAML), the ReplicationController default/mock too
-    assert "2 objects were read more than once (the last copy counts)" in read.notes
+    # default/myapp is in two files (JSON and YAML), so are the ReplicationController
+    # default/mock and the Ytsaurus default/minisaurus (both operator samples use the name)
+    assert "3 objects were read more than once (the last copy counts)" in read.notes
     args = [arg for p in paths for arg in ("--cluster", p)]
     drain = run_cli("drain-check", "--state", str(EXAMPLE_STATE), *args, "-g", "workers")
     assert drain.exit_code == 1, drain.stderr
