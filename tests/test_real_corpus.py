@@ -34,6 +34,7 @@ STATES = {  # file -> the form parse_state recognises
     "terraform-json-config_resource_depends_on.tfstate": "v4",
     "terraform-json-no_changes-state.json": "show-json",
     "terraform-json-identity-state.json": "show-json",
+    "terraform-json-moved_block-show.json": "show-json",
 }
 PLANS = {  # file -> (format_version, terraform_version)
     "terraform-show-json-basic-update.json": ("1.0", None),
@@ -43,6 +44,9 @@ PLANS = {  # file -> (format_version, terraform_version)
     "terraform-json-identity-plan.json": ("1.2", "1.13.0-dev"),
     "terraform-json-action_reason-plan.json": ("1.2", "1.15.0"),
     "terraform-json-actions-plan.json": ("1.2", None),
+    "terraform-json-deep_module-plan.json": ("0.1", "0.12.11"),
+    "terraform-json-moved_block-plan.json": ("1.2", "1.5.3"),
+    "terraform-json-numerics-plan.json": ("1.2", "1.6.5"),
 }
 SKIPPED = "skipped 1 objects of kinds the drain check does not read: {} (1)"
 
