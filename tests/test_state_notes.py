@@ -200,3 +200,15 @@ def test_a_cluster_master_not_understood_is_noted_on_its_groups(run_cli, tmp_pat
     (note,) = result.json()["state_notes"]
     assert (note["attribute"], note["not_checked"]) == (
         f"master (of yandex_kubernetes_cluster {cluster_id})", "master version not shown")
+
+
+def test_upgrade_notes_what_it_does_not_check(tmp_path: Path, monkeypatch, capsys) -> None:
+    from tests._upgrade_helpers import cli, example_cloud
+
+    state = _state(tmp_path, **QUARTER_PAST)
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
+                             "--state", state, "-o", "json")
+    assert code == 0, err
+    notes = [e for e in map(json.loads, out.splitlines()) if e.get("event") == "note"]
+    assert {"group": WORKERS, "message": QUARTER_PAST_NOTE["message"]}.items() <= notes[0].items()

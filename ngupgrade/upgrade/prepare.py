@@ -199,6 +199,8 @@ def prepare_group(api: UpgradeApi, options: UpgradeOptions, group: NodeGroup,
             "nothing to resume: no unfinished journal"
             + (f" at {journal_path}" if journal_path else "")
             + " and no operation running on the group; starting the upgrade")))
+    for note in group.notes:  # an attribute of the state not understood: what is not checked
+        emit(Note(group=str(group.address), message=note.message))
     plan = plan_group(group, live_size=start_nodes, live_policy=live.policy,
                       max_expansion=max_e, max_unavailable=max_u,
                       minutes_per_cycle=options.minutes_per_cycle)
