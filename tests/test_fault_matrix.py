@@ -458,7 +458,7 @@ def test_resume_refuses_to_adopt_an_operation_that_changed_something_else(
         # still running at --resume: waited for (5 s), then judged: finished by then
         assert out.error.message.startswith(
             "yandex_kubernetes_node_group.workers: operation op-1 (Update node group, started "
-            "2027-01-15T08:10:00+00:00, finished) ")
+            "2027-01-15T08:10:00+00:00 by ajeng0pgrade0000test, finished) ")
         assert ("is not the operation of step version_update (the step began "
                 "2027-01-15T08:00:00+00:00): it changed version 1.29 (unchanged), deploy "
                 "policy 1/0 -> 3/1, not version 1.30 as this step asks. Someone else started "

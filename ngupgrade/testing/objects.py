@@ -117,6 +117,14 @@ class AppliedStep:
     new_nodes: int
 
 
+CALLER_SUBJECT = "ajeng0pgrade0000test"
+"""``created_by`` of the operations the fake starts for its caller: the IAM subject (user or
+service account id) a real cloud names there."""
+
+OTHER_SUBJECT = "ajecolleague00000001"
+"""``created_by`` of the operations someone else started: blockers and past upgrades."""
+
+
 @dataclass
 class FakeOperation:
     """One operation of the fake (``kind``: ``version``, ``policy`` or ``blocker``).
@@ -150,3 +158,4 @@ class FakeOperation:
     """Nodes the autoscaler removed mid-update (fault ``autoscaler_delete``, C19)."""
     steps: list[AppliedStep] = field(default_factory=list)
     history: list[str] = field(default_factory=list)
+    created_by: str = OTHER_SUBJECT

@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from google.protobuf import any_pb2, timestamp_pb2, wrappers_pb2
-from google.rpc import status_pb2
+from google.rpc import error_details_pb2, status_pb2
 from yandex.cloud.endpoint import api_endpoint_pb2
 from yandex.cloud.k8s.v1 import cluster_pb2, node_group_pb2, node_pb2, version_pb2
+from yandex.cloud.k8s.v1 import cluster_service_pb2 as cluster_svc
 from yandex.cloud.k8s.v1 import node_group_service_pb2 as ng_svc
 from yandex.cloud.operation import operation_pb2
 from yandex.cloud.quotamanager.v1 import quota_limit_service_pb2 as quota_svc
@@ -86,20 +87,30 @@ def node_name(g: FakeGroup, instance_id: str) -> str:
 
 
 def operation_message(op: FakeOperation, group: Any | None) -> Any:
-    """``operation.Operation``: metadata names the group; a finished one carries its error
-    (google.rpc.Status) or ``group`` (a NodeGroup message) as its response."""
+    """``operation.Operation`` with every field the API fills (yandex-cloud/cloudapi
+    ``yandex/cloud/operation/operation.proto``): id, description, created_at, created_by (the
+    IAM subject that started it), modified_at, done, metadata (``UpdateNodeGroupMetadata``
+    naming the group; a cluster-wide blocker's ``UpdateClusterMetadata``), and once done its
+    error (google.rpc.Status with a ``google.rpc.RequestInfo`` in ``details``, so a reader
+    meets details at all) or ``group`` (a NodeGroup message) as its response."""
     msg = operation_pb2.Operation(
-        id=op.id, description=op.description, done=op.done,
+        id=op.id, description=op.description, done=op.done, created_by=op.created_by,
         created_at=timestamp(op.created), modified_at=timestamp(op.finished if op.done
                                                                 else op.created),
     )
+    meta = any_pb2.Any()
     if op.group_id:
-        meta = any_pb2.Any()
         meta.Pack(ng_svc.UpdateNodeGroupMetadata(node_group_id=op.group_id))
+        msg.metadata.CopyFrom(meta)
+    elif op.cluster_id:
+        meta.Pack(cluster_svc.UpdateClusterMetadata(cluster_id=op.cluster_id))
         msg.metadata.CopyFrom(meta)
     if op.done:
         if op.error is not None:
-            msg.error.CopyFrom(status_pb2.Status(code=op.error[0], message=op.error[1]))
+            detail = any_pb2.Any()
+            detail.Pack(error_details_pb2.RequestInfo(request_id=f"{op.id}-request"))
+            msg.error.CopyFrom(status_pb2.Status(code=op.error[0], message=op.error[1],
+                                                 details=[detail]))
         elif group is not None:
             resp = any_pb2.Any()
             resp.Pack(group)

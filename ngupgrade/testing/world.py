@@ -29,7 +29,7 @@ from ngupgrade.testing.checks import closest
 from ngupgrade.testing.clocks import Clock, VirtualClock
 from ngupgrade.testing.faults import FaultBook
 from ngupgrade.testing.group_override import PastOperation
-from ngupgrade.testing.objects import FakeGroup, FakeOperation, Refusal
+from ngupgrade.testing.objects import CALLER_SUBJECT, FakeGroup, FakeOperation, Refusal
 from ngupgrade.testing.procedure import clamped
 from ngupgrade.testing.quotas import QuotaBook
 from ngupgrade.testing.rollout import Kube, run_due_steps
@@ -198,7 +198,7 @@ class World:
             id=self._next_id(), kind="version" if target else "policy",
             description="Update node group", group_id=g.id, cluster_id=g.cluster_id,
             created=self.clock.now(), target_version=target, policy=policy,
-            ignore_policy=self.book.policy_ignored(g))
+            ignore_policy=self.book.policy_ignored(g), created_by=CALLER_SUBJECT)
         if target:
             if policy is not None and not op.ignore_policy:
                 g.policy = policy

@@ -155,12 +155,15 @@ def refusal(op: OperationState, why: str, journal: jr.Journal, step: str) -> For
     rec = journal.step(step)
     began = f" (the step began {rec.started_at})" if rec is not None and rec.started_at else ""
     state = "still runs" if not op.done else ("failed" if op.failed else "finished")
+    by = f" by {op.created_by}" if op.created_by else ""
+    who = (f"{op.created_by} started it (the operation's created_by)" if op.created_by
+           else f"the console shows who started {op.id}")
     return ForeignOperation(
         f"{journal.address}: operation {op.id} ({op.description or 'no description'}, "
-        f"started {when(op.created_at)}, {state}) is not the operation of step {step}"
+        f"started {when(op.created_at)}{by}, {state}) is not the operation of step {step}"
         f"{began}: {why}. Someone else started it; it was not adopted, and nothing was sent",
         operation_id=op.id,
-        hint=f"find out who changed the group (the console shows who started {op.id}); "
+        hint=f"find out who changed the group ({who}); "
              f"wait for it if it still runs (`ngupgrade wait --operation {op.id}`). This "
              "step's own Update left no operation, and the journal is closed: run the same "
              "command again without --resume; its steps start from the live group and send "

@@ -150,4 +150,5 @@ def operation_state(op: Any) -> OperationState:
         error_code_name=code_name, error_message=message, node_group_id=group_id or None,
         created_at=op.created_at.seconds + op.created_at.nanos / 1e9,
         modified_at=op.modified_at.seconds + op.modified_at.nanos / 1e9, result=result,
+        created_by=op.created_by,
     )

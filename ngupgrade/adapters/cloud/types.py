@@ -97,8 +97,11 @@ class OperationState:
 
     ``done`` False means in progress. When done, ``error_code`` is None on success or the
     google.rpc code number (``error_code_name`` e.g. ``FAILED_PRECONDITION``) with
-    ``error_message``. ``node_group_id`` comes from the operation metadata when it names one.
-    Times are seconds since the epoch (0.0 when the API leaves them unset).
+    ``error_message``. ``node_group_id`` comes from the operation metadata when it names one;
+    ``created_by`` is the IAM subject (user or service account id) that started it, "" when
+    the API leaves it unset. Times are seconds since the epoch (0.0 when the API leaves them
+    unset). The rest of an operation (``error.details``, metadata and responses of other
+    types) is not read.
     """
 
     id: str
@@ -113,6 +116,7 @@ class OperationState:
     result: LiveNodeGroup | None = None
     """The node group a finished Update answered with (its ``response``): what the operation
     left. None while it runs, after an error, or when the response is not a NodeGroup."""
+    created_by: str = ""
 
     @property
     def failed(self) -> bool:
