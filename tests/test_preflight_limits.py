@@ -10,12 +10,14 @@ placement group holds at most 5 VMs; auto-upgrade windows in UTC).
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from ngupgrade.testing import TfState, weekly_window, yandex_placement_group
 from tests.conftest import EXAMPLE_STATE, EXAMPLES
 
 CLOUD = "b1gexamplecloud000001"
@@ -104,15 +106,15 @@ def _in_placement_group(strategy: dict[str, Any] | None) -> tuple[dict, list]:
     workers = next(r for r in template["resources"] if r.get("name") == "workers")
     tpl = workers["instances"][0]["attributes"]["instance_template"]
     tpl[0]["placement_policy"] = [{"placement_group_id": "fd8pg0example"}]
-    extra = [] if strategy is None else [{
-        "mode": "managed", "type": "yandex_compute_placement_group", "name": "pg",
-        "instances": [{"attributes": {"id": "fd8pg0example", **strategy}}]}]
+    extra = [] if strategy is None else TfState().add(
+        "yandex_compute_placement_group", "pg",
+        yandex_placement_group(id="fd8pg0example", **strategy)).to_v4()["resources"]
     return {"instance_template": tpl}, extra
 
 
 def test_spread_placement_group_peak_above_5_warns(run_cli, tmp_path: Path) -> None:
     # workers: 3 nodes at 3/0 -> peak 6 > 5: at most 5 - 3 = 2 surge nodes fit.
-    workers, extra = _in_placement_group({"placement_strategy_spread": True})
+    workers, extra = _in_placement_group({})
     state = _state(tmp_path, workers=workers, extra=extra)
     result = _preflight(run_cli, state, str(EXAMPLES / "quotas.yaml"), "-g", "workers",
                         "--max-expansion", "3")
@@ -128,7 +130,7 @@ def test_spread_placement_group_peak_above_5_warns(run_cli, tmp_path: Path) -> N
 
 
 def test_partition_placement_group_has_no_such_limit(run_cli, tmp_path: Path) -> None:
-    workers, extra = _in_placement_group({"placement_strategy_partitions": 3})
+    workers, extra = _in_placement_group({"partitions": 3})
     state = _state(tmp_path, workers=workers, extra=extra)
     result = _preflight(run_cli, state, str(EXAMPLES / "quotas.yaml"), "-g", "workers",
                         "--max-expansion", "3")
@@ -147,10 +149,14 @@ def test_a_placement_group_not_in_the_state_is_assumed_spread(run_cli, tmp_path:
 
 # ---- item 22: the service's own auto-upgrade window -------------------------------------------
 
-MONDAY_15_3H = {"maintenance_policy": [{"auto_repair": True, "auto_upgrade": True,
-                                        "maintenance_window": [{"day": "monday",
-                                                                "start_time": "15:00",
-                                                                "duration": "3h"}]}]}
+def _policy(*windows: dict[str, str], auto_upgrade: bool = True) -> dict[str, Any]:
+    """``maintenance_policy`` as the provider writes it, with these windows."""
+    return {"maintenance_policy": [{"auto_repair": True, "auto_upgrade": auto_upgrade,
+                                    "maintenance_window": list(windows)}]}
+
+
+MONDAY_15 = weekly_window("monday", "15:00", timedelta(hours=3))
+MONDAY_15_3H = _policy(MONDAY_15)
 
 
 def _window_warnings(run_cli, state: str, start: str) -> list[str]:
@@ -177,8 +183,7 @@ def test_auto_upgrade_window_opening_during_the_run_warns(run_cli, tmp_path: Pat
 
 
 def test_auto_upgrade_any_time_warns_and_off_does_not(run_cli, tmp_path: Path) -> None:
-    anytime = {"maintenance_policy": [{"auto_repair": True, "auto_upgrade": True,
-                                       "maintenance_window": []}]}
+    anytime = _policy()
     (warning,) = _window_warnings(run_cli, _state(tmp_path, workers=anytime), "2025-03-17T14:00")
     assert "auto_upgrade is on with no maintenance window (any time)" in warning
     # the example's own workers: auto_upgrade false
@@ -187,24 +192,19 @@ def test_auto_upgrade_any_time_warns_and_off_does_not(run_cli, tmp_path: Path) -
 
 def test_a_maintenance_window_that_is_not_a_time_is_noted(run_cli, tmp_path: Path) -> None:
     # Before: bad input (exit 3) for every command; the window only feeds a warning.
-    bad = {"maintenance_policy": [{"auto_repair": True, "auto_upgrade": True,
-                                   "maintenance_window": [{"day": "monday",
-                                                           "start_time": "25:00",
-                                                           "duration": "3h"}]}]}
+    bad = _policy({**MONDAY_15, "start_time": "25:00:00.000000000"})
     state = _state(tmp_path, workers=bad)
     result = run_cli("groups", "--state", state)
     assert result.exit_code == 0, result.stderr
     assert ("note: yandex_kubernetes_node_group.workers: auto-upgrade window not checked: "
-            "maintenance_policy[0].maintenance_window[0].start_time '25:00' is not a time of "
-            "day (HH:MM, HH:MM:SS or HH:MM:SS.fffffffff)\n") in result.stderr
+            "maintenance_policy[0].maintenance_window[0].start_time '25:00:00.000000000' is not "
+            "a time of day (HH:MM, HH:MM:SS or HH:MM:SS.fffffffff)\n") in result.stderr
 
 
 @pytest.mark.parametrize("day", ["mon", "Funday", "7"])
 def test_a_maintenance_window_day_that_is_no_weekday_is_noted(run_cli, tmp_path: Path,
                                                               day: str) -> None:
-    bad = {"maintenance_policy": [{"auto_repair": True, "auto_upgrade": True,
-                                   "maintenance_window": [{"day": day, "start_time": "15:00",
-                                                           "duration": "3h"}]}]}
+    bad = _policy({**MONDAY_15, "day": day})
     result = run_cli("groups", "--state", _state(tmp_path, workers=bad))
     assert result.exit_code == 0, result.stderr
     assert (f"auto-upgrade window not checked: maintenance_policy[0].maintenance_window[0].day "
@@ -213,9 +213,8 @@ def test_a_maintenance_window_day_that_is_no_weekday_is_noted(run_cli, tmp_path:
 
 
 def test_a_maintenance_window_day_in_capitals_is_that_day(run_cli, tmp_path: Path) -> None:
-    policy = {"maintenance_policy": [{"auto_repair": True, "auto_upgrade": True,
-                                      "maintenance_window": [{"day": "MONDAY",
-                                                              "start_time": "15:00",
-                                                              "duration": "3h"}]}]}
+    # The form HCL holds (the provider lower-cases the day it reads back; a plan's `after`
+    # and a hand-edited state keep what was typed): about that form, so written in it.
+    policy = _policy({"day": "MONDAY", "start_time": "15:00", "duration": "3h"})
     (late,) = _window_warnings(run_cli, _state(tmp_path, workers=policy), "2025-03-17T14:50")
     assert "(monday 15:00 UTC for 3h00m) is open at 2025-03-17 15:00 UTC" in late

@@ -11,6 +11,7 @@ from ngupgrade.adapters.state.parse import parse_state
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.k8s import Taint
 from ngupgrade.core.model import GIB, AutoScale, BootDisk, FixedScale, Placement
+from ngupgrade.testing import TfState, selectel_cluster, selectel_node_group
 from tests.conftest import EXAMPLE_STATE, EXAMPLES
 
 SELECTEL_STATE = EXAMPLES / "selectel" / "terraform.tfstate"
@@ -20,15 +21,15 @@ CLUSTER = "b311ce58-2658-46b5-b733-7a0f418703f2"
 
 
 def _state(attributes: dict, rtype: str = "selectel_mks_nodegroup_v1") -> bytes:
-    return json.dumps({"version": 4, "resources": [
-        {"mode": "managed", "type": rtype, "name": "ng",
-         "instances": [{"schema_version": 0, "attributes": attributes}]}]}).encode()
+    return json.dumps(TfState().add(rtype, "ng", attributes).to_v4()).encode()
 
 
 def _attrs(**over: object) -> dict:
-    base: dict = {"id": f"{CLUSTER}/ng-1", "cluster_id": CLUSTER, "project_id": PROJECT,
-                  "region": "ru-7", "availability_zone": "ru-7a", "nodes_count": 3,
-                  "cpus": 2, "ram_mb": 4096, "volume_gb": 20, "volume_type": "basic.ru-7a"}
+    """A group as terraform-provider-selectel writes it (3 nodes of 2 vCPU, 4096 MB, a 20 GB
+    basic.ru-7a volume), with ``over`` replacing attributes."""
+    base = selectel_node_group(id="ng-1", cluster_id=CLUSTER, project_id=PROJECT,
+                               nodes_count=3, cpus=2, ram_mb=4096, volume_gb=20,
+                               volume_type="basic.ru-7a")
     base.update(over)
     return base
 
@@ -113,7 +114,7 @@ def test_damaged_selectel_state_is_bad_input_naming_the_path(over: dict, message
 
 
 def test_selectel_cluster_without_groups_gives_no_group() -> None:
-    data = _state({"id": CLUSTER, "kube_version": "1.29.5"}, "selectel_mks_cluster_v1")
+    data = _state(selectel_cluster(id=CLUSTER), "selectel_mks_cluster_v1")
     assert parse_state(data, "s").groups == ()
 
 
@@ -129,9 +130,9 @@ def test_a_bad_taint_of_a_selectel_group_is_noted_not_bad_input() -> None:
 
 def test_a_selectel_cluster_version_not_understood_is_noted_on_its_group() -> None:
     doc = json.loads(_state(_attrs()))
-    doc["resources"].append({"mode": "managed", "type": "selectel_mks_cluster_v1", "name": "c",
-                             "instances": [{"schema_version": 0, "attributes": {
-                                 "id": CLUSTER, "kube_version": 1.29, "status": "ACTIVE"}}]})
+    cluster = {**selectel_cluster(id=CLUSTER), "kube_version": 1.29}  # a number: damaged
+    doc["resources"] += TfState().add("selectel_mks_cluster_v1", "c", cluster).to_v4()[
+        "resources"]
     (group,) = parse_state(json.dumps(doc).encode(), "s").groups
     assert (group.version, group.status) == (None, "ACTIVE")
     assert [(n.attribute, n.value, n.not_checked) for n in group.notes] == [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
@@ -10,6 +11,7 @@ from ngupgrade.adapters.state.parse import parse_state
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.k8s import Taint
 from ngupgrade.core.model import GIB, AutoScale, BootDisk, DeployPolicy, FixedScale
+from ngupgrade.testing import TfState, yandex_node_group
 from tests.conftest import EXAMPLE_SHOW_JSON, EXAMPLE_STATE
 from tests.state_docs import FIXED_SCALE, state_doc
 
@@ -65,14 +67,20 @@ def test_show_json_gives_the_same_groups_as_raw_state() -> None:
 
 # ---- C06: a missing, computed or empty deploy_policy -------------------------------------
 
-C06_ATTRS = {
-    "id": "ng-c06",
-    "scale_policy": [{"fixed_scale": [{"size": 4}], "auto_scale": []}],
-    "instance_template": [{
-        "resources": [{"cores": 2, "memory": 4, "core_fraction": 100, "gpus": 0}],
-        "boot_disk": [{"size": 64, "type": "network-hdd"}], "nat": None,
-        "network_interface": [{"nat": True}]}],
-}
+def _group(**template: object) -> dict:
+    """One group as the provider writes it: fixed 4, 2 cores, 4 GB, NAT on its interface."""
+    return yandex_node_group(id="ng-c06", fixed=4, cores=2, memory=4, nat=True, **template)
+
+
+C06_ATTRS = {k: v for k, v in _group().items() if k != "deploy_policy"}
+"""No ``deploy_policy`` attribute: provider v0.35.0 had none (tests/real/real-states case 08)."""
+
+
+def _with_resources(resources: dict) -> dict:
+    """C06_ATTRS with the template's ``resources`` block replaced (values no provider writes)."""
+    attrs = copy.deepcopy(C06_ATTRS)
+    attrs["instance_template"][0]["resources"] = [resources]
+    return attrs
 
 
 @pytest.mark.parametrize("variant", ["empty-list", "absent", "null"])
@@ -86,7 +94,7 @@ def test_c06_unset_deploy_policy_is_not_zero(variant: str) -> None:
     assert group.policy is None
     assert group.scale == FixedScale(4)
     assert group.node is not None
-    assert group.node.nat is True  # from network_interface[0].nat; template nat is null
+    assert group.node.nat is True  # from network_interface[0].nat; the template's is false
     assert group.node.cores == 2 and group.node.memory_bytes == 4 * GIB
 
 
@@ -97,38 +105,37 @@ def test_c06_explicit_policy_is_read() -> None:
 
 # ---- C07: for_each string keys, module paths, keys with dots; data sources -----------------
 
-C07_RESOURCES = [
-    {"module": 'module.k8s["prod"]', "mode": "managed", "type": "yandex_kubernetes_node_group",
-     "name": "ng", "instances": [
-         {"index_key": "cpu", "attributes": {
-             "id": "ng-1", "scale_policy": [{"fixed_scale": [{"size": 3}]}],
-             "deploy_policy": [{"max_expansion": 1, "max_unavailable": 0}]}},
-         {"index_key": "gpu.v100", "attributes": {
-             "id": "ng-2", "scale_policy": [{"fixed_scale": [{"size": 1}]}],
-             "deploy_policy": [{"max_expansion": 0, "max_unavailable": 1}]}}]},
-    {"mode": "data", "type": "yandex_kubernetes_node_group", "name": "lookup",
-     "instances": [{"attributes": {"id": "ng-1"}}]},
-]
+def _c07_state() -> bytes:
+    state = TfState()
+    for key, ng, policy, gpus in (("cpu", "ng-1", (1, 0), 0), ("gpu.v100", "ng-2", (0, 1), 1)):
+        state.add("yandex_kubernetes_node_group", "ng", yandex_node_group(
+            id=ng, fixed=3 if gpus == 0 else 1, deploy=policy, gpus=gpus),
+            module='module.k8s["prod"]', index_key=key)
+    # the data source flattens the same function (data_source_yandex_kubernetes_node_group.go)
+    state.add("yandex_kubernetes_node_group", "lookup", {**yandex_node_group(id="ng-1"),
+                                                         "node_group_id": "ng-1"}, mode="data")
+    return json.dumps(state.to_v4()).encode()
 
 
 def test_c07_for_each_keys_and_modules() -> None:
-    parsed = parse_state(_state(C07_RESOURCES), "c07")
+    parsed = parse_state(_c07_state(), "c07")
     assert [str(g.address) for g in parsed.groups] == [
         'module.k8s["prod"].yandex_kubernetes_node_group.ng["cpu"]',
         'module.k8s["prod"].yandex_kubernetes_node_group.ng["gpu.v100"]',
     ]
     assert [g.policy for g in parsed.groups] == [DeployPolicy(1, 0), DeployPolicy(0, 1)]
     assert parsed.skipped == 1  # the data source, not counted twice
-    assert parsed.groups[1].node is None  # no instance_template in this abbreviated state
+    assert [g.scale for g in parsed.groups] == [FixedScale(3), FixedScale(1)]
+    assert parsed.groups[1].node is not None and parsed.groups[1].node.gpus == 1
 
 
 def test_count_keys_are_ints_and_deposed_objects_are_skipped() -> None:
-    res = _ng({"id": "a", "scale_policy": [{"fixed_scale": [{"size": 2}]}]}, index_key=0)
-    res["instances"].append({"index_key": 0, "deposed": "00000001", "attributes": {
-        "id": "old", "scale_policy": [{"fixed_scale": [{"size": 2}]}]}})
-    res["instances"].append({"index_key": 1, "status": "tainted", "attributes": {
-        "id": "b", "scale_policy": [{"fixed_scale": [{"size": 2}]}]}})
-    parsed = parse_state(_state([res]), "count")
+    state = TfState()
+    for key, ng, deposed, tainted in ((0, "a", None, False), (0, "old", "00000001", False),
+                                      (1, "b", None, True)):
+        state.add("yandex_kubernetes_node_group", "ng", yandex_node_group(id=ng, fixed=2),
+                  index_key=key, deposed=deposed, tainted=tainted)
+    parsed = parse_state(json.dumps(state.to_v4()).encode(), "count")
     assert [(str(g.address), g.tainted) for g in parsed.groups] == [
         ("yandex_kubernetes_node_group.ng[0]", False),
         ("yandex_kubernetes_node_group.ng[1]", True),
@@ -206,7 +213,7 @@ def test_a_lone_surrogate_escape_is_named_not_called_truncated() -> None:
 
 
 def test_wrong_type_names_the_json_path() -> None:
-    attrs = dict(C06_ATTRS, instance_template=[{"resources": [{"cores": "4", "memory": 4}]}])
+    attrs = _with_resources({"cores": "4", "memory": 4})
     with pytest.raises(BadInput) as err:
         parse_state(_state([_ng(attrs)]), "s.tfstate")
     assert err.value.path == "$.resources[0].instances[0].attributes.instance_template[0]" \
@@ -223,7 +230,7 @@ def test_missing_id_and_missing_scale_policy_are_errors() -> None:
 
 
 def test_memory_may_be_fractional_gb() -> None:
-    attrs = dict(C06_ATTRS, instance_template=[{"resources": [{"cores": 2, "memory": 0.5}]}])
+    attrs = _with_resources({"cores": 2, "memory": 0.5})
     group = parse_state(_state([_ng(attrs)]), "s").groups[0]
     assert group.node is not None and group.node.memory_bytes == 536870912
 

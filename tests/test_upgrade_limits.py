@@ -10,16 +10,20 @@ The fake's wall clock starts at 2027-01-15 08:00 UTC, a Friday.
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ngupgrade.testing import weekly_window
 from tests._upgrade_helpers import STATE, cli, example_cloud, updates
 
 CLOUD = "b1gexamplecloud000001"
 WORKERS = "yandex_kubernetes_node_group.workers"
 Capsys = pytest.CaptureFixture[str]
+
+H = timedelta(hours=1)
 
 
 def _state(tmp_path: Path, workers: dict[str, Any],
@@ -82,8 +86,8 @@ def test_group_node_limit_refuses_in_text_too(tmp_path: Path, monkeypatch: pytes
             "needs 2 nodes, headroom 1 node; nothing was changed") in err
 
 
-MONDAY_15 = {"day": "monday", "start_time": "15:00", "duration": "3h"}
-FRIDAY_08_10 = {"day": "friday", "start_time": "08:10", "duration": "1h"}
+MONDAY_15 = weekly_window("monday", "15:00", 3 * H)
+FRIDAY_08_10 = weekly_window("friday", "08:10", H)
 
 
 def _maintenance(*windows: dict[str, str]) -> dict[str, Any]:
@@ -156,9 +160,9 @@ def test_a_group_run_after_another_is_judged_from_its_own_start(
     # 6-min cycle) then runs 08:18..08:24. Its window friday 07:30 for 40 min (closes 08:10)
     # is over by then; the one at 08:20 opens during its run. Before, every group was judged
     # from the run's start: gpu 08:00..08:06 met the first window and missed the second.
-    state = _group_windows(tmp_path, "gpu", {"day": "friday", "start_time": "07:30",
-                                             "duration": "40m"},
-                           {"day": "friday", "start_time": "08:20", "duration": "1h"})
+    state = _group_windows(tmp_path, "gpu",
+                           weekly_window("friday", "07:30", timedelta(minutes=40)),
+                           weekly_window("friday", "08:20", H))
     with example_cloud() as fake:
         code, out, err = cli(fake, monkeypatch, capsys, "--state", state, "-g", "workers",
                              "-g", "gpu", "--version", "1.30", "-o", "json")
@@ -228,7 +232,7 @@ def test_an_autoscaled_group_s_window_is_judged_for_the_plan_shown_and_said_once
     # batch: auto 1..7, 1 node live on the fake, 2/1: the plan shows 1 cycle, 6 min. A window
     # at 08:10 opens after that run. Before, the gate took the autoscaler max (7 cycles, 42
     # min), warned, and the dry run printed the warning twice (the preflight table and '!').
-    state = _batch_windows(tmp_path, {"day": "friday", "start_time": "08:10", "duration": "1h"})
+    state = _batch_windows(tmp_path, weekly_window("friday", "08:10", H))
     with example_cloud() as fake:
         code, out, err = cli(fake, monkeypatch, capsys, "--state", state, "-g", "batch",
                              "--version", "1.30")

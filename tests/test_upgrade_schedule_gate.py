@@ -12,11 +12,13 @@ the same cluster) 1/0 in a stage of its own after it: workers 08:00..08:06, gpu 
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ngupgrade.testing import weekly_window
 from tests._upgrade_helpers import STATE, cli, example_cloud, updates
 from tests.test_drain_check_cli import calm_cluster, dump, spread_cluster
 
@@ -24,6 +26,8 @@ Capsys = pytest.CaptureFixture[str]
 WORKERS = "yandex_kubernetes_node_group.workers"
 GPU = "yandex_kubernetes_node_group.gpu"
 ADVISED = ("--version", "1.30", "--schedule", "advised")
+
+H = timedelta(hours=1)
 
 
 def _lines(out: str) -> list[dict[str, Any]]:
@@ -107,8 +111,8 @@ def test_an_auto_upgrade_window_is_judged_from_the_groups_stage_start(
     # at 08:03 is over. Before, the advised run showed no window warning at all.
     monkeypatch.chdir(tmp_path)
     state = _with_windows(tmp_path, "gpu",
-                          {"day": "friday", "start_time": "07:30", "duration": "33m"},
-                          {"day": "friday", "start_time": "08:08", "duration": "1h"})
+                          weekly_window("friday", "07:30", timedelta(minutes=33)),
+                          weekly_window("friday", "08:08", H))
     with example_cloud() as fake:
         code, out, err = cli(fake, monkeypatch, capsys, "--state", state, "-g", "workers",
                              "-g", "gpu", *ADVISED, "-o", "json")

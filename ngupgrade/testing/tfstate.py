@@ -111,15 +111,17 @@ class TfState:
     def add(self, type: str, name: str, attributes: dict[str, Any], *,
             module: str | None = None, index_key: int | str | None = None,
             dependencies: tuple[str, ...] | list[str] = (), mode: str = "managed",
-            tainted: bool = False) -> TfState:
+            tainted: bool = False, deposed: str | None = None) -> TfState:
         """Add one instance (joined to an existing resource of the same module, type and
-        name, as ``count``/``for_each`` instances are). Returns ``self``."""
+        name, as ``count``/``for_each`` instances are); ``deposed`` the 8-character key of a
+        deposed object (``create_before_destroy``). Returns ``self``."""
         res = next((r for r in self.resources if (r.module, r.mode, r.type, r.name)
                     == (module, mode, type, name)), None)
         if res is None:
             res = Resource(type, name, module, mode)
             self.resources.append(res)
-        res.instances.append(Instance(attributes, index_key, tuple(dependencies), tainted))
+        res.instances.append(Instance(attributes, index_key, tuple(dependencies), tainted,
+                                      deposed))
         return self
 
     @classmethod
@@ -214,9 +216,10 @@ class TfState:
 
 
 def _instances(res: Resource) -> list[Instance]:
+    """Instances in key order, a deposed object after the current one of its key."""
     return sorted(res.instances, key=lambda i: (
         i.index_key is not None, str(type(i.index_key)), i.index_key if i.index_key is not
-        None else 0))
+        None else 0, i.deposed or ""))
 
 
 def _show_instance(res: Resource, inst: Instance) -> dict[str, Any]:
@@ -236,6 +239,8 @@ def _show_instance(res: Resource, inst: Instance) -> dict[str, Any]:
         entry["depends_on"] = sorted(inst.dependencies)
     if inst.tainted:
         entry["tainted"] = True
+    if inst.deposed:
+        entry["deposed_key"] = inst.deposed
     return entry
 
 
