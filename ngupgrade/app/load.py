@@ -42,23 +42,28 @@ def load_state(settings: Settings) -> ParsedState:
 
 
 def other_input(data: bytes, source: str, flag: str) -> BadInput | None:
-    """The error for ``data`` when it is another tool's input given to ``flag`` (``--state``):
+    """The error for ``data`` when it is another tool's input given to ``flag`` (``--state``,
+    ``--plan``, ``--cluster``):
     a quota file (:func:`~ngupgrade.adapters.files.quota_file.quota_file_form`), Kubernetes
-    objects or a plan in YAML or JSON (:func:`ngupgrade.core.inputs.document_kind`); None
-    when it is none of these (the reader's own error stands). Read only after the reader
-    refused ``data``, so a state is never decoded twice."""
-    from ngupgrade.adapters.documents import load_yaml
+    objects or a plan in YAML or JSON (:func:`ngupgrade.core.inputs.document_kind`), one
+    document or a stream of YAML documents (``---``) all of one kind; None when it is none of
+    these (the reader's own error stands). Read only after the reader refused ``data``, so a
+    state is never decoded twice."""
+    from ngupgrade.adapters.documents import check_size, load_yaml_documents
     from ngupgrade.adapters.files.quota_file import quota_file_form
 
     try:
-        doc = load_yaml(data, source)
+        check_size(data, source, "document")  # a big state cut short is not parsed as YAML
+        docs = load_yaml_documents(data, source)
     except BadInput:
         return None
-    kind = document_kind(doc)
+    kinds = {document_kind(doc) or ("quota-file" if quota_file_form(doc) else None)
+             for doc in docs}
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
     if kind is not None and flag != flag_of(kind):
         return wrong_input(kind, flag, source)
-    if kind is None and quota_file_form(doc) is not None:
-        return wrong_input("quota-file", flag, source)
     return None
 
 

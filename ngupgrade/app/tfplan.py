@@ -14,12 +14,12 @@ from typing import Any
 
 from ngupgrade.adapters.state.plan_source import read_plan_bytes
 from ngupgrade.adapters.state.tfplan import ClusterChange, parse_plan
-from ngupgrade.app.load import select_groups
+from ngupgrade.app.load import other_input, select_groups
 from ngupgrade.app.plan import PlanRequest, plan_node_groups
 from ngupgrade.app.preflight import PreflightRequest, QuotaSource, run_preflight
 from ngupgrade.app.settings import Settings
 from ngupgrade.core.change import GroupChange, PlanVerdict, classify_plan
-from ngupgrade.core.errors import UsageError
+from ngupgrade.core.errors import BadInput, UsageError
 from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.quota.demand import GroupDemand
 from ngupgrade.core.quota.plan import change_demand
@@ -68,7 +68,13 @@ def load_plan(settings: Settings, selectors: Sequence[str] = (), *,
         raise UsageError("--state and --plan together: the plan carries the state it was made "
                          "from (prior_state)", hint="drop --state")
     data, label = read_plan_bytes(settings.plan, settings.terraform_bin)
-    parsed = parse_plan(data, label)
+    try:
+        parsed = parse_plan(data, label)
+    except BadInput as err:  # a state, kubectl objects or a quota file, in JSON or YAML
+        other = other_input(data, label, "--plan")
+        if other is None:
+            raise
+        raise other from err
     by_address = {str(c.address): c for c in parsed.changes}
     groups = [g for g in (c.after or c.before for c in parsed.changes) if g is not None]
     chosen = select_groups(groups, selectors)
