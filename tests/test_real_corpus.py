@@ -264,3 +264,27 @@ def test_drain_check_reads_the_real_states(run_cli, state: Path) -> None:
     drain = run_cli("drain-check", "--state", str(state), "--cluster", CLUSTER)
     assert drain.exit_code == 1, drain.stderr
     assert "no node in the cluster objects belongs to a selected group" in drain.stderr
+
+
+FLAG_OF = {"state": "--state", "plan": "--plan", "kube": "--cluster", "quota": "--quotas"}
+RUN_WITH = {  # flag -> the command line that takes FILE through it
+    "--state": ["groups", "--state"],
+    "--plan": ["plan", "--plan"],
+    "--cluster": ["drain-check", "--state", str(EXAMPLE_STATE), "-g", "workers", "--cluster"],
+    "--quotas": ["preflight", "--state", str(EXAMPLE_STATE), "--quotas"],
+}
+WRONG_FLAG = [(folder, name, flag) for folder, table in
+              (("state", STATES), ("plan", PLANS), ("kube", KUBE), ("quota", QUOTA_FILES))
+              for name in sorted(table) for flag in RUN_WITH if flag != FLAG_OF[folder]]
+
+
+@pytest.mark.parametrize(("folder", "name", "flag"), WRONG_FLAG,
+                         ids=[f"{n}-as-{f[2:]}" for _, n, f in WRONG_FLAG])
+def test_every_corpus_file_given_to_another_flag_names_its_own(run_cli, folder: str, name: str,
+                                                                flag: str) -> None:
+    """A real file given to the wrong flag is bad input that says what it holds and which flag
+    takes it, never read as an empty input of the wrong kind."""
+    result = run_cli(*RUN_WITH[flag], _path(folder, name))
+    assert result.exit_code == 3, (result.exit_code, result.stderr)
+    assert f"not what {flag} takes" in result.stderr
+    assert f"hint: pass it with {FLAG_OF[folder]} " in result.stderr
