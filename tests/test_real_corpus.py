@@ -117,7 +117,6 @@ QUOTA_FILES = {  # file -> (extra flags, the cloud it answers for)
 REAL_STATES = sorted((REAL / "real-states").glob("*-state.json"))
 
 
-
 def _path(folder: str, name: str) -> str:
     return str(REAL / folder / name)
 
