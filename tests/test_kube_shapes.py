@@ -290,3 +290,31 @@ def test_yaml_exports_appended_without_separator_are_refused_not_half_read(
                                f"(lines 1 and {lines + 1}): YAML keeps only the second")
     path.write_text(NODES.read_text() + "---\napiVersion: v1\nitems: []\nkind: List\n")
     assert len(read_dumps([str(path)]).snapshot.nodes) == 4
+
+
+def test_the_live_api_serving_the_same_cluster_gives_the_same_check(
+        run_cli: Run, tmp_path: Path) -> None:
+    # the same objects listed live (managedFields, terminating pods, the cordoned node); the
+    # API server serves PDBs through policy/v1, where the v1beta1 empty selector reads as
+    # `Exists` on the v1beta1 label (pkg/apis/policy/v1beta1/conversion.go)
+    import yaml
+
+    from ngupgrade.testing.kube_api import FakeKubeApi
+
+    pdbs = []
+    for item in json.loads(PDBS.read_text())["items"]:
+        spec = dict(item["spec"])
+        if spec.get("selector") == {}:
+            spec["selector"] = MATCH_NONE_AS_V1
+        pdbs.append({**item, "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                     "spec": spec})
+    objects = (yaml.safe_load(NODES.read_text())["items"]
+               + json.loads(SHOP.read_text())["items"] + pdbs)
+    with FakeKubeApi(objects) as api:
+        config = api.write_kubeconfig(tmp_path / "config")
+        result = run_cli("drain-check", "--state", str(EXAMPLE_STATE), "-g", "workers",
+                         "--kubeconfig", str(config), "-o", "json")
+    live = json.loads(result.stdout)["groups"][0]
+    files = drain_check(run_cli, NODES, SHOP, PDBS)
+    assert (waves(live), live["findings"]) == (waves(files), files["findings"])
+    assert waves(live) == [(ADIS, 2, 1), (EKIQ, 1, 0), (UWYB, 1, 0)]

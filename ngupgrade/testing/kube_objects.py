@@ -22,6 +22,8 @@ Requests = Mapping[str, str]
 
 CREATED = "2025-01-20T09:00:00Z"
 GROUP_LABEL = "yandex.cloud/node-group-id"
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+"""The taint a cordoned node carries beside ``spec.unschedulable: true``."""
 _NS = uuid.UUID("6ba7b811-9dad-11d1-80b4-00c04fd430c8")  # uuid.NAMESPACE_URL
 
 
@@ -98,8 +100,14 @@ def node(name: str, *, group_id: str | None = None, cpu: str = "3920m",
                    "hugepages-2Mi": "0", "memory": memory, "pods": pods, **(extra or {})}
     spec: Obj = {"podCIDR": "10.112.0.0/24", "podCIDRs": ["10.112.0.0/24"],
                  "providerID": f"yandex://fhm{pod_hash(name)}"}
-    if taints:
-        spec["taints"] = [dict(t) for t in taints]
+    spec_taints = [dict(t) for t in taints]
+    if unschedulable and not any(t.get("key") == UNSCHEDULABLE_TAINT for t in spec_taints):
+        # `kubectl cordon` sets spec.unschedulable; the node lifecycle controller then adds
+        # this taint (pkg/controller/nodelifecycle, doNoScheduleTaintingPass), with timeAdded
+        spec_taints.append({"effect": "NoSchedule", "key": UNSCHEDULABLE_TAINT,
+                            "timeAdded": CREATED})
+    if spec_taints:
+        spec["taints"] = spec_taints
     if unschedulable:
         spec["unschedulable"] = True
     beat = "2025-01-21T10:00:00Z"
