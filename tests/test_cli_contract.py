@@ -256,13 +256,13 @@ def test_internal_error_is_two_lines_even_for_a_multiline_message(
         run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
     # Before: the exception text went out whole (a gRPC error or an SDK RuntimeError is 5+
     # lines), burying the hint to rerun with NGUPGRADE_DEBUG=1.
-    import ngupgrade.cli.groups as groups_cli
+    import ngupgrade.app.load as load  # `groups` imports it when it runs
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("first line\n\tdetails = second\n\tthird")
 
     monkeypatch.delenv("NGUPGRADE_DEBUG", raising=False)
-    monkeypatch.setattr(groups_cli, "load_groups", broken)
+    monkeypatch.setattr(load, "load_groups", broken)
     result = run_cli("groups", "--state", str(EXAMPLE_STATE))
     assert result.exit_code == 70
     assert result.stderr.splitlines() == [

@@ -109,7 +109,7 @@ STOPPED = ("operation op-1 finished without error, but node group cat1ng0fixed00
 def test_a_group_stopped_after_a_good_operation_ends_with_its_verdict(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
     """Was: step_started verify, then the error line; no verdict for the group."""
-    import ngupgrade.cli.upgrade as cmd
+    import ngupgrade.cli._upgrade_display as cmd
 
     doc = documented()
     original = cmd.NdjsonDisplay.event

@@ -60,7 +60,7 @@ def test_second_run_on_the_same_journal_is_refused_naming_the_holder(tmp_path: P
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
 def test_sigterm_and_sighup_end_like_ctrl_c(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             capsys: Capsys, signum: int) -> None:
-    import ngupgrade.cli.upgrade as cmd
+    import ngupgrade.cli._upgrade_display as cmd
 
     original = cmd.PlainDisplay.event
 

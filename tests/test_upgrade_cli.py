@@ -121,7 +121,7 @@ def test_ndjson_error_event_and_exit_6_then_resume(tmp_path: Path,
 
 def test_interrupt_exits_130_with_resume_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               capsys: Capsys) -> None:
-    import ngupgrade.cli.upgrade as cmd
+    import ngupgrade.cli._upgrade_display as cmd
 
     original = cmd.PlainDisplay.event
 

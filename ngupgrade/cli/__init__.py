@@ -17,16 +17,19 @@ import io
 import json
 import os
 import sys
-from typing import Any
+from gettext import gettext
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ngupgrade import __version__
-from ngupgrade.app.settings import Settings
-from ngupgrade.app.timing import Timing
 from ngupgrade.cli._common import JUNIT_COMMANDS, Invocation, common_options, json_text
 from ngupgrade.cli.render.errors import error_code, error_json
 from ngupgrade.core.errors import EXIT_INTERRUPTED, NgUpgradeError
+
+if TYPE_CHECKING:
+    from ngupgrade.app.settings import Settings
+    from ngupgrade.app.timing import Timing
 
 EXIT_BUG = 70
 EXIT_IO = 74
@@ -51,9 +54,27 @@ COMMANDS: dict[str, str] = {
     "fake-cloud": "ngupgrade.cli.fake_cloud:fake_cloud",
 }
 
+SUMMARIES: dict[str, str] = {
+    "groups": "List node groups in the Terraform state: deploy policy, scale policy, node shape.",
+    "plan": "Show what an upgrade will do: surge, peak, nodes down, cycles, duration, warnings.",
+    "preflight": "Check the surge of an upgrade against the cloud's quotas (a CI gate; "
+                 "read-only).",
+    "drain-check": "Show what each wave of the upgrade does to the pods on the nodes it drains.",
+    "advise": "Find the fastest safe deploy policy of each node group, and a schedule.",
+    "set-policy": "Show, and with --apply make, a deploy-policy change of one node group.",
+    "upgrade": "Upgrade node groups the runbook way: gate, policy, version, progress, verdict.",
+    "wait": "Wait for a cloud operation and the node group's reconcile; never cancels anything.",
+    "fake-cloud": "Serve a fake Yandex Cloud on 127.0.0.1 until interrupted (Ctrl-C).",
+}
+"""The first paragraph of each command's help, which ``ngupgrade --help`` shortens to fit as
+click does, so that listing the commands imports none of them (tests compare it with each
+command's own help)."""
+
 
 class LazyGroup(click.Group):
-    """A click group that imports a command's module only when that command runs."""
+    """A click group that imports a command's module only when that command runs or shows
+    its own help (click's lazy-loading pattern, "Advanced Groups and Context" in click's
+    documentation); the root help lists the commands from :data:`SUMMARIES`."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
@@ -66,6 +87,16 @@ class LazyGroup(click.Group):
         command = getattr(importlib.import_module(module_name), attr)
         assert isinstance(command, click.Command)
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The Commands section of the root help, as click writes it from the commands
+        (``click.Group.format_commands``: the same width limit and shortening), from the
+        summaries alone."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit))
+                for name in COMMANDS]
+        with formatter.section(gettext("Commands")):  # click's own (translated) title
+            formatter.write_dl(rows)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         rest = super().parse_args(ctx, args)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import difflib
+from typing import TYPE_CHECKING
 
 import click
 
-from ngupgrade.app.drain_check import ClusterSource
-from ngupgrade.core.drain.findings import CODES
 from ngupgrade.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from ngupgrade.app.drain_check import ClusterSource
 
 
 def cluster_options(func: click.decorators.FC) -> click.decorators.FC:
@@ -33,6 +35,8 @@ def cluster_options(func: click.decorators.FC) -> click.decorators.FC:
 def cluster_source(files: tuple[str, ...], kubeconfig: str | None,
                    context: str | None) -> ClusterSource:
     """The :class:`ClusterSource` the cluster options describe."""
+    from ngupgrade.app.drain_check import ClusterSource  # the drain check loads on use only
+
     return ClusterSource(files=files, live=kubeconfig is not None or context is not None,
                          kubeconfig=kubeconfig, context=context)
 
@@ -43,6 +47,8 @@ def accepted_codes(codes: tuple[str, ...]) -> frozenset[str]:
     Raises:
         UsageError: an unknown code, naming the closest known one (exit 2).
     """
+    from ngupgrade.core.drain.findings import CODES
+
     for code in codes:
         if code not in CODES:
             close = difflib.get_close_matches(code, CODES, n=1)

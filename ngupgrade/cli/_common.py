@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from ngupgrade.app.settings import Settings
-from ngupgrade.app.timing import Timing, real_time
 from ngupgrade.core.errors import UsageError
-from ngupgrade.core.model import NodeGroup
 
 if TYPE_CHECKING:
+    # Types only: every command and `--help` import this module, and the model and the
+    # waiter behind Timing cost start-up time that only the commands using them pay.
+    from ngupgrade.app.timing import Timing
     from ngupgrade.core.advise.judge import MinAvailable
+    from ngupgrade.core.model import NodeGroup
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -69,6 +71,8 @@ def timing_of(ctx: click.Context, time_scale: float = 1.0) -> Timing:
     run = invocation_of(ctx)
     if run is not None and run.timing is not None:
         return run.timing
+    from ngupgrade.app.timing import real_time
+
     return real_time(time_scale)
 
 
@@ -330,13 +334,30 @@ def json_text(payload: Any) -> str:
 
 def print_table(columns: list[str], rows: list[list[str]], title: str | None = None, *,
                 whole: Collection[str] = ()) -> None:
-    """Print a table with rich (imported here, so JSON output never pays for it).
+    """Print a table: with rich on a terminal (imported here, so JSON output never pays for
+    it); in a pipe, where nothing wraps, the same text without rich
+    (:func:`ngupgrade.cli.render.table.plain_table`) when the cells allow.
 
     Columns named in ``whole`` (ids, Terraform addresses: what ``-g`` takes and people copy)
     are never cut or wrapped, even on a narrow terminal: the other columns wrap first, and
     when that is not enough the table is printed wider than the terminal. In a pipe or a CI
     log nothing wraps at all.
     """
+    tty = sys.stdout.isatty()
+    text = None
+    if not tty:
+        from ngupgrade.cli.render.table import plain_table
+
+        text = plain_table(columns, rows, title)
+    if text is None:
+        text = rich_table(columns, rows, title, whole=whole, tty=tty)
+    sys.stdout.write(text)
+
+
+def rich_table(columns: list[str], rows: list[list[str]], title: str | None = None, *,
+               whole: Collection[str] = (), tty: bool = False) -> str:
+    """The table as rich prints it (``print_table``), trimmed: each line right-stripped, no
+    blank line first or last; on a terminal (``tty``) wrapped to its width."""
     from rich import box
     from rich.console import Console
     from rich.measure import Measurement
@@ -355,7 +376,6 @@ def print_table(columns: list[str], rows: list[list[str]], title: str | None = N
         # Text, not str: rich reads "[...]" in a str as markup, and Terraform addresses,
         # for_each keys, names and labels are full of brackets ('ng["a.b[c]"]').
         table.add_row(*(Text(cell) for cell in row))
-    tty = sys.stdout.isatty()
     console = Console(no_color=not tty, highlight=False)
     # measured without the console's own bound, which would cap both figures at its width
     needed = Measurement.get(console, console.options.update_width(100_000), table)
@@ -367,4 +387,4 @@ def print_table(columns: list[str], rows: list[list[str]], title: str | None = N
         lines.pop(0)
     while lines and not lines[-1]:
         lines.pop()
-    sys.stdout.write("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"

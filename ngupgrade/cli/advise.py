@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
-from ngupgrade.app.advise import AdviseRequest
-from ngupgrade.app.advise import advise as advise_use_case
 from ngupgrade.cli._cluster import (
     accept_option,
     accepted_codes,
@@ -25,18 +24,13 @@ from ngupgrade.cli._common import (
     stdin_once,
 )
 from ngupgrade.cli._flags import note_unused
-from ngupgrade.cli.render.advise import advise_json, advise_text
-from ngupgrade.core.advise.group import GroupAdvice
-from ngupgrade.core.advise.judge import (
-    AUTOSCALER_MIN,
-    BELOW_MIN_AVAILABLE,
-    QUOTA_SHORT,
-    QUOTA_UNKNOWN,
-    MinAvailable,
-)
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.model import MAX_GROUP_NODES
+
+if TYPE_CHECKING:
+    from ngupgrade.core.advise.group import GroupAdvice
+    from ngupgrade.core.advise.judge import MinAvailable
 
 
 @click.command()
@@ -104,6 +98,11 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
       2  usage error      3  bad state or quota file      4  cloud API error
     Nothing is changed.
     """
+    # here, not at the top: `ngupgrade advise --help` loads none of it
+    from ngupgrade.app.advise import AdviseRequest
+    from ngupgrade.app.advise import advise as advise_use_case
+    from ngupgrade.cli.render.advise import advise_json, advise_text
+
     settings = settings_of(click.get_current_context())
     accepted = accepted_codes(accept)
     stdin_once(settings, cluster=cluster_files)
@@ -152,6 +151,13 @@ def blocked_hint(blocked: Sequence[GroupAdvice]) -> str:
     under it is told that ``--min-available 0`` lets it go down); the autoscaler min
     -> raise it; any drain finding -> fix what blocks the drain. Never a lever no code asks for
     (a group blocked only by its workloads is not told to raise a quota)."""
+    from ngupgrade.core.advise.judge import (
+        AUTOSCALER_MIN,
+        BELOW_MIN_AVAILABLE,
+        QUOTA_SHORT,
+        QUOTA_UNKNOWN,
+    )
+
     codes = {x.code for g in blocked for r in g.search.rejected for x in r.reasons}
     floored = [g for g in blocked
                if any(x.code == BELOW_MIN_AVAILABLE for r in g.search.rejected for x in r.reasons)]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ngupgrade.app.drain_check import DrainCheckRequest, DrainCheckResult
 from ngupgrade.cli._cluster import accept_option, accepted_codes, cluster_options, cluster_source
 from ngupgrade.cli._common import (
     CYCLE_MINUTES,
@@ -23,6 +22,9 @@ from ngupgrade.cli._flags import note_unused
 from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import MAX_GROUP_NODES
 from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
+
+if TYPE_CHECKING:
+    from ngupgrade.app.drain_check import DrainCheckResult
 
 
 @click.command("drain-check")
@@ -92,6 +94,10 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
     stdin_once(settings, cluster=cluster_files)
     note_unused(settings, connects=False,
                 offline="`drain-check` reads the cluster objects, not the cloud API")
+    # here, not at the top: `ngupgrade drain-check --help` loads none of it
+    from ngupgrade.app.drain_check import DrainCheckRequest
+    from ngupgrade.app.drain_check import drain_check as run
+
     request = DrainCheckRequest(
         selectors=groups, cluster=cluster_source(cluster_files, kubeconfig, kube_context),
         max_expansion=max_expansion, max_unavailable=max_unavailable, nodes=nodes,
@@ -99,8 +105,6 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
         nodes_at_once="one" if nodes_at_once == "one" else
         "wave" if nodes_at_once == "wave" else None,
         accept=accepted_codes(accept), strict=strict)
-    from ngupgrade.app.drain_check import drain_check as run
-
     result = run(settings, request)
     show(result, settings.output)
     if settings.output == "table":

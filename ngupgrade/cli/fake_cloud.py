@@ -10,7 +10,6 @@ from pathlib import Path
 
 import click
 
-from ngupgrade.app.load import load_groups
 from ngupgrade.cli._common import TIME_SCALE, common_options, settings_of
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli._signals import signals_as_interrupt
@@ -55,6 +54,7 @@ def fake_cloud(scenario: str | None, port: int, speed: float, kubeconfig: str | 
                 offline="`fake-cloud` serves its own endpoint, 127.0.0.1:--port")
     # The fake is test tooling, so the CLI (not a use case) wires it: nothing below the CLI
     # imports ngupgrade.testing (import-linter contract).
+    from ngupgrade.app.load import load_groups
     from ngupgrade.testing.fake_cloud import FakeCloud, RealClock
     from ngupgrade.testing.scenario import Scenario
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from ngupgrade.app.load import load_groups
 from ngupgrade.cli._common import (
     common_options,
     emit_json,
@@ -14,7 +13,6 @@ from ngupgrade.cli._common import (
     state_notes,
 )
 from ngupgrade.cli._flags import note_unused
-from ngupgrade.cli.render.groups import GROUP_COLUMNS, group_row, groups_json
 
 
 @click.command()
@@ -40,6 +38,10 @@ def groups(groups: tuple[str, ...]) -> None:
     state (unreadable, not JSON, unsupported version, or a plan, cluster dump or quota file
     given as the state: the message names the flag that takes it).
     """
+    # here, not at the top: `ngupgrade groups --help` loads none of it
+    from ngupgrade.app.load import load_groups
+    from ngupgrade.cli.render.groups import GROUP_COLUMNS, group_row, groups_json
+
     settings = settings_of(click.get_current_context())
     note_unused(settings, connects=False, offline="`groups` reads only the Terraform state")
     found = load_groups(settings, groups)

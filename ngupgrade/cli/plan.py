@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
-from ngupgrade.app.load import refuse_empty
-from ngupgrade.app.plan import PlanRequest
-from ngupgrade.app.plan import plan as plan_use_case
-from ngupgrade.app.settings import Settings
 from ngupgrade.cli._common import (
     CYCLE_MINUTES,
     POLICY_VALUE,
@@ -21,11 +18,14 @@ from ngupgrade.cli._common import (
     state_notes,
 )
 from ngupgrade.cli._flags import note_unused
-from ngupgrade.cli.render.plan import plan_json, plan_text
-from ngupgrade.core.change import blocking_hints
 from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.model import MAX_GROUP_NODES
-from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, GroupPlan
+from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
+
+if TYPE_CHECKING:
+    from ngupgrade.app.plan import PlanRequest
+    from ngupgrade.app.settings import Settings
+    from ngupgrade.core.simulate import GroupPlan
 
 
 @click.command()
@@ -83,6 +83,12 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
     (e.g. a negative --max-expansion); 3 bad state or plan (a plan given as --state, or a
     state as --plan, is named with the flag that takes it).
     """
+    # here, not at the top: `ngupgrade plan --help` loads none of it
+    from ngupgrade.app.load import refuse_empty
+    from ngupgrade.app.plan import PlanRequest
+    from ngupgrade.app.plan import plan as plan_use_case
+    from ngupgrade.cli.render.plan import plan_json, plan_text
+
     settings = settings_of(click.get_current_context())
     note_unused(settings, connects=settings.plan is None and bool(settings.endpoint),
                 offline="`plan` reads only the Terraform plan" if settings.plan is not None
@@ -136,6 +142,7 @@ def _plan_gate(settings: Settings, request: PlanRequest, strict: bool) -> None:
         plan_groups_json,
         plan_section_json,
     )
+    from ngupgrade.core.change import blocking_hints
 
     gate = load_plan(settings, request.selectors)
     plans = plan_rolls(gate, request)

@@ -8,14 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ngupgrade.adapters.files.pdb_file import read_pdb_file
-from ngupgrade.app.load import forced_platform, load_state, refuse_empty, select_groups
-from ngupgrade.app.preflight import (
-    PreflightRequest,
-    QuotaSource,
-    run_preflight,
-    with_drain_blockers,
-)
 from ngupgrade.cli._cluster import accept_option, accepted_codes, cluster_options, cluster_source
 from ngupgrade.cli._common import (
     POLICY_VALUE,
@@ -29,15 +21,14 @@ from ngupgrade.cli._common import (
     stdin_once,
 )
 from ngupgrade.cli._flags import note_unused
-from ngupgrade.core.change import blocking_hints
 from ngupgrade.core.errors import CheckFailed, UsageError
-from ngupgrade.core.model import NodeGroup
-from ngupgrade.core.policy import check_overrides
-from ngupgrade.core.quota.preflight import Preflight, failure_hints
 
 if TYPE_CHECKING:
     from ngupgrade.app.drain_check import DrainCheckResult
+    from ngupgrade.app.preflight import PreflightRequest, QuotaSource
     from ngupgrade.app.tfplan import PlanGate
+    from ngupgrade.core.model import NodeGroup
+    from ngupgrade.core.quota.preflight import Preflight
 
 
 @click.command()
@@ -120,6 +111,12 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
       4  cloud API error
     Nothing in the cloud is changed. See docs/quota-preflight.md.
     """
+    # here, not at the top: `ngupgrade preflight --help` loads none of it
+    from ngupgrade.adapters.files.pdb_file import read_pdb_file
+    from ngupgrade.app.load import forced_platform, load_state, refuse_empty, select_groups
+    from ngupgrade.app.preflight import PreflightRequest, run_preflight, with_drain_blockers
+    from ngupgrade.core.policy import check_overrides
+
     settings = settings_of(click.get_current_context())
     stdin_once(settings, cluster=cluster_files, pdbs=pdbs_file)
     note_unused(settings, connects=quotas_file is None,
@@ -207,6 +204,8 @@ def _report(result: Preflight, gate: PlanGate | None, drain: DrainCheckResult | 
     """Print the quota verdict (with ``--plan`` the change table, with ``--cluster`` the
     drain check) as a table, JSON or JUnit; exit 1 when any part fails."""
     from ngupgrade.cli.render.quota import failure_summary, preflight_json, preflight_table
+    from ngupgrade.core.change import blocking_hints
+    from ngupgrade.core.quota.preflight import failure_hints
 
     blocking = gate.verdict.blocking if gate is not None else ()
     shown = [gd.group for gd in result.groups] + (

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import click
 
-from ngupgrade.adapters.cloud.waiter import resume_hint
-from ngupgrade.app.cloud import open_cloud, resolve_group
-from ngupgrade.app.set_policy import apply_change, plan_change
 from ngupgrade.cli._common import (
     POLICY_VALUE,
     common_options,
@@ -17,11 +14,7 @@ from ngupgrade.cli._common import (
 )
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._flags import note_unused
-from ngupgrade.cli._progress import Progress
 from ngupgrade.core.errors import UsageError
-from ngupgrade.core.platform import YANDEX
-from ngupgrade.core.policy import policy_text, terraform_block
-from ngupgrade.core.units import human_seconds
 
 
 @click.command("set-policy")
@@ -62,6 +55,15 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
     the way); 5 the operation failed; 6 still running at --timeout (attach with
     `ngupgrade wait`); 130 interrupted.
     """
+    # here, not at the top: `ngupgrade set-policy --help` loads none of it (the SDK, grpc)
+    from ngupgrade.adapters.cloud.waiter import resume_hint
+    from ngupgrade.app.cloud import open_cloud, resolve_group
+    from ngupgrade.app.set_policy import apply_change, plan_change
+    from ngupgrade.cli._progress import Progress
+    from ngupgrade.core.platform import YANDEX
+    from ngupgrade.core.policy import policy_text, terraform_block
+    from ngupgrade.core.units import human_seconds
+
     if max_expansion is None and max_unavailable is None:
         raise UsageError("give --max-expansion and/or --max-unavailable")
     ctx = click.get_current_context()
@@ -133,6 +135,7 @@ def _show_diff(label: str, before: object, change: object) -> None:
 
 def _terraform_advice(address: str | None, change: object) -> None:
     from ngupgrade.app.set_policy import PolicyChange
+    from ngupgrade.core.policy import policy_text, terraform_block
 
     assert isinstance(change, PolicyChange)
     where = address or "the yandex_kubernetes_node_group resource"

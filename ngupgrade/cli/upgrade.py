@@ -7,6 +7,7 @@ NDJSON with ``--output json``.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -25,15 +26,12 @@ from ngupgrade.cli._common import (
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.cli._signals import signals_as_interrupt
-from ngupgrade.cli._upgrade_display import (
-    Display,
-    NdjsonDisplay,
-    PlainDisplay,
-    RichDisplay,
-)
-from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.errors import NgUpgradeError, UsageError
+
+if TYPE_CHECKING:
+    from ngupgrade.cli._upgrade_display import Display
+    from ngupgrade.core.advise.judge import MinAvailable
 
 
 @click.command()
@@ -138,8 +136,10 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
     or Kubernetes API error; 5 the operation failed; 6 timed out or stalled (still running:
     --resume); 130 interrupted (--resume).
     """
+    # here, not at the top: `ngupgrade upgrade --help` loads none of it (the SDK, grpc)
     from ngupgrade.app.upgrade import run_upgrade
     from ngupgrade.app.upgrade_request import UpgradeRequest
+    from ngupgrade.cli._upgrade_display import NdjsonDisplay, PlainDisplay, RichDisplay
     from ngupgrade.upgrade.values import UpgradeOptions
 
     ctx = click.get_current_context()

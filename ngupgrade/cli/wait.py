@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ngupgrade.adapters.cloud.waiter import resume_hint
-from ngupgrade.app.cloud import open_cloud, resolve_group
-from ngupgrade.app.wait import find_target, wait_for
 from ngupgrade.cli._common import common_options, emit_json, only_one, settings_of, timing_of
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._flags import note_unused
-from ngupgrade.cli._progress import Progress
 
 
 @click.command("wait")
@@ -47,6 +43,12 @@ def wait(group: str | None, operation: str | None, timeout: float,
     running: the group's latest operation failed); 6 still running at the timeout or
     stalled (run the same command again); 130 interrupted.
     """
+    # here, not at the top: `ngupgrade wait --help` loads none of it (the SDK, grpc)
+    from ngupgrade.adapters.cloud.waiter import resume_hint
+    from ngupgrade.app.cloud import open_cloud, resolve_group
+    from ngupgrade.app.wait import find_target, wait_for
+    from ngupgrade.cli._progress import Progress
+
     ctx = click.get_current_context()
     settings, timing = settings_of(ctx), timing_of(ctx)
     note_unused(settings, connects=True, reads_state=bool(group))

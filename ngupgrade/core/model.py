@@ -9,10 +9,14 @@ A group's Terraform address is a :class:`~ngupgrade.core.address.TfAddress`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ngupgrade.core.address import TfAddress
-from ngupgrade.core.k8s import Taint
+
+if TYPE_CHECKING:
+    # an annotation only: the Kubernetes vocabulary is not loaded by every command that
+    # reads a node group (start-up time of `--help`)
+    from ngupgrade.core.k8s import Taint
 
 GIB = 1 << 30
 """Bytes in one Terraform/Yandex "GB" (binary, 2**30)."""

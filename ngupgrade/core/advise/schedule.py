@@ -34,10 +34,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from ngupgrade.core.advise.candidates import Candidate
 from ngupgrade.core.units import human_quota
+
+if TYPE_CHECKING:
+    # an annotation only: `upgrade --help` and `advise --help` read DEFAULT_MAX_PARALLEL
+    from ngupgrade.core.advise.candidates import Candidate
 
 DEFAULT_MAX_PARALLEL = 15
 """Concurrent operations per folder (reference ``yandex-and-terraform-facts.md``, quotas)."""
