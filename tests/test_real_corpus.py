@@ -13,15 +13,20 @@ components of a dump, the quota rows of a quota file.
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ngupgrade.adapters.kube.dump import read_dumps
+from ngupgrade.adapters.kube.live import read_live
+from ngupgrade.adapters.kube.yaml_dump import yaml_documents
 from ngupgrade.adapters.state.parse import parse_state
 from ngupgrade.adapters.state.tfplan import parse_plan
 from ngupgrade.core import k8s
+from ngupgrade.testing.kube_api import FakeKubeApi
 from tests.conftest import EXAMPLE_STATE, EXAMPLES
 
 REAL = Path(__file__).resolve().parent / "real"
@@ -238,6 +243,23 @@ def test_the_whole_corpus_is_one_cluster(run_cli) -> None:
     drain = run_cli("drain-check", "--state", str(EXAMPLE_STATE), *args, "-g", "workers")
     assert drain.exit_code == 1, drain.stderr
     _no_crash(drain)
+
+
+def test_the_live_reader_reads_the_corpus_as_the_dump_reader_does(tmp_path: Path) -> None:
+    """The corpus's objects served by a Kubernetes API on loopback as the API serves them
+    (typed lists whose items have no kind, pages of 2) and listed through the real client
+    give the snapshot the dump reader gives; ReplicationControllers are not listed live."""
+    paths = sorted((REAL / "kube").iterdir())
+    docs: list[Any] = []
+    for path in paths:  # the files as dicts, in the order the dump reader reads them
+        docs.extend(json.loads(d) for d in yaml_documents(path.read_bytes(), str(path)))
+    with FakeKubeApi(docs) as api:
+        live = read_live(str(api.write_kubeconfig(tmp_path / "config")), page_size=2)
+    dump = read_dumps([str(p) for p in paths]).snapshot
+    assert live.snapshot == replace(dump, workloads=tuple(
+        w for w in dump.workloads if w.kind != "ReplicationController"))
+    assert (len(live.snapshot.nodes), len(live.snapshot.pods), len(live.snapshot.pdbs),
+            len(live.snapshot.workloads), len(live.snapshot.ytsaurus)) == (5, 4, 6, 2, 1)
 
 
 @pytest.mark.parametrize("name", sorted(QUOTA_FILES))
