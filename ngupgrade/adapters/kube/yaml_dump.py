@@ -11,8 +11,8 @@ number (``cpu: 1``, ``cpu: 0.5``, ``memory: 1.0e+3``) is read as that quantity b
 PyYAML's C loader (libyaml) when it is built in, else its Python one, within the bounds every
 YAML reader shares (``adapters/documents.py``: alias bombs, nesting). It is slow next to
 msgspec: 1,000 pods with their managedFields (4.7 MB of YAML) took 12 s on a busy 2-core
-machine, where the same objects as JSON read in a tenth of a second; JSON stays the form for
-big clusters (docs/drain.md).
+machine, where the same objects as JSON read in 0.03 s; JSON stays the form for big clusters
+(docs/drain.md).
 """
 
 from __future__ import annotations
