@@ -27,7 +27,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -42,6 +41,8 @@ from harness import (  # noqa: E402
     run_process,
 )
 
+from ngupgrade.testing import TfState, yandex_node_group  # noqa: E402
+
 
 def group_id(g: int) -> str:
     """The node-group id ``bench_kube_dump`` labels nodes with (``i % GROUPS``)."""
@@ -49,28 +50,15 @@ def group_id(g: int) -> str:
 
 
 def make_state(path: Path, groups: int, nodes_per_group: int, policy: tuple[int, int]) -> None:
-    """A Terraform v4 state with ``groups`` fixed node groups of ``nodes_per_group``."""
-    resources: list[dict[str, Any]] = []
+    """A Terraform v4 state with ``groups`` fixed node groups of ``nodes_per_group`` (the
+    ``for_each`` instances of one resource), written by the test kit's state writer."""
+    state = TfState(terraform_version="1.9.0", lineage="bench")
     for g in range(groups):
-        attrs = {
-            "id": group_id(g), "name": f"pool-{g:02d}", "cluster_id": "catbenchcluster0000",
-            "version": "1.29", "status": "running", "node_labels": {}, "node_taints": [],
-            "deploy_policy": [{"max_expansion": policy[0], "max_unavailable": policy[1]}],
-            "scale_policy": [{"fixed_scale": [{"size": nodes_per_group}], "auto_scale": []}],
-            "instance_template": [{
-                "platform_id": "standard-v3", "nat": False,
-                "resources": [{"cores": 4, "core_fraction": 100, "memory": 16, "gpus": 0}],
-                "boot_disk": [{"type": "network-ssd", "size": 64}],
-                "network_interface": [{"nat": False, "subnet_ids": ["e9b0"]}],
-                "scheduling_policy": [{"preemptible": False}]}],
-        }
-        resources.append({"mode": "managed", "type": "yandex_kubernetes_node_group",
-                          "name": "pool", "provider": 'provider["registry.terraform.io/'
-                                                      'yandex-cloud/yandex"]',
-                          "instances": [{"index_key": f"pool-{g:02d}", "schema_version": 0,
-                                         "attributes": attrs}]})
-    path.write_text(json.dumps({"version": 4, "terraform_version": "1.9.0", "serial": 1,
-                                "lineage": "bench", "outputs": {}, "resources": resources}))
+        state.add("yandex_kubernetes_node_group", "pool", yandex_node_group(
+            id=group_id(g), name=f"pool-{g:02d}", cluster_id="catbenchcluster0000",
+            fixed=nodes_per_group, deploy=policy, cores=4, memory=16, disk_type="network-ssd",
+            subnet_ids=["e9b0"]), index_key=f"pool-{g:02d}")
+    state.write(path)
 
 
 def main() -> int:

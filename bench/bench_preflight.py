@@ -31,6 +31,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -53,44 +54,27 @@ from ngupgrade.core.quota.catalog import (
 )
 from ngupgrade.core.quota.demand import group_demand, required_services
 from ngupgrade.core.quota.preflight import Preflight, evaluate
-
-PROVIDER = 'provider["registry.terraform.io/yandex-cloud/yandex"]'
+from ngupgrade.testing import TfState, yandex_cluster, yandex_node_group
 
 
 def generate_state(groups: int, clouds: int, with_clusters: bool = True) -> bytes:
-    """A raw v4 state: ``clouds`` clusters (folder ``fold<i>``), ``groups`` node groups.
+    """A raw v4 state: ``clouds`` clusters (folder ``fold<i>``), ``groups`` node groups,
+    written by the test kit's state writer (every attribute as the provider writes it).
 
     Without ``with_clusters`` the cluster resources are left out (clusters managed in another
     state), so every cluster's folder must come from ``ClusterService.Get``."""
-    resources: list[dict] = []
+    state = TfState(lineage="bench")
     for c in range(clouds if with_clusters else 0):
-        resources.append({"mode": "managed", "type": "yandex_kubernetes_cluster",
-                          "name": f"k{c}", "provider": PROVIDER, "instances": [{
-                              "schema_version": 0, "attributes": {
-                                  "id": f"cluster{c:04d}", "folder_id": f"fold{c:04d}",
-                                  "name": f"k{c}", "master": [{"version": "1.30"}]}}]})
-    instances = []
+        state.add("yandex_kubernetes_cluster", f"k{c}", yandex_cluster(
+            id=f"cluster{c:04d}", folder_id=f"fold{c:04d}", name=f"k{c}", version="1.30"))
     for g in range(groups):
-        auto = g % 8 == 0
-        scale = ({"auto_scale": [{"min": 1, "max": 6, "initial": 1}], "fixed_scale": []} if auto
-                 else {"auto_scale": [], "fixed_scale": [{"size": 3 + g % 4}]})
-        instances.append({"index_key": f"ng{g:04d}", "schema_version": 0, "attributes": {
-            "id": f"ng{g:04d}", "name": f"ng{g:04d}", "cluster_id": f"cluster{g % clouds:04d}",
-            "status": "running", "version": "1.30",
-            "deploy_policy": [{"max_expansion": 1 + g % 3, "max_unavailable": 0}],
-            "scale_policy": [scale],
-            "instance_template": [{
-                "platform_id": "standard-v3", "nat": False,
-                "resources": [{"cores": 2 + 2 * (g % 2), "core_fraction": 100, "gpus": 0,
-                               "memory": 4 + 4 * (g % 2)}],
-                "boot_disk": [{"size": 64, "type": "network-ssd" if g % 2 else "network-hdd"}],
-                "network_interface": [{"nat": g % 3 == 0, "subnet_ids": ["e9b"]}],
-                "scheduling_policy": [{"preemptible": False}]}]}})
-    resources.append({"module": "module.pools", "mode": "managed",
-                      "type": "yandex_kubernetes_node_group", "name": "this",
-                      "provider": PROVIDER, "instances": instances})
-    return json.dumps({"version": 4, "terraform_version": "1.9.8", "serial": 1,
-                       "lineage": "bench", "outputs": {}, "resources": resources}).encode()
+        scale: dict[str, Any] = {"auto": (1, 6, 1)} if g % 8 == 0 else {"fixed": 3 + g % 4}
+        state.add("yandex_kubernetes_node_group", "this", yandex_node_group(
+            id=f"ng{g:04d}", name=f"ng{g:04d}", cluster_id=f"cluster{g % clouds:04d}",
+            version="1.30", deploy=(1 + g % 3, 0), **scale, cores=2 + 2 * (g % 2),
+            memory=4 + 4 * (g % 2), disk_type="network-ssd" if g % 2 else "network-hdd",
+            nat=g % 3 == 0, subnet_ids=["e9b"]), module="module.pools", index_key=f"ng{g:04d}")
+    return json.dumps(state.to_v4()).encode()
 
 
 class SlowCloud:

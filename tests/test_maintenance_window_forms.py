@@ -15,11 +15,13 @@ The example's workers: fixed 3 at 1/0, 3 cycles x 6 min = 18 min. 2025-03-17 is 
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ngupgrade.testing import daily_window, weekly_window
 from tests.conftest import EXAMPLE_STATE, EXAMPLES
 
 
@@ -40,7 +42,7 @@ def _warnings(run_cli, state: str, start: str) -> list[str]:
     return [w["message"] for w in result.json()["warnings"] if w["code"] == "auto-upgrade-window"]
 
 
-PROVIDER_WEEKLY = {"day": "monday", "duration": "3h0m0s", "start_time": "15:00:00.000000000"}
+PROVIDER_WEEKLY = weekly_window("monday", "15:00", timedelta(hours=3))
 HCL_WEEKLY = {"day": "MONDAY", "duration": "3h", "start_time": "15:00"}
 LATE = ("yandex_kubernetes_node_group.workers: auto_upgrade is on and its maintenance window "
         "(monday 15:00 UTC for 3h00m) is open at 2025-03-17 15:00 UTC, during this upgrade "
@@ -59,7 +61,7 @@ def test_a_weekly_window_warns_in_either_form(run_cli, tmp_path: Path, window: d
 
 
 def test_the_providers_daily_window_and_half_hours(run_cli, tmp_path: Path) -> None:
-    daily = {"duration": "4h30m0s", "start_time": "22:30:00.000000000"}
+    daily = daily_window("22:30", timedelta(hours=4, minutes=30))  # day "": every day
     (warning,) = _warnings(run_cli, _state(tmp_path, [daily]), "2025-03-19T02:55")
     assert "(every day 22:30 UTC for 4h30m) is open at 2025-03-19 02:55 UTC" in warning
     assert _warnings(run_cli, _state(tmp_path, [daily]), "2025-03-19T03:00") == []
@@ -77,9 +79,8 @@ def test_a_window_keeps_its_seconds(run_cli, tmp_path: Path, duration: str) -> N
 
 
 def test_two_weekly_windows_as_the_provider_writes_them(run_cli, tmp_path: Path) -> None:
-    state = _state(tmp_path, [
-        {"day": "monday", "duration": "3h0m0s", "start_time": "15:00:00.000000000"},
-        {"day": "friday", "duration": "4h30m0s", "start_time": "10:00:00.000000000"}])
+    state = _state(tmp_path, [weekly_window("monday", "15:00", timedelta(hours=3)),
+                              weekly_window("friday", "10:00", timedelta(hours=4.5))])
     (friday,) = _warnings(run_cli, state, "2025-03-21T14:20")
     assert "(friday 10:00 UTC for 4h30m) is open at 2025-03-21 14:20 UTC" in friday
 

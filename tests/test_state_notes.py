@@ -10,11 +10,13 @@ every other attribute is as terraform-provider-yandex@b52b1df writes it.
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ngupgrade.testing import weekly_window
 from ngupgrade.testing.fake_cloud import FakeCloud
 from tests._tfplan import WORKERS, Edit, edit, plans, write
 from tests._tfplan import state as plan_state
@@ -83,7 +85,7 @@ def test_the_plan_figures_do_not_change(run_cli, tmp_path: Path) -> None:
     ({"maintenance_policy": [{"auto_repair": True, "auto_upgrade": "yes",
                               "maintenance_window": []}]},
      "maintenance_policy[0].auto_upgrade", "'yes'", "auto-upgrade window not checked"),
-    ({"maintenance_policy": [{"auto_upgrade": True, "maintenance_window": [
+    ({"maintenance_policy": [{"auto_repair": True, "auto_upgrade": True, "maintenance_window": [
         {"day": "monday", "duration": 3, "start_time": "15:00:00.000000000"}]}]},
      "maintenance_policy[0].maintenance_window[0].duration", "3",
      "auto-upgrade window not checked"),
@@ -131,7 +133,8 @@ def test_a_placement_policy_not_understood_skips_the_placement_limit(run_cli,
 
 
 def test_auto_upgrade_off_needs_no_window(run_cli, tmp_path: Path) -> None:
-    off = {"maintenance_policy": [{"auto_upgrade": False, "maintenance_window": [
+    off = {"maintenance_policy": [{"auto_repair": True, "auto_upgrade": False,
+                                   "maintenance_window": [
         {"day": "monday", "duration": "3h0m0s", "start_time": "quarter past three"}]}]}
     result = run_cli("groups", "--state", _state(tmp_path, **off), "-o", "json")
     assert result.json()["state_notes"] == []
@@ -177,8 +180,8 @@ def test_a_plans_after_in_hcl_form_beside_the_providers_before(run_cli, tmp_path
     doc = plan_state()
     res = next(r for r in doc["resources"] if r.get("name") == "workers")
     res["instances"][0]["attributes"]["maintenance_policy"] = [
-        {"auto_repair": True, "auto_upgrade": True, "maintenance_window": [
-            {"day": "monday", "duration": "3h0m0s", "start_time": "15:00:00.000000000"}]}]
+        {"auto_repair": True, "auto_upgrade": True,
+         "maintenance_window": [weekly_window("monday", "15:00", timedelta(hours=3))]}]
     hcl = [{"auto_repair": True, "auto_upgrade": True, "maintenance_window": [
         {"day": "FRIDAY", "duration": "4h30m", "start_time": "22:30"}]}]
     plan = plans.build_plan(doc, {WORKERS: Edit(["update"], edit(maintenance_policy=hcl))})
