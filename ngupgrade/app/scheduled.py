@@ -35,8 +35,10 @@ Order of work, so that nothing changes before every check has passed:
    worst group (the largest exit code), after a summary naming which groups ran, which did
    not, and why.
 
-Ctrl-C / SIGTERM reach the main thread only: it tells every running group to stop at its next
-sleep (within a second), which leaves its journal open, then exits 130 naming each journal.
+Ctrl-C, SIGTERM and SIGHUP reach the main thread only; the CLI's handler requests the run's
+stop (``timing.stop``, :mod:`ngupgrade.adapters.cloud.stop`): no group sends an Update after
+it (each checks before every Update), each running group stops within its sleep, no lane or
+stage starts another group; the journals stay open and the run exits 130 naming each.
 """
 
 from __future__ import annotations
@@ -50,10 +52,22 @@ from typing import Any
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.gate import ADVISED_FLAGS, gate
 from ngupgrade.app.settings import Settings
-from ngupgrade.app.stage_run import PlannedStage, Slot, StageRun, closing, run_stage
+from ngupgrade.app.stage_run import (
+    PlannedStage,
+    Slot,
+    StageRun,
+    closing,
+    interrupted,
+    run_stage,
+)
 from ngupgrade.app.timing import Timing
 from ngupgrade.app.upgrade import show_calls, show_plans
-from ngupgrade.app.upgrade_request import UpgradeReport, UpgradeRequest, check_request
+from ngupgrade.app.upgrade_request import (
+    UpgradeInterrupted,
+    UpgradeReport,
+    UpgradeRequest,
+    check_request,
+)
 from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.errors import CheckFailed, NgUpgradeError, UsageError
@@ -113,7 +127,8 @@ def run_scheduled(settings: Settings, request: UpgradeRequest, inputs: ScheduleI
         def open_api() -> UpgradeApi:
             from ngupgrade.adapters.cloud.gateway import open_gateway
 
-            return open_gateway(settings, clock=timing.clock, sleep=timing.sleep)
+            # its retries' sleeps end at a stop request too
+            return open_gateway(settings, clock=timing.clock, sleep=timing.interruptible().sleep)
 
     run = StageRun(settings, request, timing, open_api, emit or (lambda e: None), journal_writer,
                timing.clock())
@@ -247,26 +262,26 @@ def _show_and_gate(run: StageRun, stages: list[PlannedStage], api: UpgradeApi,
 
 
 def _run_stages(run: StageRun, stages: list[PlannedStage], report: UpgradeReport) -> None:
+    """The stages one after another (module docstring, step 5), then the summary; a stop
+    request between stages (or one :func:`run_stage` did not see) starts no later stage."""
     failed_at: int | None = None
-    for number, stage in enumerate(stages, start=1):
-        described = [s.describe() for s in stage.slots]
-        if failed_at is not None:
-            reason = f"a group of stage {failed_at} failed"
-            for slot in stage.slots:
-                slot.outcome, slot.reason = "not_run", reason
-            run.emit(StageEvent(stage=number, stages=len(stages), phase="not_run",
-                                groups=described, reason=reason))
-            continue
-        run.emit(StageEvent(stage=number, stages=len(stages), phase="started",
-                            groups=described))
-        began = run.timing.clock()
-        run_stage(run, stage)
-        ok = all(s.outcome == "done" for s in stage.slots)
-        run.emit(StageEvent(stage=number, stages=len(stages), phase="finished",
-                            groups=described, ok=ok,
-                            seconds=round(run.timing.clock() - began, 1)))
-        if not ok:
-            failed_at = number
+    try:
+        for number, stage in enumerate(stages, start=1):
+            if not _start_stage(run, stages, number, failed_at):
+                continue
+            began = run.timing.clock()
+            run_stage(run, stage)
+            ok = all(s.outcome == "done" for s in stage.slots)
+            run.emit(StageEvent(stage=number, stages=len(stages), phase="finished",
+                                groups=[s.describe() for s in stage.slots], ok=ok,
+                                seconds=round(run.timing.clock() - began, 1)))
+            if not ok:
+                failed_at = number
+    except UpgradeInterrupted:
+        raise
+    except KeyboardInterrupt:
+        run.stop.request("interrupted")
+        interrupted(s for st in stages for s in st.slots)
     slots = [(n, s) for n, st in enumerate(stages, start=1) for s in st.slots]
     report.results = [s.result for _, s in slots if s.result is not None]
     took = run.timing.clock() - run.t0
@@ -282,6 +297,24 @@ def _run_stages(run: StageRun, stages: list[PlannedStage], report: UpgradeReport
                    "outcome": s.outcome, "exit_code": _exit_code(s),
                    "reason": s.reason} for n, s in slots]))
     _raise_worst(slots)
+
+
+def _start_stage(run: StageRun, stages: list[PlannedStage], number: int,
+                 failed_at: int | None) -> bool:
+    """Say that stage ``number`` starts (True), or that it does not run after a failed
+    stage (False); raises Stopped when a stop was requested."""
+    stage = stages[number - 1]
+    described = [s.describe() for s in stage.slots]
+    if failed_at is not None:
+        reason = f"a group of stage {failed_at} failed"
+        for slot in stage.slots:
+            slot.outcome, slot.reason = "not_run", reason
+        run.emit(StageEvent(stage=number, stages=len(stages), phase="not_run",
+                            groups=described, reason=reason))
+        return False
+    run.stop.check(f"stage {number}")
+    run.emit(StageEvent(stage=number, stages=len(stages), phase="started", groups=described))
+    return True
 
 
 def _exit_code(slot: Slot) -> int | None:

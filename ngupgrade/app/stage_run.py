@@ -3,22 +3,25 @@ stage and its lanes (one per cluster), and the threads that run them.
 
 One thread per lane; each group gets its own gateway and its own :class:`Runbook` (its
 journal, its policy override, its Mutation state), so nothing of the SDK or of a runbook is
-shared between threads; what they share is the event sink (behind one lock) and the clock
-(monotonic time, or the fake's virtual clock, which locks itself). A worker never receives a
-signal: the main thread sets :attr:`StageRun.stop`, and each group's sleep raises
-KeyboardInterrupt within :data:`SLEEP_SLICE` seconds, leaving its journal open for
-``--resume``.
+shared between threads; what they share is the event sink (behind one lock), the clock
+(monotonic time, or the fake's virtual clock, which locks itself) and the stop request
+(``timing.stop``, :mod:`ngupgrade.adapters.cloud.stop`). A worker never receives a signal:
+the CLI's handler requests the stop, and each group stops at its next Update (which is then
+not sent) or within its sleep, leaving its journal open for ``--resume``; a lane starts no
+group after it. The main thread waits for the lanes to end, whatever it was doing when the
+signal came.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent import futures
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NoReturn
 
+from ngupgrade.adapters.cloud.stop import StopRequest
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.timing import Timing
@@ -30,9 +33,6 @@ from ngupgrade.upgrade.context import Prepared
 from ngupgrade.upgrade.events import Emit, Event
 from ngupgrade.upgrade.runbook import Runbook
 from ngupgrade.upgrade.values import GroupResult, UpgradeApi
-
-SLEEP_SLICE = 1.0
-"""Seconds a group's wait sleeps at most before it looks whether the run was stopped."""
 
 
 @contextlib.contextmanager
@@ -104,30 +104,22 @@ class StageRun:
     sink: Emit
     journal_writer: Callable[[str, str], None] | None
     t0: float
-    stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def stop(self) -> StopRequest:
+        """The run's stop request (the signals', and a group's that was stopped)."""
+        return self.timing.stop
 
     def emit(self, event: Event) -> None:
         with self.lock:
             self.sink(replace(event, at=self.timing.clock() - self.t0))
 
     def stoppable(self) -> Timing:
-        """The run's Timing whose sleep raises KeyboardInterrupt once the run is stopped:
-        a worker thread never sees the signal, so this is how Ctrl-C reaches its wait."""
-        sleep, stop = self.timing.sleep, self.stop
-
-        def nap(seconds: float) -> None:
-            left = seconds
-            while True:
-                if stop.is_set():
-                    raise KeyboardInterrupt("the run was stopped")
-                if left <= 0:
-                    return
-                step = min(SLEEP_SLICE, left)
-                sleep(step)
-                left -= step
-
-        return replace(self.timing, sleep=nap)
+        """The run's Timing whose sleep raises Stopped once the run is stopped: a worker
+        thread never sees the signal, so this is how Ctrl-C reaches its wait (its Updates
+        check the same request, :class:`~ngupgrade.upgrade.mutation.Mutation`)."""
+        return self.timing.interruptible()
 
     def runbook(self, api: UpgradeApi, slot: Slot) -> Runbook:
         """One group's runbook: its own api, its policy as the override (named ``advised``
@@ -148,26 +140,34 @@ class StageRun:
 
 
 def run_stage(run: StageRun, stage: PlannedStage) -> None:
-    """All lanes of the stage at once (a thread each); Ctrl-C stops them and leaves their
-    journals open."""
+    """All lanes of the stage at once (a thread each); a stop request (Ctrl-C, SIGTERM,
+    SIGHUP, wherever the main thread was) stops them before their next Update and leaves
+    their journals open: then UpgradeInterrupted (130)."""
     lanes = stage.lanes()
-    with futures.ThreadPoolExecutor(max_workers=len(lanes),
-                                    thread_name_prefix="ngupgrade-group") as pool:
-        pending = {pool.submit(_run_lane, run, lane) for lane in lanes}
+    pool = futures.ThreadPoolExecutor(max_workers=len(lanes),
+                                      thread_name_prefix="ngupgrade-group")
+    pending: set[futures.Future[None]] = set()
+    try:
         try:
+            for lane in lanes:
+                pending.add(pool.submit(_run_lane, run, lane))
             while pending:
                 _, pending = futures.wait(pending, timeout=0.5)
         except KeyboardInterrupt:
-            run.stop.set()  # each running group stops at its next sleep
-            futures.wait(pending)
-    if run.stop.is_set():
-        interrupted(stage)
+            run.stop.request("interrupted")  # the handler did already; a bare Ctrl-C too
+        while pending:  # the lanes end at their next Update or sleep
+            with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C: still wait
+                _, pending = futures.wait(pending, timeout=0.5)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    if run.stop.requested:
+        interrupted(stage.slots)
 
 
 def _run_lane(run: StageRun, lane: list[Slot]) -> None:
     """The groups of one cluster in this stage, one after another; a failure ends the lane."""
     for index, slot in enumerate(lane):
-        if run.stop.is_set():
+        if run.stop.requested:
             slot.outcome, slot.reason = "not_run", "the run was stopped"
             continue
         if any(s.outcome == "failed" for s in lane[:index]):
@@ -196,7 +196,7 @@ def _run_slot(run: StageRun, slot: Slot) -> None:
             slot.result = book.run(slot.prep)
             slot.outcome = "done"
     except KeyboardInterrupt as err:
-        run.stop.set()  # one group stopped (the signal, or a hook): every group stops
+        run.stop.request(str(err) or "interrupted")  # one group stopped: every group stops
         slot.outcome, slot.error, slot.reason = "interrupted", err, "interrupted"
     except NgUpgradeError as err:
         slot.outcome, slot.error, slot.reason = "failed", err, err.message
@@ -207,10 +207,10 @@ def _run_slot(run: StageRun, slot: Slot) -> None:
             kube.close()
 
 
-def interrupted(stage: PlannedStage) -> None:
+def interrupted(slots: Iterable[Slot]) -> NoReturn:
     """Exit 130 naming each stopped group's journal and the operation that keeps running."""
     parts = []
-    for slot in stage.slots:
+    for slot in slots:
         if slot.outcome != "interrupted":
             continue
         where = slot.address

@@ -14,6 +14,7 @@ from ngupgrade.cli._common import (
 )
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._flags import note_unused
+from ngupgrade.cli._signals import signals_as_interrupt, stoppable
 from ngupgrade.core.errors import UsageError
 
 
@@ -67,10 +68,11 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
     if max_expansion is None and max_unavailable is None:
         raise UsageError("give --max-expansion and/or --max-unavailable")
     ctx = click.get_current_context()
-    settings, timing = settings_of(ctx), timing_of(ctx)
+    settings = settings_of(ctx)
     note_unused(settings, connects=True)
     target = resolve_group(settings, group, "set-policy")
-    with open_cloud(settings, timing) as gw:
+    timing = stoppable(timing_of(ctx))
+    with signals_as_interrupt(timing.stop), open_cloud(settings, timing) as gw:
         change = plan_change(gw, target, max_expansion, max_unavailable)
         label = f"{target.address or target.name} ({target.id})"
         before = YANDEX.in_force(change.before)

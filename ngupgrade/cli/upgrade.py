@@ -25,7 +25,7 @@ from ngupgrade.cli._common import (
 )
 from ngupgrade.cli._duration import Duration
 from ngupgrade.cli._flags import note_unused
-from ngupgrade.cli._signals import signals_as_interrupt
+from ngupgrade.cli._signals import signals_as_interrupt, stoppable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.errors import NgUpgradeError, UsageError
 
@@ -163,7 +163,8 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
     show: Display = NdjsonDisplay(header) if settings.output == "json" else \
         (RichDisplay() if sys.stdout.isatty() else PlainDisplay())
     try:
-        with signals_as_interrupt():
+        timing = stoppable(timing_of(ctx, time_scale))
+        with signals_as_interrupt(timing.stop):
             if schedule == "advised":
                 from ngupgrade.app.scheduled import ScheduleInputs, run_scheduled
 
@@ -172,11 +173,9 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
                 inputs = ScheduleInputs(min_available=min_available,
                                         minutes_per_cycle=cycle_minutes if explicit else None,
                                         max_parallel=max_parallel or DEFAULT_MAX_PARALLEL)
-                run_scheduled(settings, request, inputs, timing=timing_of(ctx, time_scale),
-                              emit=show.event)
+                run_scheduled(settings, request, inputs, timing=timing, emit=show.event)
             else:
-                run_upgrade(settings, request, timing=timing_of(ctx, time_scale),
-                            emit=show.event)
+                run_upgrade(settings, request, timing=timing, emit=show.event)
     except NgUpgradeError as err:
         show.error(err)
         raise

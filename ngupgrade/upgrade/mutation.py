@@ -161,6 +161,8 @@ class Mutation:
         recovered from ``ListOperations``).
 
         Raises:
+            Stopped: a stop was requested (``timing.stop``) before an Update call; nothing
+                more is sent.
             OutcomeUnknown: an ambiguous failure and no new operation listed (exit 4).
             CloudApiError: a definite refusal (nothing was changed), including another
                 operation in the way past the bound or the attempts, named with its id.
@@ -174,6 +176,10 @@ class Mutation:
             calls += 1
             if before_send is not None:
                 before_send(known)
+            # The last thing before the call: once a stop is requested (a signal, on any
+            # thread) no Update leaves; the step stays journaled as started, which --resume
+            # looks up in ListOperations before it sends anything.
+            self.timing.stop.check(f"NodeGroupService.Update of {group_id}")
             try:
                 ref = self.api.update_node_group(
                     group_id, policy=change.policy, version=change.version,

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from ngupgrade.adapters.cloud.stop import StopRequest
 from ngupgrade.adapters.cloud.types import BROKEN_STATUSES, LiveNode, LiveNodeGroup, OperationState
 from ngupgrade.core.errors import (
     CheckFailed,
@@ -77,14 +78,21 @@ class PollPolicy:
 class Timing:
     """Time as one dependency: ``clock`` gives monotonic seconds, ``sleep`` waits seconds,
     ``poll`` is the poll policy, ``wall`` seconds since the epoch (the journal's timestamps,
-    compared with an operation's ``created_at``). The CLI builds one (real time, or the fake
-    cloud's virtual clock in tests) and passes it down to every use case; nothing reads time
-    from a global."""
+    compared with an operation's ``created_at``), ``stop`` the run's stop request
+    (:mod:`ngupgrade.adapters.cloud.stop`: the signals set it, every Update checks it). The
+    CLI builds one (real time, or the fake cloud's virtual clock in tests) and passes it down
+    to every use case; nothing reads time from a global."""
 
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
     poll: PollPolicy = field(default_factory=PollPolicy)
     wall: Callable[[], float] = time.time
+    stop: StopRequest = field(default_factory=StopRequest)
+
+    def interruptible(self) -> Timing:
+        """This Timing whose sleep raises :class:`~ngupgrade.adapters.cloud.stop.Stopped`
+        once :attr:`stop` is requested (:meth:`StopRequest.interruptible`)."""
+        return replace(self, sleep=self.stop.interruptible(self.sleep))
 
 
 def resume_hint(operation_id: str) -> str:
