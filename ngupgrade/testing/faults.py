@@ -60,6 +60,12 @@ class FaultBook:
                 return f
         return None
 
+    def all_at_step(self, kind: str, group: FakeGroup, step: int) -> list[Fault]:
+        """Every fault of ``kind`` of ``group`` set for ``step`` (``kube_error``: several
+        paths may fail at once)."""
+        return [f for f in self.items
+                if f.kind == kind and f.at_step == step and group.matches(f.group)]
+
     def lag(self, kind: str, group: FakeGroup) -> float:
         """Seconds of ``running_after_update`` or ``reconciling_after_done`` for ``group``."""
         for f in self.items:

@@ -24,6 +24,7 @@ import base64
 import json
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -63,9 +64,10 @@ class Request:
 
 @dataclass
 class _Fault:
-    status: int
+    status: int | None  # None: answer as usual, after the delay
     message: str
     times: int | None  # None: every request
+    delay: float = 0.0  # real seconds before the answer
 
 
 class FakeKubeApi:
@@ -151,11 +153,15 @@ class FakeKubeApi:
             order = self._order[kind] = sorted(self._items.get(kind, {}))
         return order
 
-    def fail(self, path: str, status: int, message: str | None = None,
-             times: int | None = 1) -> None:
+    def fail(self, path: str, status: int | None, message: str | None = None,
+             times: int | None = 1, *, delay: float = 0.0) -> None:
         """Answer the next ``times`` requests to ``path`` (None: all) with ``status`` and a
-        ``Status`` body, e.g. ``fail("/api/v1/pods", 403)``."""
-        self._faults[path] = _Fault(status, message or _REASONS.get(status, "error"), times)
+        ``Status`` body, e.g. ``fail("/api/v1/pods", 403)``; ``delay``: real seconds to wait
+        before answering (longer than the client's timeout: a read timeout), with
+        ``status`` None the usual answer after it (a slow server). Other paths are served
+        meanwhile (the server is threaded)."""
+        text = message or _REASONS.get(status or 0, "error")
+        self._faults[path] = _Fault(status, text, times, delay)
 
     # ---- the server --------------------------------------------------------------------
 
@@ -239,12 +245,15 @@ class FakeKubeApi:
             if self.token and authorization != f"Bearer {self.token}":
                 return _status(401, "Unauthorized")
             fault = self._faults.get(path)
-            if fault is not None:
-                if fault.times is not None:
-                    fault.times -= 1
-                    if fault.times <= 0:
-                        del self._faults[path]
-                return _status(fault.status, fault.message)
+            if fault is not None and fault.times is not None:
+                fault.times -= 1
+                if fault.times <= 0:
+                    del self._faults[path]
+        if fault is not None and fault.delay > 0:
+            time.sleep(fault.delay)  # outside the lock: other requests go on
+        if fault is not None and fault.status is not None:
+            return _status(fault.status, fault.message)
+        with self._lock:
             kind = _PATHS.get(path)
             if kind is None or (kind in CUSTOM_KINDS and not self._serves(kind)):
                 return _status(404, "the server could not find the requested resource")

@@ -45,6 +45,7 @@ from ngupgrade.testing.kube_api import FakeKubeApi
 from ngupgrade.testing.kube_cluster import group_nodes
 from ngupgrade.testing.objects import FakeGroup, FakeNode
 from ngupgrade.testing.proto import node_name
+from ngupgrade.testing.scenario import Fault
 
 DRAIN_TIMEOUT = float(YANDEX.drain.drain_timeout_seconds or 420)
 """Seconds after its cordon a node still draining is stopped with its pods (Yandex: 7 min)."""
@@ -91,6 +92,11 @@ class KubeFollower:
                     self._drain(name, m, now)
         self._place_pending()
         self._budgets()
+
+    def inject(self, fault: Fault) -> None:
+        """Arm a scenario ``kube_error`` fault on the API (:meth:`FakeKubeApi.fail`)."""
+        self.kube.fail(fault.path, fault.status, fault.message or None, fault.times,
+                       delay=fault.delay)
 
     def drained_at(self, g: FakeGroup) -> float | None:
         """When the drains of ``g``'s cordoned nodes ended (the latest); None while one lasts."""

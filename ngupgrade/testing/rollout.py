@@ -16,6 +16,7 @@ from ngupgrade.testing.faults import FaultBook, status_number
 from ngupgrade.testing.objects import FakeGroup, FakeOperation
 from ngupgrade.testing.procedure import apply_step, next_step, step_bound
 from ngupgrade.testing.quotas import QuotaBook
+from ngupgrade.testing.scenario import Fault
 
 RESOURCE_EXHAUSTED = 8  # google.rpc.Code
 
@@ -28,6 +29,8 @@ class Kube(Protocol):
     def follow(self, groups: Iterable[FakeGroup], now: float) -> None: ...
 
     def drained_at(self, g: FakeGroup) -> float | None: ...
+
+    def inject(self, fault: Fault) -> None: ...
 """When a version update ended, and its error (google.rpc code, message) if it failed."""
 
 
@@ -84,6 +87,8 @@ def run_due_steps(g: FakeGroup, op: FakeOperation, now: float, step_seconds: flo
         _node_faults(g, op, number, before, faults)
         if kube is not None:
             kube.follow([g], at)
+            for f in faults.all_at_step("kube_error", g, number):
+                kube.inject(f)
         if op.applied > step_bound(op.start_nodes + op.removed):  # pragma: no cover - a fake bug
             raise RuntimeError(f"fake cloud: upgrade of {g.id} did not converge")
 

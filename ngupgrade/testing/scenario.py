@@ -28,11 +28,12 @@ from ngupgrade.testing.group_override import (
     GroupOverride,
     parse_status,
 )
+from ngupgrade.testing.kube_api import RESOURCES
 
 FaultKind = Literal[
     "rpc_error", "permission_denied", "deadline_after_apply", "operation_error",
     "operation_in_progress", "stall", "running_after_update", "reconciling_after_done",
-    "policy_ignored", "autoscaler_delete", "node_not_ready", "detach_stuck",
+    "policy_ignored", "autoscaler_delete", "node_not_ready", "detach_stuck", "kube_error",
 ]
 FAULT_KINDS: tuple[str, ...] = FaultKind.__args__  # type: ignore[attr-defined]
 
@@ -50,6 +51,7 @@ FAULT_KEYS: Mapping[str, tuple[str, ...]] = {
     "autoscaler_delete": ("at_step", "group"),
     "node_not_ready": ("at_step", "group"),
     "detach_stuck": ("at_step", "group"),
+    "kube_error": ("path", "status", "delay", "message", "times", "at_step", "group"),
 }
 """The keys each fault kind reads (besides ``kind``): any other key is refused."""
 
@@ -68,6 +70,9 @@ METHODS: tuple[str, ...] = (
     "ApiEndpointService.List")
 """The methods the fake serves (``ngupgrade.testing.servicers``); a fault's ``method``."""
 
+
+KUBE_PATHS: tuple[str, ...] = tuple(r[0] for r in RESOURCES.values())
+"""The list paths of the fake Kubernetes API; a ``kube_error`` fault's ``path``."""
 
 SCENARIO_KEYS: tuple[str, ...] = ("step_seconds", "policy_seconds", "versions", "clouds",
                                   "clusters", "node_groups", "faults", "workloads")
@@ -100,7 +105,12 @@ class Fault:
     * ``node_not_ready``: the nodes created or updated in place by step ``at_step`` never
       turn Ready (the procedure goes on, as the platform's does);
     * ``detach_stuck``: the nodes drained by step ``at_step`` are stopped with their volume
-      still attached, and the update goes no further.
+      still attached, and the update goes no further;
+    * ``kube_error``: once the version update applied step ``at_step``, the fake Kubernetes
+      API answers the next ``times`` list calls of ``path`` (``/api/v1/pods``,
+      ``/apis/policy/v1/poddisruptionbudgets``, ...) with HTTP ``status`` (400..599), after
+      ``delay`` real seconds (longer than the client's timeout: a read timeout; ``status:
+      null`` answers as usual after the delay).
     """
 
     kind: str
@@ -115,6 +125,9 @@ class Fault:
     description: str = "master upgrade"
     group: str | None = None
     scope: str = "node_group"
+    path: str = "/api/v1/pods"
+    status: int | None = 500
+    delay: float = 0.0
 
     @classmethod
     def parse(cls, raw: Any, where: str = "faults") -> Fault:
@@ -147,6 +160,10 @@ class Fault:
                            path=f"{where}.seconds")
         if kind == "deadline_after_apply":
             values["method"] = "NodeGroupService.Update"
+        if kind == "kube_error" and values.get("status", 500) is None \
+                and not values.get("delay"):
+            raise BadInput("a kube_error fault with status null needs delay > 0 (else it "
+                           "changes nothing)", path=f"{where}.delay")
         return cls(**values)
 
 
@@ -183,6 +200,9 @@ _FAULT_VALUES: Mapping[str, Any] = {
     "description": lambda v, w, k: checks.text(v, w, empty=True),
     "group": lambda v, w, k: checks.text(v, w),
     "scope": lambda v, w, k: checks.choice(v, w, ("node_group", "cluster")),
+    "path": lambda v, w, k: checks.choice(v, w, KUBE_PATHS),
+    "status": lambda v, w, k: None if v is None else checks.count(v, w, low=400, high=599),
+    "delay": lambda v, w, k: checks.seconds(v, w),
 }
 """Key -> check(value, where, kind) of each fault key."""
 

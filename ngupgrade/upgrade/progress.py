@@ -17,7 +17,7 @@ from ngupgrade.core.rollout import RolloutTracker
 from ngupgrade.core.stall import StallWatchdog
 from ngupgrade.core.units import counted, human_seconds
 from ngupgrade.upgrade.context import Context, Prepared
-from ngupgrade.upgrade.events import Diagnosed, Progress, Verdict
+from ngupgrade.upgrade.events import Diagnosed, Progress, Verdict, Warned
 from ngupgrade.upgrade.rules import PDB_HINT, cycle_estimate
 from ngupgrade.upgrade.values import GroupResult
 from ngupgrade.upgrade.watch import RolloutWatch
@@ -46,7 +46,10 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
     if ctx.kube is not None:
         from ngupgrade.upgrade.pods import KubePodWatch
 
-        pods = KubePodWatch(ctx.kube)
+        def warn(text: str) -> None:
+            ctx.emit(Warned(group=addr, code="kube-watch-degraded", message=text))
+
+        pods = KubePodWatch(ctx.kube, sleep=ctx.timing.sleep, warn=warn)
     watch = RolloutWatch(tracker, ctx.emit, addr, surge=prep.plan.effective.max_expansion,
                          tight_quota=prep.tight_quota, pods=pods)
     last: dict[str, Any] = {}

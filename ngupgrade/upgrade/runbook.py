@@ -26,7 +26,13 @@ from typing import Any
 
 from ngupgrade.adapters.cloud.waiter import Timing
 from ngupgrade.adapters.files import journal as jr
-from ngupgrade.core.errors import BadInput, CheckFailed, CloudApiError, OperationFailed
+from ngupgrade.core.errors import (
+    BadInput,
+    CheckFailed,
+    CloudApiError,
+    KubeApiError,
+    OperationFailed,
+)
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.policy import in_force, policy_text
 from ngupgrade.upgrade.context import Context, Prepared
@@ -161,15 +167,21 @@ class Runbook:
                 if closing is not None:
                     self.emit(closing)
             raise
-        except CloudApiError as err:
+        except (CloudApiError, KubeApiError) as err:
             # A call that failed past its retries says nothing about a cloud operation this
-            # run started, which may still run: then keep the journal open for --resume.
+            # run started, which may still run: then keep the journal open for --resume, and
+            # name the operation (the error's JSON ``operation_id`` too).
             if all(rec.status == "done" for rec in j.steps.values()):
                 j.finish("failed")
                 raise
+            running = [rec.operation_id for rec in j.steps.values()
+                       if rec.operation_id and rec.status != "done"]
+            if running and getattr(err, "operation_id", None) is None:
+                err.operation_id = running[-1]  # type: ignore[union-attr]
+            which = f"operation {running[-1]}" if running else "any operation"
             err.hint = ((err.hint + "; ") if err.hint else "") + (
-                "nothing was cancelled: once the API answers again, run the same command "
-                "with --resume to attach to any operation still running")
+                f"nothing was cancelled: once the API answers again, run the same command "
+                f"with --resume to attach to {which} still running")
             raise
         j.finish("done")
         result.ok = True

@@ -58,6 +58,11 @@ class PodWatch(Protocol):
         """Workload (``namespace/kind/name``) -> pods of it seen evicted so far."""
         ...
 
+    @property
+    def seeing(self) -> bool:
+        """False once the pods are no longer read (a failed advisory read)."""
+        ...
+
 
 def node_view(n: LiveNode) -> NodeView:
     """A ``ListNodes`` entry as the pure tracker reads it."""
@@ -143,7 +148,7 @@ class RolloutWatch:
         grew = any(iid not in t.start_ids for iid in t.last) or len(t.last) > group_size
         return diagnose(StallFacts(
             now=now, unchanged_for=unchanged_for, draining=drains,
-            drain_timeout=t.drain_timeout, kube=self.pods is not None,
+            drain_timeout=t.drain_timeout, kube=self.pods is not None and self.pods.seeing,
             held=self.facts.held, pending=self.facts.pending,
             not_ready=tuple(t.not_ready(now, NOT_READY_GRACE)),
             stopped_with_volumes=tuple(t.stopped_with_volumes()),

@@ -100,6 +100,9 @@ class LiveLister:
     the client is built once (an exec plugin runs per token, not per poll), and each look is
     one paginated list call per kind asked for, filtered on the server.
 
+    ``timeout``: seconds per call; ``retries``: urllib3's retries per call (None: the
+    client's default; 0 when the caller retries itself, with its own backoff).
+
     ``pods(field_selector)`` lists pods across all namespaces, e.g. ``spec.nodeName=NODE``
     (the call ``kubectl drain`` makes per node) or ``spec.nodeName=,status.phase=Pending``
     (pods no node took); ``pdbs()`` lists every PodDisruptionBudget. ``calls`` counts the
@@ -111,8 +114,9 @@ class LiveLister:
     """
 
     def __init__(self, kubeconfig: str | None = None, context: str | None = None, *,
-                 page_size: int = DEFAULT_PAGE_SIZE, timeout: float = DEFAULT_TIMEOUT) -> None:
-        self._api = _api_client(kubeconfig or default_kubeconfig(), context)
+                 page_size: int = DEFAULT_PAGE_SIZE, timeout: float = DEFAULT_TIMEOUT,
+                 retries: int | None = None) -> None:
+        self._api = _api_client(kubeconfig or default_kubeconfig(), context, retries)
         self._server = str(self._api.configuration.host).rstrip("/")
         self.page_size = page_size
         self.timeout = timeout
@@ -159,15 +163,22 @@ def _client_module() -> Any:
     return client
 
 
-def _api_client(path: str, context: str | None) -> Any:
+def _api_client(path: str, context: str | None, retries: int | None = None) -> Any:
+    """The client of ``config.new_client_from_config``; ``retries`` (not None) replaces
+    urllib3's own (3 tries more per call on a timeout or a refused connection)."""
     import yaml
-    from kubernetes import config
+    from kubernetes import client, config
     from kubernetes.config.config_exception import ConfigException
 
     _check_files(path)
     try:
-        return config.new_client_from_config(config_file=path, context=context,
-                                             persist_config=False)
+        # new_client_from_config's own steps, with the retries set before the pool exists
+        configuration = type.__call__(client.Configuration)
+        config.load_kube_config(config_file=path, context=context,
+                                client_configuration=configuration, persist_config=False)
+        if retries is not None:
+            configuration.retries = retries
+        return client.ApiClient(configuration=configuration)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -293,8 +304,9 @@ def _translated(url: str) -> Iterator[None]:
                            status=status) from err
     except urllib3.exceptions.HTTPError as err:
         reason = getattr(err, "reason", None) or err
-        what = "TLS failed" if isinstance(reason, urllib3.exceptions.SSLError) \
-            else "cannot connect"
+        what = ("TLS failed" if isinstance(reason, urllib3.exceptions.SSLError)
+                else "no answer in time" if isinstance(reason, urllib3.exceptions.ReadTimeoutError)
+                else "cannot connect")
         raise KubeApiError(f"{url}: {what}: {_first_line(reason)}") from err
     except ConfigException as err:  # exec plugins and token files are read on each call
         raise KubeApiError(f"{url}: credentials: {_first_line(err)}") from err
