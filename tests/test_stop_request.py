@@ -106,7 +106,7 @@ def signal_on(monkeypatch: pytest.MonkeyPatch, signum: int, when: Any) -> dict[s
     handler, then note the Updates the fake had. Returns {"updates": count} once sent (on
     the main thread the handler's KeyboardInterrupt comes out of ``os.kill``: the count
     before it)."""
-    import ngupgrade.cli.upgrade as cmd
+    import ngupgrade.cli._upgrade_display as cmd
 
     seen: dict[str, int] = {}
     original = cmd.PlainDisplay.event
@@ -127,7 +127,7 @@ FAKE: list[FakeCloud] = []
 
 
 def _original_event() -> Any:
-    import ngupgrade.cli.upgrade as cmd
+    import ngupgrade.cli._upgrade_display as cmd
 
     return cmd.PlainDisplay.event
 
@@ -167,7 +167,7 @@ def test_a_stop_request_stops_the_advised_schedule_before_its_next_update(
         assert all(j is not None for j in outcomes.values()), outcomes
         assert {j.outcome for j in outcomes.values()} <= {None, "done"}      # type: ignore
         assert None in {j.outcome for j in outcomes.values()}                 # type: ignore
-        monkeypatch.setattr("ngupgrade.cli.upgrade.PlainDisplay.event", ORIGINAL_EVENT)
+        monkeypatch.setattr("ngupgrade.cli._upgrade_display.PlainDisplay.event", ORIGINAL_EVENT)
         code, _out, err = run_cli(fake, monkeypatch, capsys, state, *argv, "--resume")
         assert code == 0, err
         assert sorted(version_updates(fake)) == sorted(
@@ -214,7 +214,7 @@ def test_sigterm_stops_set_policy_before_its_update(
 
 def test_a_stop_request_stops_the_restore_step_before_its_update(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
-    import ngupgrade.cli.upgrade as cmd
+    import ngupgrade.cli._upgrade_display as cmd
     from tests._upgrade_helpers import cli, example_cloud
 
     def at_restore(ev: Event) -> bool:
