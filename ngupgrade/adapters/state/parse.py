@@ -167,12 +167,14 @@ def _parse(data: bytes, source: str) -> ParsedState:
     if header.version == 4:
         return _parse_v4(header.resources, source)
     if header.version is None:
-        kind = document_kind(msgspec.json.decode(data))
+        doc = msgspec.json.decode(data)
+        kind = document_kind(doc)
         if kind not in (None, "terraform-state"):  # a plan would read as a state of no group
             raise wrong_input(kind, "--state", source)
-        if header.format_version is not None:  # `terraform show -json` of an empty state
+        if header.format_version is not None and isinstance(doc, dict) and set(doc) <= {
+                "format_version", "terraform_version"}:  # show -json of an empty state
             return ParsedState((), {}, "show-json")
-        raise BadInput("not a Terraform state: no \"version\" key", source=source, path="$",
+        raise BadInput(_not_a_state(doc), source=source, path="$",
                        hint="pass a raw state (`terraform state pull`) or `terraform show -json`")
     if header.version < 4:
         raise BadInput(
@@ -185,6 +187,30 @@ def _parse(data: bytes, source: str) -> ParsedState:
         source=source, path="$.version",
         hint="pipe `terraform show -json` instead, or upgrade ngupgrade",
     )
+
+
+_OTHER_TERRAFORM_JSON = {
+    "valid": "terraform validate -json",
+    "diagnostics": "terraform validate -json",
+    "provider_schemas": "terraform providers schema -json",
+    "function_signatures": "terraform metadata functions -json",
+}
+"""A key of another ``terraform ... -json`` document that starts with ``format_version`` as
+``show -json`` does (hashicorp/terraform ``internal/command/views/validate.go``,
+``jsonprovider``, ``jsonfunction``), and the command that writes it."""
+
+
+def _not_a_state(doc: object) -> str:
+    """Why a document with no ``version`` is no state. ``terraform show -json`` of an empty
+    state is ``format_version`` alone (``internal/command/jsonstate/state.go`` ``Marshal``);
+    with other keys and no ``values`` it is another command's JSON, named when known."""
+    if not isinstance(doc, dict) or "format_version" not in doc:
+        return "not a Terraform state: no \"version\" key"
+    for key, command in _OTHER_TERRAFORM_JSON.items():
+        if key in doc:
+            return f"not a Terraform state: the JSON of `{command}`"
+    return ("not a Terraform state: format_version without values (the JSON of another "
+            "terraform command?)")
 
 
 def _parse_v4(resources_raw: msgspec.Raw, source: str) -> ParsedState:

@@ -1,0 +1,48 @@
+"""A JSON document of another ``terraform`` command given as the state is not an empty state.
+
+``terraform show -json`` of an empty state is ``{"format_version": "1.0"}`` and nothing else
+(hashicorp/terraform ``internal/command/jsonstate/state.go`` ``Marshal``: ``newState()`` when
+the state is empty; ``internal/command/testdata/show-json-state/empty/output.json``, in
+tests/real/state/). ``terraform validate -json``, ``terraform providers schema -json`` and
+``terraform metadata functions -json`` also start with ``format_version`` and hold no
+``values``: they were read as a state with no node group (``plan --strict`` exit 1 now, but
+``groups`` and ``plan`` exit 0 on a file that is no state at all).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ngupgrade.adapters.state.parse import parse_state
+from ngupgrade.core.errors import BadInput
+
+# internal/command/testdata/validate-valid/output.json at b60f201 (the same bytes at v1.5.7)
+VALIDATE = (b'{\n  "format_version": "1.0",\n  "valid": true,\n  "error_count": 0,\n'
+            b'  "warning_count": 0,\n  "diagnostics": []\n}\n')
+
+
+def test_show_json_of_an_empty_state_reads_as_no_group() -> None:
+    parsed = parse_state(b'{\n    "format_version": "1.0"\n}\n', "empty.json")
+    assert (parsed.groups, parsed.format) == ((), "show-json")
+
+
+@pytest.mark.parametrize(("doc", "command"), [
+    (VALIDATE, "terraform validate -json"),
+    (json.dumps({"format_version": "1.0", "provider_schemas": {}}).encode(),
+     "terraform providers schema -json"),
+    (json.dumps({"format_version": "1.0", "function_signatures": {}}).encode(),
+     "terraform metadata functions -json"),
+    (json.dumps({"format_version": "1.0", "something": 1}).encode(), None),
+])
+def test_another_terraform_json_is_not_a_state(doc: bytes, command: str | None) -> None:
+    with pytest.raises(BadInput) as err:
+        parse_state(doc, "out.json")
+    assert err.value.path == "$"
+    said = str(err.value)
+    assert said.startswith("out.json: $: not a Terraform state")
+    if command:
+        assert f"`{command}`" in said
+    assert err.value.hint == ("pass a raw state (`terraform state pull`) or `terraform show "
+                              "-json`")
