@@ -46,3 +46,22 @@ def test_another_terraform_json_is_not_a_state(doc: bytes, command: str | None) 
         assert f"`{command}`" in said
     assert err.value.hint == ("pass a raw state (`terraform state pull`) or `terraform show "
                               "-json`")
+
+
+@pytest.mark.parametrize("argv", [
+    ["plan", "--plan"],
+    ["preflight", "--state", "terraform/examples/terraform.tfstate", "--quotas"],
+    ["drain-check", "--state", "terraform/examples/terraform.tfstate", "-g", "workers",
+     "--cluster"],
+], ids=["plan", "quotas", "cluster"])
+def test_show_json_of_an_empty_state_given_to_another_flag_names_state(run_cli, tmp_path,
+                                                                      argv) -> None:
+    """It read as a plan that changes nothing (``plan --plan``: exit 0, a gate that checked
+    nothing), and as a quota file or cluster dump of the wrong shape."""
+    path = tmp_path / "empty.json"
+    path.write_bytes(b'{\n    "format_version": "1.0"\n}\n')
+    result = run_cli(*argv, str(path))
+    assert result.exit_code == 3, result.stderr
+    flag = argv[-1]
+    assert result.stderr.startswith(f"error: {path}: $: the file holds a Terraform state, not "
+                                    f"what {flag} takes\nhint: pass it with --state ")

@@ -7,7 +7,8 @@ shapes, by their producers:
 
 * a Terraform state: raw v4 (``version``, ``resources``; hashicorp/terraform
   ``internal/states/statefile/version4.go``) or ``terraform show -json`` of a state
-  (``format_version`` and ``values``; ``internal/command/jsonstate/state.go``);
+  (``format_version`` and ``values``; ``internal/command/jsonstate/state.go``; of an empty
+  state, ``format_version`` alone: :data:`EMPTY_SHOW_JSON_KEYS`);
 * a Terraform plan: ``terraform show -json PLANFILE`` (``format_version`` with
   ``planned_values``, ``resource_changes``, ``prior_state`` or ``configuration``, no
   ``values``; ``internal/command/jsonplan/plan.go``);
@@ -27,6 +28,12 @@ from ngupgrade.core.errors import BadInput
 DocumentKind = Literal["terraform-state", "terraform-plan", "kubernetes", "quota-file"]
 
 _PLAN_KEYS = ("planned_values", "resource_changes", "prior_state", "configuration")
+
+EMPTY_SHOW_JSON_KEYS = frozenset({"format_version", "terraform_version"})
+"""All ``terraform show -json`` writes for an empty state: ``format_version`` alone
+(``jsonstate.Marshal`` returns ``newState()`` before it sets anything else;
+``internal/command/testdata/show-json-state/empty/output.json``); ``terraform_version`` is
+allowed beside it."""
 
 WHAT: dict[DocumentKind, tuple[str, str, str]] = {
     "terraform-state": ("a Terraform state", "--state", "groups|plan|preflight|advise"),
@@ -54,7 +61,8 @@ def document_kind(doc: Any) -> DocumentKind | None:
     if "format_version" in doc and "values" not in doc and any(k in doc for k in _PLAN_KEYS):
         return "terraform-plan"
     if ("format_version" in doc and "values" in doc) or (
-            isinstance(doc.get("version"), int) and "resources" in doc):
+            isinstance(doc.get("version"), int) and "resources" in doc) or (
+            "format_version" in doc and set(doc) <= EMPTY_SHOW_JSON_KEYS):
         return "terraform-state"
     if ("apiVersion" in doc and "kind" in doc) or doc.get("kind") == "List":
         return "kubernetes"

@@ -29,7 +29,7 @@ from ngupgrade.adapters.state.encoding import PULL, encoding_named, refuse_other
 from ngupgrade.adapters.state.yandex import ClusterInfo
 from ngupgrade.core.address import IndexKey, ModuleStep, TfAddress
 from ngupgrade.core.errors import BadInput
-from ngupgrade.core.inputs import document_kind, wrong_input
+from ngupgrade.core.inputs import EMPTY_SHOW_JSON_KEYS, document_kind, wrong_input
 from ngupgrade.core.model import NodeGroup, PlatformName
 
 NODE_GROUP_TYPE = yandex.NODE_GROUP_TYPE
@@ -171,8 +171,8 @@ def _parse(data: bytes, source: str) -> ParsedState:
         kind = document_kind(doc)
         if kind not in (None, "terraform-state"):  # a plan would read as a state of no group
             raise wrong_input(kind, "--state", source)
-        if header.format_version is not None and isinstance(doc, dict) and set(doc) <= {
-                "format_version", "terraform_version"}:  # show -json of an empty state
+        if header.format_version is not None and isinstance(doc, dict) and set(doc) <= (
+                EMPTY_SHOW_JSON_KEYS):  # show -json of an empty state
             return ParsedState((), {}, "show-json")
         raise BadInput(_not_a_state(doc), source=source, path="$",
                        hint="pass a raw state (`terraform state pull`) or `terraform show -json`")

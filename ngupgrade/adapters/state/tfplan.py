@@ -60,6 +60,8 @@ class _Header(msgspec.Struct):
     terraform_version: str | None = None
     resource_changes: list[msgspec.Raw] = []
     prior_state: msgspec.Raw = _ABSENT
+    planned_values: msgspec.Raw = _ABSENT
+    configuration: msgspec.Raw = _ABSENT
     values: msgspec.Raw = _ABSENT
     version: int | None = None
     errored: Any = False
@@ -127,7 +129,10 @@ def parse_plan(data: bytes, source: str) -> ParsedPlan:
 
 def _parse_plan(data: bytes, source: str) -> ParsedPlan:
     header = decode_json(data, _Header, source, "$", writer="terraform show -json PLANFILE")
-    if header.format_version is None or header.values or header.version is not None:
+    plan_keys = (header.resource_changes or header.prior_state or header.planned_values
+                 or header.configuration)  # jsonplan writes planned_values at least
+    if (header.format_version is None or header.values or header.version is not None
+            or not plan_keys):
         kind = document_kind(msgspec.json.decode(data))
         if kind is not None and kind != "terraform-plan":
             raise wrong_input(kind, "--plan", source)
