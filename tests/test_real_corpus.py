@@ -40,6 +40,7 @@ STATES = {  # file -> the form parse_state recognises
     "terraform-json-no_changes-state.json": "show-json",
     "terraform-json-identity-state.json": "show-json",
     "terraform-json-moved_block-show.json": "show-json",
+    "terraform-show-json-state-empty.json": "show-json",
 }
 PLANS = {  # file -> (format_version, terraform_version)
     "terraform-show-json-basic-update.json": ("1.0", None),
