@@ -66,6 +66,9 @@ NODE_SHAPES: dict[str, dict[str, Any]] = {
             "ephemeral": str(96 * (1 << 30) * 9 // 10), "platform": "standard-v3",
             "taints": [{"effect": "NoSchedule", "key": "dedicated", "value": "batch"}]},
 }
+# The node_labels of terraform.tfstate: Yandex puts a group's node_labels on its nodes.
+NODE_SHAPES[WORKERS]["labels"] = {"role": "workers"}
+NODE_SHAPES[GPU]["labels"] = {"accelerator": "a100"}
 NODES = {
     WORKERS: ["cl1wrk0fixed0abcd-ahyg", "cl1wrk0fixed0abcd-ekov", "cl1wrk0fixed0abcd-uzip"],
     GPU: ["cl1gpu0fixed0ijkl-ocyf"],
