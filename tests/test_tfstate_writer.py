@@ -26,6 +26,7 @@ from ngupgrade.testing import (
     weekly_window,
     yandex_cluster,
     yandex_node_group,
+    yandex_node_group_v035,
 )
 from ngupgrade.testing.tfstate import sensitive_as_bool
 from ngupgrade.testing.tfstate_yandex import gigabytes_float, go_duration, time_of_day
@@ -111,6 +112,21 @@ def _real_06() -> TfState:
     return state
 
 
+def _real_08() -> TfState:
+    """A Terraform 0.12 state of provider v0.35.0's node group (its cluster as written now)."""
+    state = TfState(terraform_version="0.12.29", serial=17, legacy_012=True,
+                    lineage="31f24b12-0066-576c-bc3d-a8b774805bf2")
+    cl = "catotus2020000cl0008"
+    state.add("yandex_kubernetes_cluster", "k8s_cluster",
+              _cluster(cl, "b1gfolderotus2020008", "k8s-yc-cluster", "1.18"),
+              module="module.cluster")
+    state.add("yandex_kubernetes_node_group", "app_node_group", yandex_node_group_v035(
+        id="catotus2020000ng0081", name="k8s-node-group", cluster_id=cl, version="1.18",
+        fixed=1, instance_group_id="cl1otus2020000ig0081", created_at="2020-09-14T17:03:41Z",
+        platform="standard-v2", cores=2, memory=2, nat=True), module="module.node_group")
+    return state
+
+
 def _real_10() -> TfState:
     state = TfState(serial=17, lineage="0658557d-e491-58a9-9e1e-757667dcab15")
     cl = "catvalyanchik00cl010"
@@ -148,7 +164,7 @@ def _real_13() -> TfState:
 
 
 CASES = {"real-01-provider-example": _real_01, "real-03-yc-k8s-module-ex1": _real_03,
-         "real-06-lzy-module-gpu-autoscale0": _real_06,
+         "real-06-lzy-module-gpu-autoscale0": _real_06, "real-08-otus-v035-oldstate": _real_08,
          "real-10-valyanchik-3groups-3-1": _real_10, "real-13-vitaliy-auto-preemptible": _real_13}
 
 

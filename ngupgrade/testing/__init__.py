@@ -33,6 +33,7 @@ from ngupgrade.testing.tfstate_yandex import (
     weekly_window,
     yandex_cluster,
     yandex_node_group,
+    yandex_node_group_v035,
     yandex_placement_group,
     yandex_subnet,
 )
@@ -44,5 +45,6 @@ EXAMPLES = Path(__file__).resolve().parent / "examples"
 __all__ = ["EXAMPLES", "Call", "FakeCloud", "Fault", "RealClock", "Scenario", "TfState",
            "VirtualClock", "World", "daily_window", "instance_template", "network_interface",
            "node_group", "node_resources", "selectel_cluster", "selectel_node_group",
-           "weekly_window", "yandex_cluster", "yandex_node_group", "yandex_placement_group",
+           "weekly_window", "yandex_cluster", "yandex_node_group", "yandex_node_group_v035",
+           "yandex_placement_group",
            "yandex_subnet"]

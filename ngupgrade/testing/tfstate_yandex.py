@@ -245,6 +245,29 @@ def yandex_node_group(
     }
 
 
+V035_TEMPLATE_KEYS = ("boot_disk", "metadata", "nat", "platform_id", "resources",
+                      "scheduling_policy")
+"""``instance_template`` keys of provider v0.35.0 (``flattenKubernetesNodeGroupTemplate``)."""
+
+
+def yandex_node_group_v035(*, nat: bool = False, **group: Any) -> dict[str, Any]:
+    """A ``yandex_kubernetes_node_group`` as provider **v0.35.0** wrote it
+    (terraform-provider-yandex @ 82dadda2843a847e43615f304720854cc88511fd,
+    ``yandex/resource_yandex_kubernetes_node_group.go`` ``flattenNodeGroupSchemaData``): no
+    ``deploy_policy`` (the attribute came later), no ``network_interface`` (``nat`` is the
+    template's own), no ``gpus``, ``variables`` or ``workload_identity_federation``. A state
+    last written by that provider, and never refreshed by a newer one, holds this form.
+    Keywords as for :func:`yandex_node_group`."""
+    attrs = yandex_node_group(**group)
+    for key in ("deploy_policy", "variables", "workload_identity_federation"):
+        del attrs[key]
+    template = attrs["instance_template"][0]
+    attrs["instance_template"] = [{k: template[k] for k in V035_TEMPLATE_KEYS}]
+    attrs["instance_template"][0]["nat"] = nat
+    del attrs["instance_template"][0]["resources"][0]["gpus"]
+    return attrs
+
+
 def _master(version: str, *, zonal: tuple[str, str] | None, region: str | None,
             locations: Sequence[tuple[str, str]], public_ip: bool, internal_v4: str,
             windows: Iterable[Mapping[str, str]], auto_upgrade: bool,
