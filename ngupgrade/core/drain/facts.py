@@ -36,11 +36,11 @@ class PodFacts:
                  "owner", "pdb", "pdb_ref", "pdbs", "pod", "request", "single", "spec", "stays",
                  "terms", "yt")
 
-    def __init__(self, pod: Pod, index: ClusterIndex, classes: dict[ClassKey, int]) -> None:
+    def __init__(self, pod: Pod, index: ClusterIndex, classes: dict[ClassKey, int],
+                 needs: dict[tuple[object, ...], Need] | None = None) -> None:
         self.pod = pod
         self.origin = ref = pod.ref
         self.request = index.request(pod)
-        self.need = Need(self.request)
         self.terms: tuple[NodeSelectorTerm, ...] = index.volume_terms.get(ref, ())
         self.pdbs: tuple[PodDisruptionBudget, ...] = index.pdbs_of.get(ref, ())
         self.pdb = self.pdbs[0] if self.pdbs else None
@@ -54,6 +54,9 @@ class PodFacts:
         # the class as a small int: a class key is a tuple of selector terms and tolerations,
         # rehashed element by element on every dict lookup (twice per placement)
         self.key = classes.setdefault(class_key(pod, self.terms), len(classes))
+        need = Need(self.request)
+        # one Need per class and request (``needs``): the placer caches by it (fit.Placer)
+        self.need = need if needs is None else needs.setdefault((self.key, need.sig), need)
         self.stays = pod.mirror or (pod.owner is not None and pod.owner.kind == "DaemonSet")
         self.yt: YtTarget | None = index.yt_of.get(ref)
         self.emptydir = any(v.source == "emptyDir" for v in pod.volumes)

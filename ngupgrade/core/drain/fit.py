@@ -71,7 +71,7 @@ class Need:
     fits any room, even a negative one, as :func:`fits` says); ``ext`` the extended
     resources (``nvidia.com/gpu``...) or None."""
 
-    __slots__ = ("amounts", "check", "ext", "request")
+    __slots__ = ("amounts", "check", "ext", "request", "sig")
 
     def __init__(self, request: Mapping[str, int]) -> None:
         self.request = request
@@ -79,6 +79,8 @@ class Need:
         self.check = tuple(a if a > 0 else -UNKNOWN for a in self.amounts)
         ext = {k: v for k, v in request.items() if k not in STANDARD}
         self.ext = ext or None
+        # equal requests, equal signature (``PodFacts`` shares one Need per class and sig)
+        self.sig: tuple[object, ...] = (self.amounts, tuple(sorted(ext.items())))
 
     def at_least(self, other: Need) -> bool:
         """True when every amount of ``other``'s request is covered by this one's."""
@@ -147,9 +149,14 @@ class Placer:
     """Finds a node for each pod among the nodes open now, during one run.
 
     ``open`` flags the nodes that take pods at this moment (``open_surge`` and ``open_mine``
-    count the surge nodes and the group's nodes among them). Failures are cached per
-    :func:`class_key` until nodes are opened again (room only shrinks in between, so a
-    request at least as large as a failed one fails too).
+    count the surge nodes and the group's nodes among them). Between two openings room only
+    shrinks and closed nodes stay closed, so what failed stays failed until nodes are opened
+    again: failures are cached per :func:`class_key` (a request at least as large as a
+    failed one fails too), and per class and request the nodes found without room are
+    skipped by later scans (``_skip``, a next-candidate forest over the positions of the
+    class's eligible list, path-compressed). The scan still visits the nodes with room in
+    the same order, so the same node wins. ``version`` counts the changes of room or of the
+    open nodes (for :meth:`shortage`'s cache).
     """
 
     def __init__(self, table: RoomTable) -> None:
@@ -160,11 +167,18 @@ class Placer:
         self.open_surge = sum(1 for i, o in enumerate(table.open) if o and table.surge[i])
         self.open_mine = sum(1 for i, o in enumerate(table.open) if o and table.mine[i])
         self._failed: dict[int, list[Need]] = {}
+        self._dead: set[Need] = set()
+        self._skip: dict[Need, list[int]] = {}
+        self._shortage: dict[Need, tuple[int, tuple[int, tuple[str, ...]]]] = {}
         self._start = 0
+        self.version = 0
 
     def open_nodes(self, names: Iterable[str]) -> None:
-        """Let ``names`` take pods from now on (clears the failure cache)."""
+        """Let ``names`` take pods from now on (clears the failure caches)."""
         self._failed.clear()
+        self._dead.clear()
+        self._skip.clear()
+        self.version += 1
         table = self.table
         for name in names:
             i = table.index[name]
@@ -175,6 +189,7 @@ class Placer:
 
     def close(self, names: Iterable[str]) -> None:
         """Cordon ``names``: they take nothing from now on."""
+        self.version += 1
         table = self.table
         for name in names:
             i = table.index[name]
@@ -183,23 +198,12 @@ class Placer:
                 self.open_surge -= table.surge[i]
                 self.open_mine -= table.mine[i]
 
-    def open_eligible(self, pod: Pod, key: int, extra_terms: tuple[NodeSelectorTerm, ...]
-                      ) -> list[str]:
-        """Names of the open nodes whose labels and taints let ``pod`` run (any room)."""
-        both, count = self.table.eligible_of(pod, key, extra_terms)
-        return [self.table.names[i] for i in both[:count] if self.open[i]]
-
-    def free_of(self, name: str) -> dict[str, int]:
-        """The free room of ``name`` now, for the resources it reports (for messages)."""
-        i = self.table.index[name]
-        room = self.table.rooms[i]
-        out = {k: v[i] for k, v in zip(_ORDER, (self.cpu, self.memory, self.ephemeral,
-                                                self.pods), strict=True) if k in room.free}
-        out.update(self.ext.get(i, {}))
-        return out
-
     def reset(self, name: str, used: Mapping[str, int]) -> None:
         """``name`` is back from its update holding only ``used``: allocatable minus it."""
+        self._failed.clear()
+        self._dead.clear()
+        self._skip.clear()
+        self.version += 1
         table = self.table
         i = table.index[name]
         for k, free, allocatable in zip(_ORDER, (self.cpu, self.memory, self.ephemeral,
@@ -214,20 +218,30 @@ class Placer:
     def place(self, pod: Pod, need: Need, key: int,
               extra_terms: tuple[NodeSelectorTerm, ...]) -> str | None:
         """Bind ``pod`` (its request ``need``) to the best open node with room and return the
-        node's name, or None."""
+        node's name, or None. ``need`` stands for its class and request: pods of one class
+        with equal requests share one :class:`Need` (``PodFacts``), so what is known of one
+        is known of all."""
+        if need in self._dead:
+            return None
         failed = self._failed.get(key)
         if failed and any(need.at_least(f) for f in failed):
+            self._dead.add(need)
             return None
         found = self.table.eligible.get(key)
         both, count = found if found is not None else self.table.eligible_of(
             pod, key, extra_terms)
         best = -1
         if count:
-            best = self._best(both, count, self._start % count, need)
+            skip = self._skip.get(need)
+            if skip is None:
+                skip = self._skip[need] = list(range(count + 1))
+            best = self._best(both, count, self._start % count, need, skip)
         if best < 0:
             self._failed.setdefault(key, []).append(need)
+            self._dead.add(need)
             return None
         self._start += 1
+        self.version += 1
         cpu, memory, ephemeral, pods = need.amounts
         self.cpu[best] -= cpu
         self.memory[best] -= memory
@@ -239,11 +253,14 @@ class Placer:
                 room[k] = room[k] - amount if k in room else -amount
         return self.table.names[best]
 
-    def _best(self, both: list[int], count: int, start: int, need: Need) -> int:
+    def _best(self, both: list[int], count: int, start: int, need: Need, skip: list[int]
+              ) -> int:
         """The hot loop: from ``start``, the first :data:`FEASIBLE_NODES_TO_FIND` open nodes
         with room; the highest LeastAllocated score wins (the first on a tie). The score is
         the dict version's expression term for term (``(free - request) / allocatable`` for
-        cpu then memory, their mean), so floats compare the same."""
+        cpu then memory, their mean), so floats compare the same. ``skip[p]`` is ``p`` for a
+        position of ``both`` not yet found without room for ``need``, else a later one to
+        jump to (a node without room now has none until nodes are opened again)."""
         is_open, fc, fm, fe, fp = self.open, self.cpu, self.memory, self.ephemeral, self.pods
         ic, im = self.table.inverse
         shares = self.table.shares
@@ -251,19 +268,51 @@ class Placer:
         ac, am = need.amounts[0], need.amounts[1]
         ext = need.ext
         best, best_score, found = -1, 0.0, 0
-        for k in range(start, start + count):
-            i = both[k]
-            if not is_open[i] or cc > fc[i] or cm > fm[i] or cp > fp[i] or ce > fe[i]:
-                continue
-            if ext is not None and not self._ext_fits(i, ext):
-                continue
-            score = ((fc[i] - ac) * ic[i] + (fm[i] - am) * im[i]) / shares[i]
-            if best < 0 or score > best_score:
-                best, best_score = i, score
-            found += 1
-            if found >= FEASIBLE_NODES_TO_FIND:
-                break
+        for p, end in ((start, count), (0, start)):
+            while p < end:
+                q = skip[p]
+                if q != p:  # a run of nodes without room: jump over it, compressing the path
+                    while skip[q] != q:
+                        q = skip[q]
+                    while p != q:
+                        skip[p], p = q, skip[p]
+                    continue
+                i = both[p]
+                if (not is_open[i] or cc > fc[i] or cm > fm[i] or cp > fp[i] or ce > fe[i]
+                        or (ext is not None and not self._ext_fits(i, ext))):
+                    skip[p] = p + 1
+                    p += 1
+                    continue
+                score = ((fc[i] - ac) * ic[i] + (fm[i] - am) * im[i]) / shares[i]
+                if best < 0 or score > best_score:
+                    best, best_score = i, score
+                found += 1
+                if found >= FEASIBLE_NODES_TO_FIND:
+                    return best
+                p += 1
         return best
+
+    def shortage(self, pod: Pod, key: int, extra_terms: tuple[NodeSelectorTerm, ...],
+                 need: Need) -> tuple[int, tuple[str, ...]]:
+        """For a pod that found no node: how many open nodes let it run (labels, taints),
+        and the resources (sorted) some of them lack for ``need`` (the reason a message
+        gives, as :func:`~ngupgrade.core.drain.resources.short_of` of each node's free room
+        says it). Cached per class and request until room or the open nodes change."""
+        hit = self._shortage.get(need)
+        if hit is not None and hit[0] == self.version:
+            return hit[1]
+        both, count = self.table.eligible_of(pod, key, extra_terms)
+        is_open = self.open
+        nodes = [i for i in both[:count] if is_open[i]]
+        short = [k for k, v, free in zip(_ORDER, need.amounts, (
+            self.cpu, self.memory, self.ephemeral, self.pods), strict=True)
+            if v > 0 and any(v > free[i] for i in nodes)]
+        for k, v in (need.ext or {}).items():
+            if v > 0 and any(self.ext.get(i, {}).get(k, v - 1) < v for i in nodes):
+                short.append(k)
+        found = (len(nodes), tuple(sorted(short)))
+        self._shortage[need] = (self.version, found)
+        return found
 
     def _ext_fits(self, i: int, ext: Mapping[str, int]) -> bool:
         room = self.ext.get(i, {})

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ngupgrade.core.drain.eviction import is_healthy
 from ngupgrade.core.drain.facts import PodFacts
-from ngupgrade.core.drain.fit import ClassKey, NodeRoom, RoomTable
+from ngupgrade.core.drain.fit import ClassKey, Need, NodeRoom, RoomTable
 from ngupgrade.core.drain.index import ClusterIndex
 from ngupgrade.core.drain.resources import (
     CPU,
@@ -166,7 +166,8 @@ class DrainModel:
         """:class:`PodFacts` of the pods on each group node, in :attr:`pods_on` order."""
         if self._facts is None:
             classes: dict[ClassKey, int] = {}
-            self._facts = {n: [PodFacts(p, self.index, classes) for p in pods]
+            needs: dict[tuple[object, ...], Need] = {}
+            self._facts = {n: [PodFacts(p, self.index, classes, needs) for p in pods]
                            for n, pods in self.pods_on.items()}
         return self._facts
 

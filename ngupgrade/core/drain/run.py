@@ -77,6 +77,7 @@ class Walk:
         self.healthy = dict(model.index.healthy)
         self.pending: list[tuple[Unit, int]] = []
         self.unplaced: list[Unplaced] = []
+        self.waiting: dict[int, list[Unplaced]] = {}  # by unit id: records not placed yet
         self.result = OrderResult()
         self.seen: set[tuple[str, str]] = set()
         self.surge_made = 0
@@ -120,10 +121,14 @@ class Walk:
             if unit.facts.local or self.place(unit) is None:
                 still.append((unit, since))
                 continue
-            for rec in self.unplaced:
-                if rec.unit_id == id(unit) and rec.placed_wave is None:
-                    rec.placed_wave, rec.how = wave, how
+            for rec in self.waiting.pop(id(unit), ()):
+                rec.placed_wave, rec.how = wave, how
         self.pending = still
+
+    def record_unplaced(self, rec: Unplaced) -> None:
+        """Keep ``rec`` (a pod that found no node) until the end of the run."""
+        self.unplaced.append(rec)
+        self.waiting.setdefault(rec.unit_id, []).append(rec)
 
 
 def _largest_first(unit: Unit) -> tuple[int, int, str]:

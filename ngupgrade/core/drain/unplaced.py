@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ngupgrade.core.drain.findings import PODS_DO_NOT_FIT, Finding
 from ngupgrade.core.drain.fit import Placer
-from ngupgrade.core.drain.resources import CPU, MEMORY, MIB, short_of
+from ngupgrade.core.drain.resources import CPU, MEMORY, MIB
 
 if TYPE_CHECKING:
     from ngupgrade.core.drain.facts import Unit
@@ -41,17 +41,14 @@ class Unplaced:
     def of(cls, placer: Placer, unit: Unit, wave: int, node: str) -> Unplaced:
         """Record ``unit`` and say why it fits nowhere open now."""
         pod, facts = unit.pod, unit.facts
-        names = placer.open_eligible(pod, facts.key, facts.terms)
-        if not names:
+        count, short = placer.shortage(pod, facts.key, facts.terms, facts.need)
+        if not count:
             reason = ("no open node matches its nodeSelector, node affinity and tolerations"
                       + (" (pinned to this group?)" if pod.node_selector or
                          pod.required_node_affinity else ""))
         else:
-            short: set[str] = set()
-            for name in names:
-                short.update(short_of(facts.request, placer.free_of(name)))
-            reason = (f"{len(names)} matching open node(s), none with room for "
-                      f"{_amounts(facts.request)} (short of {', '.join(sorted(short))})")
+            reason = (f"{count} matching open node(s), none with room for "
+                      f"{_amounts(facts.request)} (short of {', '.join(short)})")
         return cls(id(unit), pod.ref, facts.owner or pod.ref, wave, node, reason)
 
 

@@ -73,17 +73,24 @@ def walk(model: DrainModel, shapes: tuple[WaveShape, ...],
             tuple(in_place), tuple(n for n in nodes if n not in in_place), held))
         if w.result.stopped_at is not None:
             break
+        back: set[int] = set()  # local pods started again on their node
         for name in nodes:
-            _finish_node(w, name, name in in_place)
+            _finish_node(w, name, name in in_place, back)
+        gone = set(nodes) - set(in_place)
+        if w.pending and (back or gone):  # one pass over the Pending pods, not one per node
+            w.pending = [(u, s) for u, s in w.pending if id(u) not in back and not (
+                u.facts.local and u.pod.node_name in gone)]
         placer.open_nodes(in_place)
         w.retry_pending(shape.number, "return")
     w.result.findings.extend(unplaced_findings(w.unplaced, final=w.pending))
     return w.result
 
 
-def _finish_node(w: Walk, name: str, in_place: bool) -> None:
+def _finish_node(w: Walk, name: str, in_place: bool, back: set[int]) -> None:
     """After the drain: a node updated in place comes back with what stays on it (and a pod
-    pinned by a local volume starts again); a deleted node is gone with its pods."""
+    pinned by a local volume starts again: its unit's id joins ``back``, the Pending pods
+    the caller drops); a deleted node is gone with its pods (the caller drops its local
+    Pending pods)."""
     stay = [u for u in w.units[name] if u.facts.stays or u.facts.local]
     if in_place:
         used: dict[str, int] = {}
@@ -94,15 +101,13 @@ def _finish_node(w: Walk, name: str, in_place: bool) -> None:
         w.placer.reset(name, used)
         for unit in stay:
             if unit.facts.local and not unit.facts.stays:  # starts again on its node
-                w.pending = [(u, s) for u, s in w.pending if u is not unit]
+                back.add(id(unit))
                 unit.pod = unit.facts.running()
                 unit.healthy = True
                 if unit.facts.pdb_ref is not None:
                     w.healthy[unit.facts.pdb_ref] = w.healthy.get(unit.facts.pdb_ref, 0) + 1
         w.units[name] = stay
     else:
-        w.pending = [(u, s) for u, s in w.pending
-                     if not (u.facts.local and u.pod.node_name == name)]
         w.units[name] = []
 
 
@@ -272,7 +277,7 @@ def _place_wave(w: Walk, evicted: list[tuple[Unit, str]], wave: int) -> None:
         where = {id(u): n for u, n in movable}
         for unit in left:
             w.pending.append((unit, wave))
-            w.unplaced.append(Unplaced.of(w.placer, unit, wave, where[id(unit)]))
+            w.record_unplaced(Unplaced.of(w.placer, unit, wave, where[id(unit)]))
 
 
 def _blocked(w: Walk, blocked: list[tuple[Unit, str, PodDisruptionBudget]], wave: int) -> None:
