@@ -23,6 +23,8 @@ import pytest
 from ngupgrade.testing import (
     TfState,
     daily_window,
+    selectel_cluster,
+    selectel_node_group,
     weekly_window,
     yandex_cluster,
     yandex_node_group,
@@ -282,3 +284,59 @@ def test_nested_modules_nest_in_show_json() -> None:
     assert inner["address"] == 'module.a["x"].module.b'
     assert inner["resources"][0]["address"] == \
         'module.a["x"].module.b.yandex_kubernetes_node_group.this'
+
+
+# ---- Selectel: the attribute paths the provider's own acceptance tests read -----------------
+# selectel/terraform-provider-selectel @ 605324057b2520f84df0e4b65b94de868b7c55a2,
+# selectel/resource_selectel_mks_nodegroup_v1_test.go and resource_selectel_mks_cluster_v1_test.go:
+# the paths of their resource.TestCheckResourceAttr calls (flatmap: "x.#", "x.0.y", "m.k"), with
+# the value where it does not depend on their configuration.
+SELECTEL_NODEGROUP_CHECKS = {
+    "autoscale_max_nodes": None, "autoscale_min_nodes": None, "availability_zone": None,
+    "cpus": None, "enable_autoscale": None, "flavor_id": None,
+    "install_nvidia_device_plugin": "false", "labels.role": None, "local_volume": None,
+    "nodegroup_type": "STANDARD", "nodes.#": "2", "nodes_count": "2", "preemptible": None,
+    "ram_mb": None, "status": "ACTIVE", "taints.#": "1", "taints.0.effect": "NoSchedule",
+    "taints.0.key": None, "taints.0.value": None, "user_data": None, "volume_gb": None,
+    "volume_type": None,
+}
+SELECTEL_CLUSTER_CHECKS = {
+    "cluster_type": "BASIC", "enable_audit_logs": "false", "enable_autorepair": "true",
+    "enable_patch_version_auto_upgrade": "false", "enable_pod_security_policy": "false",
+    "kube_version": None, "maintenance_window_start": None, "name": None,
+    "oidc.0.ca_certs": "", "oidc.0.client_id": "", "oidc.0.enabled": "false",
+    "oidc.0.groups_claim": "", "oidc.0.issuer_url": "", "oidc.0.provider_name": "",
+    "oidc.0.username_claim": "", "private_kube_api": "false", "region": None,
+    "status": "ACTIVE", "zonal": "true",
+}
+
+
+def _flatmap(value: Any, prefix: str = "") -> dict[str, str]:
+    """Attributes as terraform-plugin-sdk's flatmap (what TestCheckResourceAttr reads)."""
+    if isinstance(value, dict):
+        out = {f"{prefix}%": str(len(value))} if prefix else {}
+        for k, v in value.items():
+            out.update(_flatmap(v, f"{prefix}{k}."))
+        return out
+    if isinstance(value, list):
+        out = {f"{prefix}#": str(len(value))}
+        for i, v in enumerate(value):
+            out.update(_flatmap(v, f"{prefix}{i}."))
+        return out
+    text = "" if value is None else (str(value).lower() if isinstance(value, bool) else str(value))
+    return {prefix[:-1]: text}
+
+
+@pytest.mark.parametrize(("attrs", "checks"), [
+    (selectel_node_group(nodes_count=2, cpus=1, ram_mb=1024, volume_gb=10,
+                         volume_type="fast.ru-7a", labels={"role": "x"},
+                         taints=[("test-key-0", "test-value-0", "NoSchedule")]),
+     SELECTEL_NODEGROUP_CHECKS),
+    (selectel_cluster(), SELECTEL_CLUSTER_CHECKS),
+], ids=["nodegroup", "cluster"])
+def test_selectel_attributes_have_every_path_the_providers_tests_read(
+        attrs: dict[str, Any], checks: dict[str, str | None]) -> None:
+    flat = _flatmap(attrs)
+    assert sorted(p for p in checks if p not in flat) == []
+    assert {p: flat[p] for p, v in checks.items() if v is not None} == {
+        p: v for p, v in checks.items() if v is not None}
