@@ -8,7 +8,7 @@ RUNTIME := $(VENV)/.installed-runtime
 STAMP   := $(VENV)/.installed
 STATE   := terraform/examples/terraform.tfstate
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test lint bench fuzz clean
 
 setup: $(STAMP)
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ngupgrade.core.bounds import INT_LIMIT_MESSAGE, is_int_limit
 from ngupgrade.core.errors import BadInput, UsageError
 from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 
@@ -109,6 +110,10 @@ def _read_key_file(path: str) -> dict[str, str]:
                        source=path) from err
     except RecursionError as err:
         raise BadInput("service account key nested too deeply", source=path) from err
+    except ValueError as err:  # an integer past Python's digit limit
+        if not is_int_limit(err):
+            raise
+        raise BadInput(f"service account key {INT_LIMIT_MESSAGE}", source=path) from err
     where = lone_surrogate_path(data)
     if where is not None:
         raise BadInput(f"service account key {LONE_SURROGATE_MESSAGE}", source=path, path=where)

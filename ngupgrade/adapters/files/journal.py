@@ -194,42 +194,39 @@ class Journal:
 
     @classmethod
     def from_json(cls, raw: Any, path: str | None = None) -> Journal:
-        """Read the documented shape. Raises BadInput naming the file."""
-        try:
-            if raw.get("format") != FORMAT:
-                raise BadInput(f"unknown journal format {raw.get('format')!r}", source=path)
-            start = raw["start"]
-            return cls(
-                group_id=str(raw["group_id"]), address=str(raw.get("address", "")),
-                name=str(raw.get("name", "")), target=raw.get("target"),
-                latest_revision=bool(raw.get("latest_revision", False)),
-                start_version=str(start["version"]), start_nodes=int(start["nodes"]),
-                start_node_ids=[str(i) for i in start.get("node_ids") or ()],
-                start_policy=policy_from(start.get("policy")),
-                terraform_policy=policy_from(start.get("terraform_policy")),
-                override=policy_from(raw.get("override")),
-                override_source=("advised" if raw.get("override_source") == "advised"
-                                 else "override"),
-                restore_policy=bool(raw.get("restore_policy", False)),
-                steps={
-                    str(name): StepRecord(
-                        status=str(rec.get("status", "started")),
-                        operation_id=rec.get("operation_id"),
-                        known_operations=[str(i) for i in rec.get("known_operations") or ()],
-                        started_at=str(rec.get("started_at", "")),
-                        finished_at=rec.get("finished_at"),
-                    )
-                    for name, rec in (raw.get("steps") or {}).items()
-                },
-                outcome=raw.get("outcome"),
-                path=path,
-            )
-        except BadInput:
-            raise
-        except (AttributeError, KeyError, TypeError, ValueError) as err:
-            raise BadInput(f"journal not understood: {err}", source=path,
-                           hint="delete it to start over; resume then uses the cloud's own "
-                                "record of operations") from err
+        """Read the documented shape; every value of the type :meth:`to_json` writes, counts
+        within :data:`MAX_COUNT`.
+
+        Raises:
+            BadInput: naming the file and the JSON path of the first value that is not.
+        """
+        read = _Fields(path)
+        doc = read.obj(raw, "$")
+        if doc.get("format") != FORMAT:
+            raise BadInput(f"unknown journal format {doc.get('format')!r}", source=path)
+        start = read.obj(doc.get("start"), "$.start")
+        steps = read.obj(doc.get("steps") or {}, "$.steps")
+        return cls(
+            group_id=read.text(doc.get("group_id"), "$.group_id"),
+            address=read.text(doc.get("address", ""), "$.address"),
+            name=read.text(doc.get("name", ""), "$.name"),
+            target=read.text(doc.get("target"), "$.target", optional=True),
+            latest_revision=read.flag(doc.get("latest_revision", False), "$.latest_revision"),
+            start_version=read.text(start.get("version"), "$.start.version"),
+            start_nodes=read.count(start.get("nodes"), "$.start.nodes"),
+            start_node_ids=read.texts(start.get("node_ids") or [], "$.start.node_ids"),
+            start_policy=read.policy(start.get("policy"), "$.start.policy"),
+            terraform_policy=read.policy(start.get("terraform_policy"),
+                                         "$.start.terraform_policy"),
+            override=read.policy(doc.get("override"), "$.override"),
+            override_source=("advised" if doc.get("override_source") == "advised"
+                             else "override"),
+            restore_policy=read.flag(doc.get("restore_policy", False), "$.restore_policy"),
+            steps={read.text(name, "$.steps"): read.step(rec, f"$.steps.{name}")
+                   for name, rec in steps.items()},
+            outcome=read.text(doc.get("outcome"), "$.outcome", optional=True),
+            path=path,
+        )
 
     def save(self) -> None:
         """Write the journal to :attr:`path` atomically with mode 0600 (no-op without a path)."""
@@ -237,6 +234,72 @@ class Journal:
             return
         text = json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
         (self.writer or write_atomic)(self.path, text)
+
+
+MAX_COUNT = 100_000
+"""The largest node count or deploy-policy value a journal may hold: above any platform's
+limit (Kubernetes supports clusters of up to 5,000 nodes,
+https://kubernetes.io/docs/setup/best-practices/cluster-large/)."""
+
+
+class _Fields:
+    """The typed reads of :meth:`Journal.from_json`, each raising BadInput at its path."""
+
+    def __init__(self, source: str | None) -> None:
+        self.source = source
+
+    def _bad(self, want: str, value: Any, where: str) -> BadInput:
+        shown = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+        return BadInput(f"journal not understood: expected {want}, found {shown[:60]}",
+                        source=self.source, path=where, hint=_START_OVER)
+
+    def obj(self, value: Any, where: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self._bad("an object", value, where)
+        return value
+
+    def text(self, value: Any, where: str, optional: bool = False) -> Any:
+        if value is None and optional:
+            return None
+        if not isinstance(value, str):
+            raise self._bad("a string", value, where)
+        return value
+
+    def texts(self, value: Any, where: str) -> list[str]:
+        if not isinstance(value, list):
+            raise self._bad("a list of strings", value, where)
+        return [self.text(item, f"{where}[{i}]") for i, item in enumerate(value)]
+
+    def flag(self, value: Any, where: str) -> bool:
+        if not isinstance(value, bool):
+            raise self._bad("true or false", value, where)
+        return value
+
+    def count(self, value: Any, where: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) \
+                or not 0 <= value <= MAX_COUNT:
+            raise self._bad(f"a whole number from 0 to {MAX_COUNT}", value, where)
+        return value
+
+    def policy(self, value: Any, where: str) -> DeployPolicy | None:
+        if value is None:
+            return None
+        obj = self.obj(value, where)
+        return DeployPolicy(self.count(obj.get("max_expansion"), f"{where}.max_expansion"),
+                            self.count(obj.get("max_unavailable"), f"{where}.max_unavailable"))
+
+    def step(self, value: Any, where: str) -> StepRecord:
+        rec = self.obj(value, where)
+        return StepRecord(
+            status=self.text(rec.get("status", "started"), f"{where}.status"),
+            operation_id=self.text(rec.get("operation_id"), f"{where}.operation_id",
+                                   optional=True),
+            known_operations=self.texts(rec.get("known_operations") or [],
+                                        f"{where}.known_operations"),
+            started_at=self.text(rec.get("started_at", ""), f"{where}.started_at"),
+            finished_at=self.text(rec.get("finished_at"), f"{where}.finished_at",
+                                  optional=True),
+        )
 
 
 def write_atomic(path: str, text: str) -> None:

@@ -10,6 +10,7 @@ import json
 import sys
 from typing import Any
 
+from ngupgrade.core.bounds import INT_LIMIT_MESSAGE, is_int_limit, too_deep, too_deep_message
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.k8s import LabelSelector, PodDisruptionBudget, Requirement
 from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
@@ -34,6 +35,13 @@ def read_pdb_file(path: str) -> list[PodDisruptionBudget]:
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
         raise BadInput(f"not JSON: {err}".splitlines()[0], source=path,
                        hint="export it with: kubectl get pdb --all-namespaces -o json") from err
+    except ValueError as err:  # an integer past Python's digit limit
+        if not is_int_limit(err):
+            raise
+        raise BadInput(INT_LIMIT_MESSAGE, source=path) from err
+    deep = too_deep(doc)
+    if deep is not None:
+        raise BadInput(too_deep_message(), source=path, path=deep)
     where = lone_surrogate_path(doc)
     if where is not None:
         raise BadInput(LONE_SURROGATE_MESSAGE, source=path, path=where)

@@ -61,7 +61,11 @@ class Notes:
         except msgspec.ValidationError as err:
             match = _AT.match(str(err))
             assert match is not None
-            where, value = _follow(msgspec.json.decode(raw), match.group("path") or "")
+            try:
+                whole = msgspec.json.decode(raw)
+            except msgspec.ValidationError:  # an integer of thousands of digits: msgspec refuses
+                whole = bytes(raw)[:_SHOWN].decode("utf-8", "replace")
+            where, value = _follow(whole, match.group("path") or "")
             message = match.group("msg")
             self.add(attribute + where, value,
                      f"is not what the provider writes ({message[:1].lower()}{message[1:]})",

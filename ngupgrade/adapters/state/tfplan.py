@@ -39,6 +39,7 @@ from ngupgrade.adapters.state.parse import (
     parse_state,
 )
 from ngupgrade.core.address import TfAddress
+from ngupgrade.core.bounds import too_deep, too_deep_message
 from ngupgrade.core.change import (
     KNOWN_ACTIONS,
     NO_CHANGE_ACTIONS,
@@ -212,6 +213,10 @@ def _check_change(rc: _ResourceChange, change: _Change,
                        "a plan lists each resource instance once", source=source,
                        path=f"{path}.address")
     seen[key] = index
+    for part in ("before", "after", "after_unknown"):  # before the diff and deep copies
+        deep = too_deep(getattr(change, part), root=f"{path}.change.{part}")
+        if deep is not None:
+            raise BadInput(too_deep_message(), source=source, path=deep)
     if change.after_unknown not in (None, False) and not isinstance(change.after_unknown, dict):
         raise BadInput("change.after_unknown must be an object (the shape of after with true "
                        f"at each unknown value), got {change.after_unknown!r}", source=source,
