@@ -26,6 +26,7 @@ from ngupgrade import __version__
 from ngupgrade.cli._common import JUNIT_COMMANDS, Invocation, common_options, json_text
 from ngupgrade.cli.render.errors import error_code, error_json
 from ngupgrade.core.errors import EXIT_INTERRUPTED, NgUpgradeError
+from ngupgrade.core.redact import redact_urls
 
 if TYPE_CHECKING:
     from ngupgrade.app.settings import Settings
@@ -298,6 +299,8 @@ class _Failure:
 
     def report(self, code: str, exit_code: int, message: str, hint: str | None = None,
                err: BaseException | None = None) -> int:
+        message = redact_urls(message)
+        hint = None if hint is None else redact_urls(hint)
         if self._junit(code, exit_code, message, hint):
             return exit_code
         if not (self.wants_json or self.run.settings.output == "json"):
@@ -373,7 +376,7 @@ def _name_the_environment_variable(err: click.BadParameter) -> click.BadParamete
 
 
 def _say(text: str) -> None:
-    click.echo(text, err=True)
+    click.echo(redact_urls(text), err=True)
 
 
 def _silence_stdout() -> None:

@@ -22,8 +22,9 @@ def cluster_options(func: click.decorators.FC) -> click.decorators.FC:
     func = click.option(
         "--kubeconfig", metavar="PATH",
         help="Read the cluster live, read-only (list calls only), through this kubeconfig "
-             "(default: $KUBECONFIG, then ~/.kube/config). Exec plugins such as `yc k8s "
-             "create-token` work.")(func)
+             "(default: $KUBECONFIG, then ~/.kube/config). Its exec plugin (`yc k8s "
+             "create-token`) is run on this machine, as kubectl runs it: pass only a "
+             "kubeconfig from a trusted source (docs/drain.md).")(func)
     return click.option(
         "--cluster", "cluster_files", multiple=True, metavar="FILE",
         help="Cluster objects as kubectl writes them ('-' reads stdin; repeatable): kubectl get "

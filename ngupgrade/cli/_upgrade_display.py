@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ngupgrade.core.errors import NgUpgradeError
+from ngupgrade.core.redact import redact_urls, redact_values
 from ngupgrade.core.units import counted, human_seconds, span_text
 from ngupgrade.upgrade import events as ev
 
@@ -73,7 +74,8 @@ class NdjsonDisplay(Display):
         if self._header is not None:
             payload = {**payload, "ngupgrade": self._header}
             self._header = None
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.write(json.dumps(redact_values(payload), ensure_ascii=False, default=str)
+                         + "\n")
         sys.stdout.flush()
 
     def event(self, event: ev.Event) -> None:
@@ -107,7 +109,7 @@ class PlainDisplay(Display):
         self._prefix = ""
 
     def out(self, text: str) -> None:
-        click.echo(self.prefixed(text))
+        click.echo(redact_urls(self.prefixed(text)))
 
     def prefixed(self, text: str) -> str:
         """``text`` with the group's short name in front when groups run in parallel."""
@@ -333,7 +335,7 @@ class RichDisplay(PlainDisplay):
         """One progress line per group whose version update runs (several in parallel)."""
 
     def out(self, text: str) -> None:
-        self.console.print(self.prefixed(text), markup=False)
+        self.console.print(redact_urls(self.prefixed(text)), markup=False)
 
     def show(self, event: ev.Event) -> None:
         if isinstance(event, ev.Progress):

@@ -30,6 +30,7 @@ from ngupgrade.core.errors import (
     Stalled,
     UsageError,
 )
+from ngupgrade.core.redact import redact_values
 
 # Most specific first: a Stalled is an OperationTimeout, a PolicyInvalid a CheckFailed.
 _CODES: tuple[tuple[type[NgUpgradeError], str], ...] = (
@@ -51,7 +52,8 @@ def error_code(err: NgUpgradeError) -> str:
 
 def error_json(code: str, exit_code: int, message: str, hint: str | None,
                err: BaseException | None = None) -> dict[str, Any]:
-    """The ``error`` object; ``err`` adds the details it carries (operation id, file, gRPC)."""
+    """The ``error`` object; ``err`` adds the details it carries (operation id, file, gRPC);
+    a URL's credentials are hidden (:func:`ngupgrade.core.redact.redact_values`)."""
     doc: dict[str, Any] = {"code": code, "exit_code": exit_code, "message": message,
                            "hint": hint, "operation_id": getattr(err, "operation_id", None)}
     if isinstance(err, BadInput):
@@ -63,4 +65,4 @@ def error_json(code: str, exit_code: int, message: str, hint: str | None,
     elif isinstance(err, OperationFailed):
         doc["operation_error"] = {"code": err.code, "code_name": err.code_name,
                                   "message": err.error_message}
-    return doc
+    return redact_values(doc)  # type: ignore[no-any-return]

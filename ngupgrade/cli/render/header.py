@@ -19,20 +19,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ngupgrade.core.redact import redact_values
+
 DEFAULT_STATE = "./terraform.tfstate"
 
 
 def report_header(version: str, command: str | None, *, state: str | None, plan: str | None,
                   endpoint: str | None, options: Mapping[str, Any]) -> dict[str, Any]:
-    """The value of the ``ngupgrade`` key (shape in the module docstring)."""
+    """The value of the ``ngupgrade`` key (shape in the module docstring); a URL's
+    credentials in an input are hidden (:func:`ngupgrade.core.redact.redact_values`)."""
     return {
         "version": version,
         "command": command,
-        "inputs": {
+        "inputs": redact_values({
             "state": state or (None if plan else DEFAULT_STATE),
             "plan": plan,
             "endpoint": endpoint,
             "options": {k: list(v) if isinstance(v, tuple) else v
                         for k, v in options.items() if v is not None and v != ()},
-        },
+        }),
     }
