@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from ngupgrade.core.address import TfAddress
 from ngupgrade.core.errors import PolicyInvalid
 from ngupgrade.core.model import GIB, DeployPolicy, QuotaLimit
+from ngupgrade.core.policy import ResolvedPolicy
 from ngupgrade.core.quota.catalog import (
     DISKS,
     EXTERNAL_ADDRESSES,
@@ -355,10 +356,12 @@ def groups(draw, name="g"):
        st.booleans())
 def test_demand_never_decreases_as_expansion_grows(g, e, current, at_current):
     u = g.policy.max_unavailable
-    d1 = demand_of(node_consumption(g),
-                         extra_nodes(g, current, policy=DeployPolicy(e, u)), at_current)
-    d2 = demand_of(node_consumption(g),
-                         extra_nodes(g, current, policy=DeployPolicy(e + 1, u)), at_current)
+    def tried(e: int) -> ResolvedPolicy:
+        return ResolvedPolicy(DeployPolicy(e, u), "override")
+
+    d1 = demand_of(node_consumption(g), extra_nodes(g, current, policy=tried(e)), at_current)
+    d2 = demand_of(node_consumption(g), extra_nodes(g, current, policy=tried(e + 1)),
+                   at_current)
     assert all(d2[q] >= d1[q] for q in d1)
 
 
@@ -399,8 +402,8 @@ def test_suggestions_never_0_0_lower_expansion_and_fit_when_they_say_so(gs, head
         assert s.max_expansion < policies[s.address].max_expansion
         policies[s.address] = DeployPolicy(s.max_expansion, s.max_unavailable)
     if result.suggestions:
-        applied = [demand_of(gd.per_node, extra_nodes(gd.group,
-                                                                   policy=policies[gd.address]))
+        applied = [demand_of(gd.per_node, extra_nodes(
+            gd.group, policy=ResolvedPolicy(policies[gd.address], "override")))
                    for gd in demands]
         fitted = fits(combine(applied, sequential), limits, [INSTANCES])
         assert fitted == result.suggestions[-1].fits

@@ -1,7 +1,7 @@
 """Use case ``advise``: the fastest safe deploy policy of each node group, and a schedule.
 
 Order of work: read the state and select groups; gather the quota side exactly as the preflight
-does (:func:`ngupgrade.app.preflight.run_preflight`: the cloud of each group, what one node
+does (:func:`ngupgrade.app.quota_check.run_preflight`: the cloud of each group, what one node
 consumes, the live size of autoscaled groups, the limits listed once per cloud and service),
 offline from ``--quotas FILE`` or live from the API; then the pure core
 (:func:`ngupgrade.core.advise.group.advise_groups`) judges every policy of every group, with one
@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from ngupgrade.adapters.cloud.types import LiveNodeGroup, OperationState
 from ngupgrade.app.drain_check import ClusterSource, read_cluster
 from ngupgrade.app.load import load_state, refuse_empty, select_groups
-from ngupgrade.app.preflight import PreflightRequest, run_preflight
+from ngupgrade.app.quota_check import PreflightRequest, check_quotas, run_preflight
 from ngupgrade.app.settings import Settings
 from ngupgrade.core.advise.calibrate import Calibration, PastUpgrade, calibrate
 from ngupgrade.core.advise.group import Advice, advise_groups
@@ -32,7 +32,7 @@ from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.advise.workloads import DRAIN_ACCEPTED, DrainJudge
 from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED
 from ngupgrade.core.drain.index import ClusterIndex
-from ngupgrade.core.errors import CloudApiError, UsageError
+from ngupgrade.core.errors import CloudApiError
 from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.membership import nodes_per_group
 from ngupgrade.core.model import NodeGroup
@@ -106,30 +106,20 @@ def advise(settings: Settings, request: AdviseRequest, *,
         cluster = read_cluster(request.cluster).snapshot
     result: Preflight | None = None
     calibrations: dict[str, Calibration] = {}
+    asked = PreflightRequest(cloud_id=request.cloud_id, at_current_size=request.at_current_size,
+                             strict=request.strict, quotas_file=request.quotas_file)
+
+    def check(quotas: Any, asked: PreflightRequest, **live: Any) -> Preflight:
+        return run_preflight(_for_preflight(groups), quotas, asked, **live)
+
     if request.quotas_file is not None:
-        if groups and all(g.platform == "selectel" for g in groups):
-            from ngupgrade.adapters.files.project_quota_file import read_project_quota_file
-
-            source = read_project_quota_file(request.quotas_file)
-        else:
-            from ngupgrade.adapters.files.quota_file import read_quota_file
-
-            source = read_quota_file(request.quotas_file)
-        cloud_id = request.cloud_id or source.single_cloud_id()
-        if cloud_id is None:
-            held = ", ".join(source.cloud_ids) or "no named cloud"
-            raise UsageError(f"which cloud? the quota file {request.quotas_file} holds {held}",
-                             hint="pass --cloud-id ID")
-        result = run_preflight(_for_preflight(groups), source, _preflight_request(
-            request, cloud_id))
+        result = check_quotas(settings, groups, asked, check)
     elif request.live:
         from ngupgrade.app.cloud import open_cloud  # the SDK only on the live path
 
         with contextlib.nullcontext(cloud) if cloud is not None else open_cloud(
                 settings) as gateway:
-            result = run_preflight(_for_preflight(groups), gateway,
-                                   _preflight_request(request, request.cloud_id),
-                                   directory=gateway, nodes=gateway, live_groups=gateway)
+            result = check_quotas(settings, groups, asked, check, api=gateway)
             if request.minutes_per_cycle is None:
                 calibrations = {g.id: history_calibration(gateway, g.id) for g in groups}
     quotas, sizes = (_quota_judges(result, request, peers) if result is not None
@@ -228,11 +218,6 @@ def history_calibration(cloud: History, group_id: str) -> Calibration:
         return replace(cal, note=f"{nodes} node(s) and policy {policy_text(policy)} "
                                  "taken for every past upgrade (the API keeps neither)")
     return cal
-
-
-def _preflight_request(request: AdviseRequest, cloud_id: str | None) -> PreflightRequest:
-    return PreflightRequest(cloud_id=cloud_id, at_current_size=request.at_current_size,
-                            strict=request.strict)
 
 
 def _for_preflight(groups: list[NodeGroup]) -> list[NodeGroup]:

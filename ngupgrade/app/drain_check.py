@@ -36,7 +36,7 @@ from ngupgrade.core.membership import group_node_names, membership_text, nodes_p
 from ngupgrade.core.model import FixedScale, NodeGroup
 from ngupgrade.core.plan_warnings import NODES_OVERRIDE_UNUSED
 from ngupgrade.core.platform import platform_of
-from ngupgrade.core.policy import check_overrides, resolve
+from ngupgrade.core.policy import ResolvedPolicy, check_overrides, resolve
 from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, Duration, GroupPlan
 
 if TYPE_CHECKING:
@@ -128,6 +128,13 @@ def _bulk_read() -> Iterator[None]:
             gc.enable()
 
 
+DRAIN_HINT = ("fix what blocks the drain (a PDB, room for the evicted pods, a bare pod) or "
+              "choose a slower deploy policy (`ngupgrade advise`); after reading a finding, "
+              "--accept CODE proceeds past it")
+"""What to do about a failed drain check, in every gate (``preflight --cluster``, the
+upgrade's pre-change gate)."""
+
+
 @dataclass(frozen=True)
 class DrainCheckRequest:
     """What the user asked ``drain-check`` for.
@@ -147,6 +154,9 @@ class DrainCheckRequest:
     nodes_at_once: Literal["wave", "one"] | None = None
     accept: frozenset[str] = frozenset()
     strict: bool = False
+    policies: Mapping[str, ResolvedPolicy] = field(default_factory=dict)
+    """By Terraform address, a policy already decided with its source (the upgrade gate's),
+    planned as it is (:class:`ngupgrade.app.plan.PlanRequest`)."""
 
 
 @dataclass(frozen=True)
@@ -247,7 +257,22 @@ def drain_check(settings: Settings, request: DrainCheckRequest) -> DrainCheckRes
         return drain_check_groups(groups, request)
     from ngupgrade.app.tfplan import load_plan
 
-    rolls, removed = plan_drains(load_plan(settings, request.selectors))
+    return drain_gate((), request, plan=load_plan(settings, request.selectors))
+
+
+def drain_gate(groups: Sequence[NodeGroup], request: DrainCheckRequest, *,
+               plan: PlanGate | None = None) -> DrainCheckResult:
+    """The drain check a gate chains after its quota check (``drain-check``, ``preflight
+    --cluster``, ``preflight --plan --cluster``, the upgrade's pre-change gate): ``groups``
+    under the policies they are checked with, or with a Terraform ``plan`` the groups it
+    rolls and the ones it deletes at once (:func:`plan_drains`; ``groups`` is then ignored).
+
+    Raises:
+        UsageError, BadInput, KubeApiError: as :func:`read_cluster`.
+    """
+    if plan is None:
+        return drain_check_groups(groups, request)
+    rolls, removed = plan_drains(plan)
     return drain_check_groups(rolls, request, removed=removed)
 
 
@@ -343,7 +368,8 @@ def removed_group_report(change: GroupChange, snapshot: ClusterSnapshot) -> Grou
 def _plan_request(request: DrainCheckRequest) -> PlanRequest:
     return PlanRequest(selectors=request.selectors, max_expansion=request.max_expansion,
                        max_unavailable=request.max_unavailable, nodes=request.nodes,
-                       minutes_per_cycle=request.minutes_per_cycle)
+                       minutes_per_cycle=request.minutes_per_cycle,
+                       policies=request.policies)
 
 
 def _missing_nodes(groups: Sequence[NodeGroup], sizes: Mapping[str, int]) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
 """The pre-change gate of an upgrade, before any Update (sequential and advised runs alike):
 the quota preflight of the groups still to upgrade under the policy each will run with
-(:func:`ngupgrade.app.preflight.run_preflight`, the one path of ``ngupgrade preflight``: the
+(:func:`ngupgrade.app.quota_check.run_preflight`, the one path of ``ngupgrade preflight``: the
 cloud-wide quotas and :mod:`ngupgrade.core.quota.limits`, the state's other groups counted in
 their clusters' node limits, the auto-upgrade window over each group's own run), then, with
 cluster objects, the drain check under the same policies; a short quota or a blocking drain
@@ -14,12 +14,12 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from ngupgrade.app.drain_check import DRAIN_HINT
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.upgrade_request import UpgradeReport, UpgradeRequest
-from ngupgrade.core.errors import CheckFailed, UsageError
-from ngupgrade.core.model import DeployPolicy, NodeGroup
+from ngupgrade.core.errors import CheckFailed
+from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.quota import limits
-from ngupgrade.core.quota.demand import GroupDemand, group_demand
 from ngupgrade.core.quota.preflight import failure_hints, failure_summary
 from ngupgrade.upgrade.context import Prepared
 from ngupgrade.upgrade.events import DrainGateDone, Emit, Note, PreflightDone
@@ -85,20 +85,15 @@ def gate(settings: Settings, request: UpgradeRequest, api: UpgradeApi, report: U
 def _drain_gate(request: UpgradeRequest, gated: Sequence[Prepared]) -> Any:
     """The drain check of the groups still to upgrade, with the policy they will run with
     (the plan's: the override or the advised one, else the live one), on the cluster objects
-    given; its report names that policy's source as the plan does."""
-    from ngupgrade.app.drain_check import DrainCheckRequest, drain_check_groups
+    given; its report names that policy's source as the plan does (the decided policies travel
+    in the request)."""
+    from ngupgrade.app.drain_check import DrainCheckRequest, drain_gate
 
     groups = [replace(p.group, policy=p.plan.policy.policy) for p in gated]
-    result = drain_check_groups(groups, DrainCheckRequest(
+    return drain_gate(groups, DrainCheckRequest(
         selectors=request.selectors, cluster=request.cluster,
         minutes_per_cycle=request.options.minutes_per_cycle, accept=request.accept,
-        strict=request.strict))
-    # the same values, named where the run's plan took them from (a command-line override,
-    # the advised schedule, the live group), not as the state's
-    chosen = {p.address: p.plan.policy for p in gated}
-    return replace(result, plans={
-        address: replace(plan, policy=chosen[address]) if address in chosen else plan
-        for address, plan in result.plans.items()})
+        strict=request.strict, policies={p.address: p.plan.policy for p in gated}))
 
 
 def _gate_verdict(report: UpgradeReport, *, quotas_offline: bool, policy_flags: str) -> None:
@@ -110,9 +105,7 @@ def _gate_verdict(report: UpgradeReport, *, quotas_offline: bool, policy_flags: 
                                policy_flags=policy_flags)
     if report.drain is not None and not report.drain.ok:
         parts.append(report.drain.failure_summary())
-        hints.append("fix what blocks the drain (a PDB, room for the evicted pods, a bare pod) "
-                     "or choose a slower deploy policy (`ngupgrade advise`); after reading a "
-                     "finding, --accept CODE proceeds past it")
+        hints.append(DRAIN_HINT)
     if parts:
         raise CheckFailed("; ".join(parts) + "; nothing was changed", hint="; ".join(hints))
 
@@ -121,43 +114,23 @@ def _preflight(settings: Settings, request: UpgradeRequest, gated: Sequence[Prep
                api: Any, peers: Sequence[NodeGroup], start: datetime,
                runs: Mapping[str, limits.RunSlot]) -> Any:
     """The quota gate for the groups still to upgrade, with the policy they will run with:
-    :func:`ngupgrade.app.preflight.run_preflight`, the one path of ``ngupgrade preflight``
-    (the cloud-wide quotas and :mod:`ngupgrade.core.quota.limits`), each group's upgrade
-    over its own run (``runs``, else from ``start``; UTC), every group of the state
-    (``peers``) counted in its cluster's limit."""
-    from ngupgrade.app.preflight import PreflightRequest, run_preflight
+    :func:`ngupgrade.app.quota_check.check_quotas` and
+    :func:`~ngupgrade.app.quota_check.run_preflight`, the path of ``ngupgrade preflight`` (the
+    cloud-wide quotas and :mod:`ngupgrade.core.quota.limits`), each group's upgrade over its
+    own run (``runs``, else from ``start``; UTC), every group of the state (``peers``) counted
+    in its cluster's limit; each group's demand is counted under its plan's policy, named where
+    the plan took it from (the state, the live group, the default, a command-line override,
+    the advised schedule)."""
+    from ngupgrade.app.quota_check import PreflightRequest, check_quotas, run_preflight
 
     groups = [replace(p.group, policy=p.plan.policy.policy) for p in gated]
-    chosen = {p.address: p.plan.policy for p in gated}
+    asked = PreflightRequest(cloud_id=request.cloud_id, sequential=True, strict=request.strict,
+                             start=start, runs=dict(runs),
+                             minutes_per_cycle=request.options.minutes_per_cycle,
+                             policies={p.address: p.plan.policy for p in gated},
+                             quotas_file=request.quotas_file)
 
-    def build(group: NodeGroup, cloud_id: str, current: int | None, per_node: Any,
-              live_policy: DeployPolicy | None) -> GroupDemand:
-        # the policy the group will run with, named where its plan took it from (the state,
-        # the live group, the default, a command-line override, the advised schedule)
-        policy = chosen[str(group.address)]
-        gd = group_demand(group, cloud_id, current, per_node, live_policy,
-                          override=policy.policy)
-        return replace(gd, extra=replace(gd.extra, policy_source=policy.source,
-                                         policy_assumed=policy.assumed))
+    def check(quotas: Any, asked: PreflightRequest, **live: Any) -> Any:
+        return run_preflight(groups, quotas, asked, peers=peers, **live)
 
-    def asked(cloud: str | None) -> PreflightRequest:
-        return PreflightRequest(cloud_id=cloud, sequential=True, strict=request.strict,
-                                start=start, runs=dict(runs),
-                                minutes_per_cycle=request.options.minutes_per_cycle)
-
-    cloud_id = request.cloud_id
-    if request.quotas_file is not None:
-        from ngupgrade.adapters.files.quota_file import read_quota_file
-
-        source = read_quota_file(request.quotas_file)
-        if cloud_id is None:
-            cloud_id = source.single_cloud_id()
-            if cloud_id is None:
-                held = ", ".join(source.cloud_ids) or "no named cloud"
-                raise UsageError(f"which cloud? the quota file {request.quotas_file} holds "
-                                 f"{held}", hint="pass --cloud-id ID")
-        return run_preflight(groups, source, asked(cloud_id), nodes=api, peers=peers,
-                             build_demand=build)
-    return run_preflight(groups, api, asked(cloud_id),
-                         directory=api if cloud_id is None else None, nodes=api, peers=peers,
-                         build_demand=build)
+    return check_quotas(settings, groups, asked, check, api=api)

@@ -10,14 +10,14 @@ gateway plugs in.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ngupgrade.app.load import forced_platform, load_groups
 from ngupgrade.app.settings import Settings
 from ngupgrade.core import platform as plat
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.model import DeployPolicy, NodeGroup
-from ngupgrade.core.policy import check_overrides
+from ngupgrade.core.policy import PolicySource, ResolvedPolicy, check_overrides
 from ngupgrade.core.simulate import (
     DEFAULT_MINUTES_PER_CYCLE,
     GroupPlan,
@@ -37,6 +37,10 @@ class PlanRequest:
     ``group_node_limit`` / ``update_timeout_minutes``: None means each group's platform's.
     ``method``: the in-place method of the groups (Selectel: ``reboot`` or ``reinstall``, not
     in the state); None leaves it unknown, and the plan's data notes say so.
+    ``declared``: what the groups' own policy is (``state``, or ``plan`` for a Terraform
+    plan's planned values); ``policies``: by Terraform address, a policy already decided with
+    its source (the upgrade gate's: the override, the advised stage's or the live one), planned
+    as it is. Both name the source once, in :func:`ngupgrade.core.policy.resolve`.
     """
 
     selectors: tuple[str, ...] = ()
@@ -47,6 +51,8 @@ class PlanRequest:
     group_node_limit: int | None = None
     update_timeout_minutes: int | None = None
     method: str | None = None
+    declared: PolicySource = "state"
+    policies: Mapping[str, ResolvedPolicy] = field(default_factory=dict)
 
 
 def plan_node_groups(
@@ -73,7 +79,8 @@ def plan_node_groups(
     for group in groups:
         resolve_group_policy(group, live_policy=policies.get(group.id),
                              max_expansion=request.max_expansion,
-                             max_unavailable=request.max_unavailable)
+                             max_unavailable=request.max_unavailable,
+                             decided=request.policies.get(str(group.address)))
     return [
         plan_group(
             group,
@@ -86,6 +93,8 @@ def plan_node_groups(
             group_node_limit=request.group_node_limit,
             update_timeout_minutes=request.update_timeout_minutes,
             method=_method(group, request.method),
+            declared=request.declared,
+            decided=request.policies.get(str(group.address)),
         )
         for group in groups
     ]

@@ -16,7 +16,7 @@ from ngupgrade.adapters.state.plan_source import read_plan_bytes
 from ngupgrade.adapters.state.tfplan import ClusterChange, parse_plan
 from ngupgrade.app.load import other_input, select_groups
 from ngupgrade.app.plan import PlanRequest, plan_node_groups
-from ngupgrade.app.preflight import PreflightRequest, QuotaSource, run_preflight
+from ngupgrade.app.quota_check import PreflightRequest, QuotaSource, run_preflight
 from ngupgrade.app.settings import Settings
 from ngupgrade.core.change import GroupChange, PlanVerdict, classify_plan
 from ngupgrade.core.errors import BadInput, UsageError
@@ -93,16 +93,10 @@ def plan_rolls(gate: PlanGate, request: PlanRequest) -> list[GroupPlan | None]:
         PolicyInvalid: an override or a planned policy is invalid (exit 1).
     """
     rolls = [c.group for c in gate.changes if c.kind == "roll"]
-    planned = iter(plan_node_groups(rolls, request))
-    return [_from_plan(next(planned)) if c.kind == "roll" else None for c in gate.changes]
-
-
-def _from_plan(plan: GroupPlan) -> GroupPlan:
-    """The policy of a planned group came from the Terraform plan (``after``), not the state:
-    say so (an unknown knob is at its worst case there, which the findings name)."""
-    if plan.policy.source != "state":
-        return plan
-    return replace(plan, policy=replace(plan.policy, source="plan"))
+    # the groups' policies are the plan's planned values (``after``), named so (an unknown
+    # knob is at its worst case there, which the findings name)
+    planned = iter(plan_node_groups(rolls, replace(request, declared="plan")))
+    return [next(planned) if c.kind == "roll" else None for c in gate.changes]
 
 
 def preflight_plan(gate: PlanGate, quotas: QuotaSource, request: PreflightRequest,
@@ -110,9 +104,9 @@ def preflight_plan(gate: PlanGate, quotas: QuotaSource, request: PreflightReques
     """The quota preflight of every change that needs nodes (``roll``, ``resize``, ``create``,
     ``replace``), together by default (C25), the plan's other groups (``gate.peers``) counted
     in their cluster's node limit. ``live`` passes the live sources of
-    :func:`ngupgrade.app.preflight.run_preflight` (``directory``, ``nodes``, ``live_groups``).
+    :func:`ngupgrade.app.quota_check.run_preflight` (``directory``, ``nodes``, ``live_groups``).
 
-    Raises: as :func:`ngupgrade.app.preflight.run_preflight`.
+    Raises: as :func:`ngupgrade.app.quota_check.run_preflight`.
     """
     busy = [c for c in gate.changes if c.kind in NEEDS_NODES]
     if not busy:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -21,14 +20,9 @@ from ngupgrade.cli._common import (
     stdin_once,
 )
 from ngupgrade.cli._flags import note_unused
-from ngupgrade.core.errors import CheckFailed, UsageError
 
 if TYPE_CHECKING:
-    from ngupgrade.app.drain_check import DrainCheckResult
-    from ngupgrade.app.preflight import PreflightRequest, QuotaSource
-    from ngupgrade.app.tfplan import PlanGate
-    from ngupgrade.core.model import NodeGroup
-    from ngupgrade.core.quota.preflight import Preflight
+    from ngupgrade.app.preflight import PreflightReport
 
 
 @click.command()
@@ -111,10 +105,9 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
       4  cloud API error
     Nothing in the cloud is changed. See docs/quota-preflight.md.
     """
-    # here, not at the top: `ngupgrade preflight --help` loads none of it
-    from ngupgrade.adapters.files.pdb_file import read_pdb_file
-    from ngupgrade.app.load import forced_platform, load_state, refuse_empty, select_groups
-    from ngupgrade.app.preflight import PreflightRequest, run_preflight, with_drain_blockers
+    from ngupgrade.app.load import forced_platform
+    from ngupgrade.app.preflight import PreflightRequest
+    from ngupgrade.app.preflight import preflight as run_preflight_command
     from ngupgrade.core.policy import check_overrides
 
     settings = settings_of(click.get_current_context())
@@ -123,93 +116,26 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
                 offline="with --quotas the limits come from the file, no API call is made")
     check_overrides(max_expansion, max_unavailable, forced_platform(settings))
     cluster = cluster_source(cluster_files, kubeconfig, kube_context)
-    accepted_codes(accept)  # an unknown code is a usage error before anything is read
-    overrides = max_expansion is not None or max_unavailable is not None
-    if settings.plan is not None and overrides:
-        raise UsageError("--max-expansion/--max-unavailable check a state's groups; a "
-                         "Terraform plan brings its own deploy policies",
-                         hint="leave them out with --plan")
-    gate = None
-    found: list[NodeGroup] = []
-    peers: tuple[NodeGroup, ...] = ()
-    if settings.plan is not None:
-        from ngupgrade.app.tfplan import load_plan, preflight_plan
-
-        gate = load_plan(settings, groups, sequential=sequential)
-    else:
-        peers = load_state(settings).groups  # a cluster's other groups count in its limit
-        found = select_groups(peers, groups)
-        refuse_empty(found, strict, "preflight")
-
-    def check(quotas: QuotaSource, request: PreflightRequest, **live: Any) -> Preflight:
-        if gate is not None:
-            return preflight_plan(gate, quotas, request, **live)
-        return run_preflight(found, quotas, request, peers=peers, **live)
-
+    accepted = accepted_codes(accept)  # an unknown code is a usage error before anything is read
     start = (start_at.replace(tzinfo=timezone.utc) if start_at is not None
              else datetime.now(timezone.utc).replace(second=0, microsecond=0))
-    request = PreflightRequest(cloud_id=cloud_id, sequential=sequential, strict=strict,
-                               at_current_size=at_current_size, max_expansion=max_expansion,
-                               max_unavailable=max_unavailable, start=start)
-    selectel = bool(found) and all(g.platform == "selectel" for g in found)
-    if selectel and quotas_file is None:
-        raise UsageError("a Selectel preflight is offline: pass --quotas FILE with the "
-                         "project's quotas", hint="the format is in docs/selectel.md")
-    if quotas_file is not None:
-        if selectel:
-            from ngupgrade.adapters.files.project_quota_file import read_project_quota_file
-
-            source = read_project_quota_file(quotas_file)
-        else:
-            from ngupgrade.adapters.files.quota_file import read_quota_file
-
-            source = read_quota_file(quotas_file)
-        if request.cloud_id is None:
-            single = source.single_cloud_id()
-            if single is None:
-                held = ", ".join(source.cloud_ids) or "no named cloud"
-                raise UsageError(f"which cloud? the quota file {quotas_file} holds {held}",
-                                 hint="pass --cloud-id ID")
-            request = replace(request, cloud_id=single)
-        result = check(source, request)
-    else:
-        from ngupgrade.app.cloud import open_cloud  # the SDK only on the live path
-
-        gateway = open_cloud(settings)
-        try:
-            result = check(gateway, request, directory=gateway, nodes=gateway,
-                           live_groups=gateway)
-        finally:
-            close = getattr(gateway, "close", None)
-            if close is not None:
-                close()
-
-    if pdbs_file is not None:
-        result = with_drain_blockers(result, read_pdb_file(pdbs_file))
-    drain = None
-    if cluster.given:
-        from ngupgrade.app.drain_check import DrainCheckRequest, drain_check_groups, plan_drains
-
-        drained, removed = (found, []) if gate is None else plan_drains(gate)
-        drain = drain_check_groups(drained, DrainCheckRequest(
-            selectors=groups, cluster=cluster, max_expansion=max_expansion,
-            max_unavailable=max_unavailable, accept=accepted_codes(accept), strict=strict),
-            removed=removed)
-    _report(result, gate, drain, output=settings.output, selectel=selectel,
-            offline=quotas_file is not None)
+    report = run_preflight_command(settings, PreflightRequest(
+        cloud_id=cloud_id, sequential=sequential, strict=strict,
+        at_current_size=at_current_size, max_expansion=max_expansion,
+        max_unavailable=max_unavailable, start=start, quotas_file=quotas_file,
+        selectors=groups, pdbs_file=pdbs_file, cluster=cluster, accept=accepted))
+    _show(report, output=settings.output)
+    failure = report.failure()
+    if failure is not None:
+        raise failure
 
 
-def _report(result: Preflight, gate: PlanGate | None, drain: DrainCheckResult | None, *,
-            output: str, selectel: bool, offline: bool) -> None:
+def _show(report: PreflightReport, *, output: str) -> None:
     """Print the quota verdict (with ``--plan`` the change table, with ``--cluster`` the
-    drain check) as a table, JSON or JUnit; exit 1 when any part fails."""
-    from ngupgrade.cli.render.quota import failure_summary, preflight_json, preflight_table
-    from ngupgrade.core.change import blocking_hints
-    from ngupgrade.core.quota.preflight import failure_hints
+    drain check) as a table, JSON or JUnit."""
+    from ngupgrade.cli.render.quota import preflight_json, preflight_table
 
-    blocking = gate.verdict.blocking if gate is not None else ()
-    shown = [gd.group for gd in result.groups] + (
-        [g for c in gate.changes for g in (c.before, c.group)] if gate is not None else [])
+    result, gate, drain = report.result, report.gate, report.drain
     if output == "json":
         document = preflight_json(result)
         if gate is not None:
@@ -218,13 +144,14 @@ def _report(result: Preflight, gate: PlanGate | None, drain: DrainCheckResult | 
             document = preflight_with_changes(document, gate.changes)
             document["plan"] = plan_section_json(gate.verdict, source=gate.source,
                                                  terraform_version=gate.terraform_version,
-                                                 clusters=gate.clusters, ok=not blocking)
+                                                 clusters=gate.clusters,
+                                                 ok=not report.blocking)
         if drain is not None:
             from ngupgrade.cli.drain_check import drain_document
 
             document["drain"] = drain_document(drain)
-        document["ok"] = result.ok and not blocking and (drain is None or drain.ok)
-        state_notes(shown, document)
+        document["ok"] = report.ok
+        state_notes(report.shown, document)
         emit_json(document)
     elif output == "junit":
         from ngupgrade.cli.render.junit import junit_xml
@@ -247,22 +174,4 @@ def _report(result: Preflight, gate: PlanGate | None, drain: DrainCheckResult | 
 
             click.echo("\n== drain check")
             show(drain, "table")
-        state_notes(shown)
-    parts = [f.message for f in blocking]
-    if not result.ok:
-        parts.append(failure_summary(result))
-    if drain is not None and not drain.ok:
-        from ngupgrade.cli.drain_check import failure_summary as drain_failure
-
-        parts.append(drain_failure(drain))
-    if not parts:
-        return
-    where = ("the project's quotas in the Selectel control panel" if selectel
-             else "Quota Manager")
-    hints = blocking_hints(blocking)
-    hints += failure_hints(result, offline=offline, where=where)
-    if drain is not None and not drain.ok:
-        hints.append("a drain finding: fix what blocks it, or a slower policy (`ngupgrade "
-                     "advise`); --accept CODE after reading it")
-    title = "plan gate failed: " if gate is not None else ""
-    raise CheckFailed(title + "; ".join(parts), hint="; ".join(hints))
+        state_notes(report.shown)

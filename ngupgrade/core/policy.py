@@ -180,17 +180,24 @@ def resolve(
     max_expansion: int | None = None,
     max_unavailable: int | None = None,
     platform: Platform = YANDEX,
+    declared: PolicySource = "state",
+    chosen: PolicySource = "override",
 ) -> ResolvedPolicy:
-    """Pick the deploy policy to plan with, and say where it came from.
+    """Pick the deploy policy to plan with, and say where it came from: the one place a
+    policy's source is named (callers pass where their values came from; nothing relabels the
+    answer afterwards).
 
     Precedence per knob: a command-line override, else the live group (API), else the state,
-    else the platform's default (assumed). The source is ``override`` when any knob was
-    overridden, otherwise that of the base policy. Not validated here: call :func:`validate`.
+    else the platform's default (assumed). The source is ``chosen`` when any knob was
+    overridden (``override`` for the flags, ``advised`` for the advisor's schedule), otherwise
+    that of the base policy: ``live``, ``declared`` for ``state`` (``state``, or ``plan`` when
+    the declared policy is a Terraform plan's planned value), or ``default``. Not validated
+    here: call :func:`validate`.
     """
     if live is not None:
         base = ResolvedPolicy(live, "live")
     elif state is not None:
-        base = ResolvedPolicy(state, "state")
+        base = ResolvedPolicy(state, declared)
     else:
         base = default_policy(platform)
     if max_expansion is None and max_unavailable is None:
@@ -202,7 +209,7 @@ def resolve(
     )
     # A half override on top of an unset policy still leans on the assumed default.
     half = max_expansion is None or max_unavailable is None
-    return ResolvedPolicy(policy, "override", assumed=base.assumed and half)
+    return ResolvedPolicy(policy, chosen, assumed=base.assumed and half)
 
 
 def terraform_block(policy: DeployPolicy) -> str:

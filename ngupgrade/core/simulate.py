@@ -33,7 +33,7 @@ from ngupgrade.core.plan_warnings import (
     policy_warnings,
 )
 from ngupgrade.core.platform import DataNote, InPlaceMethod, platform_of
-from ngupgrade.core.policy import ResolvedPolicy, clamp, resolve, validate
+from ngupgrade.core.policy import PolicySource, ResolvedPolicy, clamp, resolve, validate
 
 DEFAULT_MINUTES_PER_CYCLE = 6.0
 """Minutes one cycle takes when nothing is known: field report C12 assumes 6.
@@ -238,8 +238,14 @@ def resolve_group_policy(
     live_policy: DeployPolicy | None = None,
     max_expansion: int | None = None,
     max_unavailable: int | None = None,
+    declared: PolicySource = "state",
+    chosen: PolicySource = "override",
+    decided: ResolvedPolicy | None = None,
 ) -> ResolvedPolicy:
-    """Resolve and validate the policy of one group under its platform (no API call needed).
+    """Resolve and validate the policy of one group under its platform (no API call needed):
+    :func:`ngupgrade.core.policy.resolve` with ``declared``/``chosen`` naming the sources, or
+    ``decided``, a policy a caller has already resolved (the upgrade gate's, with its source),
+    validated as it is.
 
     Raises:
         PolicyInvalid: the resolved policy breaks the platform's bounds (Yandex 0..100,
@@ -247,8 +253,9 @@ def resolve_group_policy(
             message names the group's Terraform address.
     """
     platform = platform_of(group)
-    resolved = resolve(group.policy, live=live_policy, max_expansion=max_expansion,
-                       max_unavailable=max_unavailable, platform=platform)
+    resolved = decided or resolve(group.policy, live=live_policy, max_expansion=max_expansion,
+                                  max_unavailable=max_unavailable, platform=platform,
+                                  declared=declared, chosen=chosen)
     validate(resolved.policy, subject=str(group.address), platform=platform,
              scale=group.scale)
     return resolved
@@ -266,6 +273,9 @@ def plan_group(
     group_node_limit: int | None = None,
     update_timeout_minutes: int | None = None,
     method: InPlaceMethod | None = None,
+    declared: PolicySource = "state",
+    chosen: PolicySource = "override",
+    decided: ResolvedPolicy | None = None,
 ) -> GroupPlan:
     """Plan the upgrade of one node group.
 
@@ -281,6 +291,8 @@ def plan_group(
             platform's; Yandex 60, none on Selectel).
         method: the group's in-place method when known (Selectel: reboot or reinstall);
             None says in the data notes that it is not known.
+        declared, chosen, decided: where the policy came from
+            (:func:`resolve_group_policy`).
 
     Raises:
         PolicyInvalid: the resolved policy is invalid (before anything else is computed).
@@ -289,7 +301,8 @@ def plan_group(
     platform = platform_of(group)
     resolved = resolve_group_policy(group, live_policy=live_policy,
                                     max_expansion=max_expansion,
-                                    max_unavailable=max_unavailable)
+                                    max_unavailable=max_unavailable, declared=declared,
+                                    chosen=chosen, decided=decided)
     if group_node_limit is None:
         group_node_limit = platform.group_node_limit
     nodes, source = choose_nodes(group, live_size=live_size, nodes_override=nodes_override)

@@ -19,7 +19,6 @@ override the next ``terraform apply`` reverts (:func:`terraform_warning`, C16).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 from ngupgrade.adapters.cloud.types import LiveNodeGroup, newest
 from ngupgrade.adapters.cloud.waiter import Timing
@@ -203,9 +202,7 @@ def prepare_group(api: UpgradeApi, options: UpgradeOptions, group: NodeGroup,
         emit(Note(group=str(group.address), message=note.message))
     plan = plan_group(group, live_size=start_nodes, live_policy=live.policy,
                       max_expansion=max_e, max_unavailable=max_u,
-                      minutes_per_cycle=options.minutes_per_cycle)
-    if plan.policy.source == "override" and chosen_by != "override":
-        plan = replace(plan, policy=replace(plan.policy, source=chosen_by))
+                      minutes_per_cycle=options.minutes_per_cycle, chosen=chosen_by)
     # The policy the user (or the advised schedule) asked for; whether it needs an Update is
     # the policy step's decision (one rule for the dry run and --apply: the policy in force).
     override = plan.policy.policy if plan.policy.source in ("override", "advised") else None

@@ -63,7 +63,7 @@ SHORT_ENTRY_KEYS = ("limit", "usage")
 class QuotaFile:
     """Quota limits read from a file: cloud id (None when unnamed) -> quota id -> limit.
 
-    Implements the ``QuotaSource`` protocol of :mod:`ngupgrade.app.preflight`.
+    Implements the ``QuotaSource`` protocol of :mod:`ngupgrade.app.quota_check`.
     """
 
     source: str

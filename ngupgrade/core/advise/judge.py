@@ -35,6 +35,7 @@ from typing import Literal, Protocol
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup, QuotaLimit
 from ngupgrade.core.plan_warnings import MAX_UNAVAILABLE_AT_AUTOSCALER_MIN
+from ngupgrade.core.policy import ResolvedPolicy
 from ngupgrade.core.quota.demand import group_demand
 from ngupgrade.core.quota.limits import limit_rows
 from ngupgrade.core.quota.verdict import QuotaVerdict, verdict
@@ -220,7 +221,7 @@ class QuotaJudge:
         if found is None:
             policy = DeployPolicy(e, 0 if e else 1)  # demand does not depend on U; never 0/0
             gd = group_demand(self.group, self.cloud_id, self.current, self.per_node,
-                              override=policy)
+                              policy=ResolvedPolicy(policy, "override"))
             need = gd.demand(self.at_current_size)
             found = [verdict(q, need.get(q, 0), self.limits.get(q)) for q in sorted(need)]
             found += limit_rows([gd], self.limits, self.peers,

@@ -25,7 +25,7 @@ from typing import Literal
 
 from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup
 from ngupgrade.core.platform import platform_of
-from ngupgrade.core.policy import PolicySource, clamp, resolve, validate
+from ngupgrade.core.policy import PolicySource, ResolvedPolicy, clamp, resolve, validate
 from ngupgrade.core.quota.catalog import (
     QuotaMappingUnknown,
     node_consumption,
@@ -111,21 +111,19 @@ class ExtraNodes:
 
 
 def extra_nodes(group: NodeGroup, current: int | None = None,
-                policy: DeployPolicy | None = None,
-                policy_source: PolicySource | None = None) -> ExtraNodes:
+                policy: ResolvedPolicy | None = None) -> ExtraNodes:
     """The extra nodes of one group's upgrade (DESIGN.md section 4).
 
     ``current`` is the live node count of an autoscaled group (ignored for a fixed group); None
-    means offline, and the autoscaler ``min`` is assumed. ``policy`` overrides the group's own
-    (the live one, or a suggestion being tried; ``policy_source`` says which, default
-    ``live``); without it the state's, else the platform's default (assumed). Raises
-    PolicyInvalid for a policy outside the platform's bounds or 0/0.
+    means offline, and the autoscaler ``min`` is assumed. ``policy`` is the policy the upgrade
+    runs with, as its caller resolved it (:func:`ngupgrade.core.policy.resolve`: the live one,
+    an override, the advised one, a plan's, a suggestion being tried), whose source and
+    ``assumed`` the figures carry as they are; without it the state's, else the platform's
+    default (assumed). Raises PolicyInvalid for a policy outside the platform's bounds or 0/0.
     """
     platform = platform_of(group)
-    resolved = resolve(group.policy, platform=platform)
+    resolved = policy or resolve(group.policy, platform=platform)
     configured, assumed, source = resolved.policy, resolved.assumed, resolved.source
-    if policy is not None:
-        configured, assumed, source = policy, False, policy_source or "live"
     validate(configured, platform=platform, scale=group.scale)
     scale = group.scale
     if isinstance(scale, AutoScale):
@@ -201,7 +199,7 @@ class GroupDemand:
         if self.rebuild is not None:
             return self.rebuild(policy)
         live = self.extra.current if self.extra.current_source == "api" else None
-        extra = extra_nodes(self.group, live, policy=policy, policy_source="override")
+        extra = extra_nodes(self.group, live, policy=ResolvedPolicy(policy, "override"))
         return replace(self, extra=extra, worst_case=demand_of(self.per_node, extra),
                        at_current_size=demand_of(self.per_node, extra, at_current_size=True))
 
@@ -243,19 +241,18 @@ def check_groups(groups: Sequence[NodeGroup], *, max_expansion: int | None = Non
 def group_demand(group: NodeGroup, cloud_id: str, current: int | None = None,
                  per_node: Mapping[str, int] | None = None,
                  live_policy: DeployPolicy | None = None,
-                 override: DeployPolicy | None = None) -> GroupDemand:
+                 policy: ResolvedPolicy | None = None) -> GroupDemand:
     """Build one group's :class:`GroupDemand` (see :func:`extra_nodes` for ``current``).
 
     ``live_policy`` (from ``NodeGroupService.Get``) replaces a policy the state leaves unset
     (C06: never 0/0, the platform's default only when nothing better is known);
-    ``override`` (``--max-expansion``/``--max-unavailable`` resolved) replaces both.
+    ``policy`` (decided by the caller with its source: ``--max-expansion``/``--max-unavailable``
+    resolved, the upgrade's own, a policy being judged) replaces both.
     """
     consumption = dict(per_node) if per_node is not None else node_consumption(group)
-    if override is not None:
-        extra = extra_nodes(group, current, policy=override, policy_source="override")
-    else:
-        use_live = live_policy if group.policy is None else None
-        extra = extra_nodes(group, current, policy=use_live)
+    if policy is None and group.policy is None and live_policy is not None:
+        policy = ResolvedPolicy(live_policy, "live")
+    extra = extra_nodes(group, current, policy=policy)
     return GroupDemand(group=group, cloud_id=cloud_id, per_node=consumption, extra=extra,
                        worst_case=demand_of(consumption, extra),
                        at_current_size=demand_of(consumption, extra, at_current_size=True))

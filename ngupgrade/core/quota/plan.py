@@ -46,7 +46,7 @@ from functools import partial
 from ngupgrade.core.change import GroupChange
 from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale, NodeGroup
-from ngupgrade.core.policy import PolicySource, clamp, in_force
+from ngupgrade.core.policy import ResolvedPolicy, clamp, in_force
 from ngupgrade.core.quota.catalog import node_consumption, service_of
 from ngupgrade.core.quota.demand import (
     CurrentSource,
@@ -238,13 +238,14 @@ def _roll_counted(change: GroupChange, current: int | None, policy: DeployPolicy
 def _roll(change: GroupChange, cloud_id: str, current: int | None,
           consumption: Mapping[str, int], live_policy: DeployPolicy | None) -> GroupDemand:
     group = change.group
-    policy = change.quota_policy if change.quota_policy != group.policy else None
-    source: PolicySource | None = "plan" if policy is not None else None
+    policy = (ResolvedPolicy(change.quota_policy, "plan")
+              if change.quota_policy != group.policy and change.quota_policy is not None
+              else None)
     if policy is None and group.policy is None and live_policy is not None:
         # the plan leaves it unset: the live group's, named as such (not the plan's)
-        policy, source = live_policy, "live"
+        policy = ResolvedPolicy(live_policy, "live")
     # validates the policy and resolves the one in force; the counts are the timeline's
-    base = extra_nodes(group, current, policy=policy, policy_source=source)
+    base = extra_nodes(group, current, policy=policy)
     old = _before_consumption(change) if change.before is not None else dict(consumption)
     return _roll_under(change, cloud_id, current, consumption, old, base, base.policy)
 

@@ -1,7 +1,7 @@
 """The quota preflight of an upgrade: every cloud's verdicts, suggestions and warnings. Pure.
 
 Plain values in, plain values out; no I/O, no clock. The use case in
-:mod:`ngupgrade.app.preflight` fetches the limits and feeds them to :func:`evaluate`, with the
+:mod:`ngupgrade.app.quota_check` fetches the limits and feeds them to :func:`evaluate`, with the
 demands of :mod:`ngupgrade.core.quota.demand` (an upgrade) or
 :mod:`ngupgrade.core.quota.plan` (a Terraform plan); :mod:`ngupgrade.core.quota.limits` adds
 the limits the cloud-wide rows do not show.
