@@ -99,6 +99,19 @@ def test_resolution_precedence_override_live_state_default() -> None:
         pol.ResolvedPolicy(DeployPolicy(1, 1), "override")
 
 
+def test_resolve_names_the_source_its_caller_gives_so_nobody_relabels_it() -> None:
+    """A Terraform plan's declared policy is the plan's; the advised stage's knobs are advised;
+    the live policy and the default keep their own names whatever the caller says."""
+    state = DeployPolicy(2, 1)
+    assert pol.resolve(state, declared="plan") == pol.ResolvedPolicy(state, "plan")
+    assert pol.resolve(state, max_expansion=1, max_unavailable=0, chosen="advised") == \
+        pol.ResolvedPolicy(DeployPolicy(1, 0), "advised")
+    assert pol.resolve(state, live=DeployPolicy(4, 0), declared="plan") == \
+        pol.ResolvedPolicy(DeployPolicy(4, 0), "live")
+    assert pol.resolve(None, max_expansion=2, chosen="advised") == \
+        pol.ResolvedPolicy(DeployPolicy(2, 0), "advised", assumed=True)
+
+
 def test_half_override_keeps_the_other_knob() -> None:
     assert pol.resolve(DeployPolicy(2, 1), max_unavailable=0) == \
         pol.ResolvedPolicy(DeployPolicy(2, 0), "override")
