@@ -130,7 +130,10 @@ class Schedule:
 class _Open:
     """A stage being filled. ``lanes``: cluster -> minutes of its groups so far; ``peaks``:
     (cloud, cluster) -> quota -> the largest demand of the lane; ``used``: cloud -> quota -> the
-    sum of the peaks of its lanes; ``scopes``: scope -> the clusters running there."""
+    sum of the peaks of its lanes; ``scopes``: scope -> the clusters running there;
+    ``longest``: the longest lane (kept as lanes grow); ``last``: cluster -> the address of
+    the last group of its lane; ``drawn``: cloud -> ``used`` of that cloud as a hashable
+    value, and per lane its ``peaks`` the same way (what :class:`_FirstFits` looks up)."""
 
     placed: list[Placed] = field(default_factory=list)
     lanes: dict[str, float] = field(default_factory=dict)
@@ -138,16 +141,19 @@ class _Open:
     used: dict[str, dict[str, int]] = field(default_factory=dict)
     scopes: dict[str, set[str]] = field(default_factory=dict)
     why_new: str | None = None
+    longest: float = 0.0
+    last: dict[str, str] = field(default_factory=dict)
+    drawn: dict[object, tuple[tuple[str, int], ...]] = field(default_factory=dict)
 
     @property
     def minutes(self) -> float:
         """The longest lane (module docstring)."""
-        return max(self.lanes.values(), default=0.0)
+        return self.longest
 
     def added(self, job: Job, option: Option) -> float:
         """Minutes the stage grows by when ``job`` joins it with ``option`` (at the end of
         its cluster's lane)."""
-        return max(0.0, self.lanes.get(job.cluster_id, 0.0) + option.minutes - self.minutes)
+        return max(0.0, self.lanes.get(job.cluster_id, 0.0) + option.minutes - self.longest)
 
     def scope_full(self, job: Job, max_parallel: int) -> bool:
         """True when ``job`` would be one lane too many in its operations scope."""
@@ -166,10 +172,11 @@ class _Open:
 
     def put(self, job: Job, option: Option) -> None:
         start = self.lanes.get(job.cluster_id, 0.0)
-        before = [p for p in self.placed if p.cluster_id == job.cluster_id]
         self.placed.append(Placed(job.address, option, job.cluster_id, start,
-                                  before[-1].address if before else None))
+                                  self.last.get(job.cluster_id)))
+        self.last[job.cluster_id] = job.address
         self.lanes[job.cluster_id] = start + option.minutes
+        self.longest = max(self.longest, start + option.minutes)
         self.scopes.setdefault(job.scope, set()).add(job.cluster_id)
         if job.cloud_id is not None:
             peak = self.peaks.setdefault((job.cloud_id, job.cluster_id), {})
@@ -178,6 +185,8 @@ class _Open:
                 if amount > peak.get(qid, 0):
                     used[qid] = used.get(qid, 0) + amount - peak.get(qid, 0)
                     peak[qid] = amount
+            self.drawn[job.cloud_id] = tuple(sorted(used.items()))
+            self.drawn[(job.cloud_id, job.cluster_id)] = tuple(sorted(peak.items()))
 
 
 def _fits(stage: _Open, job: Job, option: Option,
@@ -238,6 +247,65 @@ def _first_fit(stage: _Open, job: Job,
     return options[lo]
 
 
+class _FirstFits:
+    """:func:`_first_fit` of one job in every stage, computed once per distinct situation.
+
+    Whether an option fits a stage depends only on what the stage already draws from the
+    job's cloud and what the job's own lane there already holds (:meth:`_Open.need`). Stages
+    alike in those (all full, all empty: the common case when many groups share one headroom)
+    share one answer, so placing ``G`` jobs into ``S`` stages costs ``G x S`` dictionary
+    look-ups and one binary search per job and distinct situation, instead of a binary search
+    for every job and stage.
+    """
+
+    def __init__(self, job: Job, headroom: Mapping[str, Mapping[str, float | None]]) -> None:
+        self.job, self.headroom = job, headroom
+        room = headroom.get(job.cloud_id, {}) if job.cloud_id is not None else {}
+        self.limited = any(amount > 0 and room.get(q) is not None
+                           for o in job.options for q, amount in o.demand.items())
+        self.lane = (job.cloud_id, job.cluster_id)
+        self.known: dict[tuple[object, object], Option | None] = {}
+
+    def __call__(self, stage: _Open) -> Option | None:
+        if not self.limited:  # nothing limits it: the fastest fits everywhere
+            return self.job.options[0]
+        key = (stage.drawn.get(self.job.cloud_id), stage.drawn.get(self.lane))
+        if key not in self.known:
+            self.known[key] = _first_fit(stage, self.job, self.headroom)
+        return self.known[key]
+
+
+def _join(stages: Sequence[_Open], job: Job,
+          headroom: Mapping[str, Mapping[str, float | None]],
+          max_parallel: int) -> tuple[float, int, Option] | None:
+    """The stage ``job`` would join and how: (minutes it adds, stage index, option), the
+    fewest added minutes, the earliest stage among equals (0: it fits without growing the
+    stage, and no later stage can do better); None when it fits in none.
+
+    A stage is skipped unread when even the job's fastest option there could not add fewer
+    minutes than the best found so far: it adds at least its lane's minutes plus the fastest
+    option's, less the stage's longest lane.
+    """
+    fastest = min(o.minutes for o in job.options)
+    first_fit = _FirstFits(job, headroom)
+    choice: tuple[float, int, Option] | None = None
+    for index, stage in enumerate(stages):
+        lane = stage.lanes.get(job.cluster_id, 0.0)
+        if choice is not None and lane + fastest - stage.longest >= choice[0]:
+            continue  # an earlier stage wins a tie
+        if stage.scope_full(job, max_parallel):
+            continue
+        option = first_fit(stage)
+        if option is None:
+            continue
+        added = max(0.0, lane + option.minutes - stage.longest)
+        if choice is None or added < choice[0]:
+            choice = (added, index, option)
+            if added == 0:
+                break
+    return choice
+
+
 def schedule(jobs: Sequence[Job], headroom: Mapping[str, Mapping[str, float | None]], *,
              max_parallel: int = DEFAULT_MAX_PARALLEL) -> Schedule:
     """Place ``jobs`` into stages (module docstring).
@@ -257,18 +325,7 @@ def schedule(jobs: Sequence[Job], headroom: Mapping[str, Mapping[str, float | No
     stages: list[_Open] = []
     for job in order:
         own = job.options[0]
-        choice: tuple[float, int, Option] | None = None  # (added minutes, stage index, option)
-        for index, stage in enumerate(stages):
-            if stage.scope_full(job, max_parallel):
-                continue
-            option = _first_fit(stage, job, headroom)
-            if option is None:
-                continue
-            added = stage.added(job, option)
-            if choice is None or added < choice[0]:
-                choice = (added, index, option)
-                if added == 0:
-                    break
+        choice = _join(stages, job, headroom, max_parallel)
         if choice is not None and choice[0] < own.minutes:
             stages[choice[1]].put(job, choice[2])
             continue
