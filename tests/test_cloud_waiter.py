@@ -10,15 +10,11 @@ import itertools
 
 import pytest
 
-from ngupgrade.adapters.cloud.waiter import (
-    GroupNotRunning,
-    PollPolicy,
-    wait_operation,
-    wait_reconciled,
-)
+from ngupgrade.adapters.cloud.waiter import PollPolicy, wait_operation, wait_reconciled
 from ngupgrade.core.errors import (
     EXIT_OPERATION_FAILED,
     EXIT_TIMEOUT,
+    GroupNotRunning,
     OperationFailed,
     OperationTimeout,
     UsageError,

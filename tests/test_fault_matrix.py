@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from ngupgrade.core.errors import ForeignOperation
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.upgrade.events import Event
 from tests._upgrade_helpers import POLICY_MASK, cli, example_cloud, run, updates
@@ -505,7 +506,7 @@ def test_an_operation_created_before_the_step_began_is_not_its() -> None:
     after it, whose result is not known yet, may be."""
     from ngupgrade.adapters.cloud.types import OperationState
     from ngupgrade.adapters.files import journal as jr
-    from ngupgrade.upgrade.adopt import CLOCK_SKEW_SECONDS, ForeignOperation, match
+    from ngupgrade.upgrade.adopt import CLOCK_SKEW_SECONDS, match
 
     j = jr.Journal(group_id=WORKERS, address="a", name="workers", target="1.30",
                    latest_revision=False, start_version="1.29", start_nodes=3,

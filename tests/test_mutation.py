@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ngupgrade.adapters.cloud.waiter import Timing
-from ngupgrade.core.errors import CloudApiError
+from ngupgrade.core.errors import CloudApiError, OutcomeUnknown
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.testing import FakeCloud, node_group
 from ngupgrade.upgrade.events import Event
@@ -22,7 +22,6 @@ from ngupgrade.upgrade.mutation import (
     Change,
     ConflictPolicy,
     Mutation,
-    OutcomeUnknown,
 )
 from tests._upgrade_helpers import example_cloud, run, updates
 

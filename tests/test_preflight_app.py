@@ -8,9 +8,9 @@ from dataclasses import dataclass, field, replace
 import pytest
 
 from ngupgrade.app.preflight import PreflightRequest, run_preflight
-from ngupgrade.core.errors import CloudApiError, PolicyInvalid, UsageError
+from ngupgrade.core.errors import CloudApiError, PolicyInvalid, QuotaMappingUnknown, UsageError
 from ngupgrade.core.model import DeployPolicy, QuotaLimit
-from ngupgrade.core.quota.catalog import INSTANCE_CORES, INSTANCE_MEMORY, QuotaMappingUnknown
+from ngupgrade.core.quota.catalog import INSTANCE_CORES, INSTANCE_MEMORY
 from tests.quota_builders import group, node
 
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ngupgrade.core.address import TfAddress
-from ngupgrade.core.errors import PolicyInvalid
+from ngupgrade.core.errors import PolicyInvalid, QuotaMappingUnknown
 from ngupgrade.core.model import GIB, DeployPolicy, QuotaLimit
 from ngupgrade.core.policy import ResolvedPolicy
 from ngupgrade.core.quota.catalog import (
@@ -22,7 +22,6 @@ from ngupgrade.core.quota.catalog import (
     MK8S_DISK,
     MK8S_MEMORY,
     MK8S_NODES,
-    QuotaMappingUnknown,
     node_consumption,
 )
 from ngupgrade.core.quota.demand import check_groups, combine, demand_of, extra_nodes, group_demand

@@ -28,7 +28,7 @@ from typing import Any, NoReturn
 import yaml
 
 from ngupgrade.core.bounds import INT_LIMIT_MESSAGE, MAX_DEPTH, is_int_limit, too_deep_message
-from ngupgrade.core.errors import BadInput
+from ngupgrade.core.errors import BadInput, NotYaml
 from ngupgrade.core.text import LONE_SURROGATE_MESSAGE
 
 MAX_BYTES = 4 << 20
@@ -201,15 +201,6 @@ def _refuse(err: Exception, source: str) -> NoReturn:
     raise BadInput(f"holds a value YAML cannot read: {err}", source=source) from err
 
 
-class NotYaml(BadInput):
-    """The text is not YAML at all; ``detail`` is PyYAML's error on one line (a reader that
-    tried JSON first says both)."""
-
-    def __init__(self, detail: str, source: str) -> None:
-        super().__init__(f"not YAML: {detail}", source=source)
-        self.detail = detail
-
-
 def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
@@ -306,4 +297,3 @@ def yaml_error_line(err: yaml.YAMLError) -> str:
         return (f"unacceptable character #x{err.character:04x} at position {err.position}: "
                 f"{err.reason}")
     return " ".join(str(err).split())
-

@@ -62,15 +62,10 @@ from ngupgrade.app.stage_run import (
 )
 from ngupgrade.app.timing import Timing
 from ngupgrade.app.upgrade import show_calls, show_plans
-from ngupgrade.app.upgrade_request import (
-    UpgradeInterrupted,
-    UpgradeReport,
-    UpgradeRequest,
-    check_request,
-)
+from ngupgrade.app.upgrade_request import UpgradeReport, UpgradeRequest, check_request
 from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
-from ngupgrade.core.errors import CheckFailed, NgUpgradeError, UsageError
+from ngupgrade.core.errors import CheckFailed, NgUpgradeError, UpgradeInterrupted, UsageError
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.quota.limits import RunSlot
 from ngupgrade.core.units import human_seconds

@@ -25,9 +25,9 @@ from ngupgrade.adapters.cloud.stop import StopRequest
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.timing import Timing
-from ngupgrade.app.upgrade_request import UpgradeInterrupted, UpgradeRequest
+from ngupgrade.app.upgrade_request import UpgradeRequest
 from ngupgrade.core.advise.schedule import by_cluster
-from ngupgrade.core.errors import NgUpgradeError
+from ngupgrade.core.errors import NgUpgradeError, UpgradeInterrupted
 from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.upgrade.context import Prepared
 from ngupgrade.upgrade.events import Emit, Event

@@ -35,12 +35,8 @@ from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.gate import gate, sequential_runs
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.timing import Timing
-from ngupgrade.app.upgrade_request import (
-    UpgradeInterrupted,
-    UpgradeReport,
-    UpgradeRequest,
-    check_request,
-)
+from ngupgrade.app.upgrade_request import UpgradeReport, UpgradeRequest, check_request
+from ngupgrade.core.errors import UpgradeInterrupted
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.quota import limits
 from ngupgrade.core.units import human_seconds

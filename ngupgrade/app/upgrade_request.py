@@ -10,17 +10,11 @@ from typing import Any
 
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.drain_check import ClusterSource
-from ngupgrade.core.errors import EXIT_INTERRUPTED, NgUpgradeError, UsageError
+from ngupgrade.core.errors import UsageError
 from ngupgrade.core.policy import check_overrides
 from ngupgrade.upgrade.context import Prepared
 from ngupgrade.upgrade.rules import parse_version
 from ngupgrade.upgrade.values import GroupResult, PlannedCall, UpgradeOptions
-
-
-class UpgradeInterrupted(NgUpgradeError):
-    """Ctrl-C during an upgrade (exit 130); the hint says how to resume. Nothing is cancelled."""
-
-    exit_code = EXIT_INTERRUPTED
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,8 @@
 Commands live one per module in this package and are imported only when invoked, so that
 ``ngupgrade groups`` never pays for the cloud SDK or boto3 (DESIGN.md section 7).
 
-Exit codes (DESIGN.md section 5): 0 success; 1 a check failed; 2 usage error; 3 bad input;
-4 cloud API error; 5 a cloud operation failed; 6 timed out or stalled, still running
-(resumable); 70 an internal error (a bug: please report it); 130 interrupted.
+Exit codes: the one table is :data:`ngupgrade.core.errors.EXIT_CODES` (the root ``--help``
+epilog and README's table are checked against it).
 """
 
 from __future__ import annotations
@@ -25,17 +24,13 @@ import click
 from ngupgrade import __version__
 from ngupgrade.cli._common import JUNIT_COMMANDS, Invocation, common_options, json_text
 from ngupgrade.cli.render.errors import error_code, error_json
-from ngupgrade.core.errors import EXIT_INTERRUPTED, NgUpgradeError
+from ngupgrade.core.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_IO, NgUpgradeError
 from ngupgrade.core.redact import redact_urls
 
 if TYPE_CHECKING:
     from ngupgrade.app.settings import Settings
     from ngupgrade.app.timing import Timing
 
-EXIT_BUG = 70
-EXIT_IO = 74
-"""The output (or a file ngupgrade writes, such as a journal) could not be written: a full disk,
-an I/O error. sysexits.h's EX_IOERR; not a bug (70), not a failed check (1)."""
 _WRITE_FAULTS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG, errno.EROFS})
 _CLOUD_CHANGING = frozenset({"upgrade", "set-policy", "wait"})
 """Commands whose interruption leaves a cloud operation running (the hint says how to attach)."""

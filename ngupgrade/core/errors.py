@@ -1,14 +1,44 @@
-"""The project's error tree: one base, few leaves, each with its exit code.
+"""The project's error tree: one base, few leaves, each with its exit code; and the one table
+of exit codes (:data:`EXIT_CODES`).
 
 Adapters translate foreign errors (``grpc.RpcError``, botocore errors, JSON errors,
 subprocess failures) into these, always with ``raise ... from err``. ``ngupgrade.cli`` is
 the one place where an error becomes an exit code and a printed line (DESIGN.md section 5).
 
-Exit codes:
-    0 success; 1 a check failed (quota short, policy invalid); 2 usage error;
-    3 bad input (state, quota file or cluster dump); 4 cloud or Kubernetes API error;
-    5 a cloud operation failed; 6 timed out or stalled while the operation still runs
-    (resumable); 130 interrupted.
+The tree (every error the tool raises on purpose is one of these)::
+
+    NgUpgradeError
+    ├── UsageError                 2
+    ├── CheckFailed                1
+    │   ├── PolicyInvalid
+    │   ├── QuotaMappingUnknown    a node's resources placed on no quota id
+    │   ├── ForeignOperation       another operation on the group during a step
+    │   ├── GroupNotRunning        the operation succeeded, the group is stopping or stopped
+    │   └── JournalBusy            another run holds the journal's lock
+    ├── BadInput                   3
+    │   └── NotYaml
+    ├── CloudApiError              4
+    │   └── OutcomeUnknown         an Update failed ambiguously, no operation listed yet
+    ├── KubeApiError               4
+    ├── OperationFailed            5
+    ├── OperationTimeout           6
+    │   └── Stalled
+    └── UpgradeInterrupted         130
+
+Exceptions defined elsewhere on purpose, none of which reaches the CLI as itself:
+
+* ``ValueError`` subclasses of one parser, caught where it is called and turned into a
+  :class:`BadInput` or a usage error naming the file or flag: ``core.duration.DurationError``
+  (Go durations: ``cli/_duration`` and the state reader), ``adapters.state.yandex.WindowError``
+  (a maintenance window: read softly, a state note), ``adapters.kube.quantity.QuantityError``
+  and ``adapters.kube.build.Bad`` (Kubernetes quantities and objects: the dump reader's
+  ``BadInput`` with the object's path);
+* ``adapters.cloud.stop.Stopped`` is a ``KeyboardInterrupt`` (a stop request seen by every
+  runner thread), so it takes the interrupted path (130) as Ctrl-C does;
+* private control flow: ``cli._ReaderGone`` (the reader of stdout left), ``upgrade.pods._Lost``
+  (a kind of Kubernetes read switched off during one look of the watch); the test kit's
+  ``testing.objects.Refusal`` is the fake cloud's refusal of a call, sent over the wire as a
+  gRPC status, never raised in ngupgrade.
 """
 
 from __future__ import annotations
@@ -20,7 +50,28 @@ EXIT_BAD_INPUT = 3
 EXIT_API = 4
 EXIT_OPERATION_FAILED = 5
 EXIT_TIMEOUT = 6
+EXIT_BUG = 70
+"""An internal error: a bug in ngupgrade (sysexits.h's EX_SOFTWARE); the CLI's catch-all."""
+EXIT_IO = 74
+"""The output (or a file ngupgrade writes, such as a journal) could not be written: a full disk,
+an I/O error. sysexits.h's EX_IOERR; not a bug (70), not a failed check (1)."""
 EXIT_INTERRUPTED = 130
+
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (EXIT_OK, "success"),
+    (EXIT_CHECK_FAILED, "a check failed"),
+    (EXIT_USAGE, "usage error"),
+    (EXIT_BAD_INPUT, "bad input"),
+    (EXIT_API, "cloud or Kubernetes API error"),
+    (EXIT_OPERATION_FAILED, "a cloud operation failed"),
+    (EXIT_TIMEOUT, "timed out or stalled while the operation still runs (resumable)"),
+    (EXIT_BUG, "a bug in ngupgrade"),
+    (EXIT_IO, "the output or a file ngupgrade writes could not be written"),
+    (EXIT_INTERRUPTED, "interrupted"),
+)
+"""Every exit code of ngupgrade and its meaning in short: the one table. README's table, the
+root ``--help`` epilog and docs/ are checked against it (tests/test_exit_codes.py), and each
+command's ``Exit codes:`` list names only these."""
 
 
 class NgUpgradeError(Exception):
@@ -53,6 +104,41 @@ class PolicyInvalid(CheckFailed):
     """A deploy policy outside 0..100 or with both values 0 (seed 000; field report C05)."""
 
 
+class QuotaMappingUnknown(CheckFailed):
+    """A node's resources cannot be placed on quota ids (exit 1): fail closed, never skip.
+
+    The message names every group and the value that could not be mapped.
+    """
+
+
+class ForeignOperation(CheckFailed):
+    """A new operation on the group is not the step's (exit 1); ``operation_id`` names it."""
+
+    def __init__(self, message: str, *, operation_id: str, hint: str) -> None:
+        super().__init__(message, hint=hint)
+        self.operation_id = operation_id
+
+
+class GroupNotRunning(CheckFailed):
+    """The operation succeeded but the group is STOPPING, STOPPED or DELETING (exit 1):
+    the group's state, not an operation failure. ``operation_id`` names the operation."""
+
+    def __init__(self, message: str, *, operation_id: str, hint: str) -> None:
+        super().__init__(message, hint=hint)
+        self.operation_id = operation_id
+
+
+class JournalBusy(CheckFailed):
+    """Another run holds the journal's lock (exit 1, like another operation in progress):
+    nothing was changed."""
+
+    def __init__(self, path: str, held_by: str) -> None:
+        super().__init__(f"{path}: another ngupgrade run holds this journal: {held_by}; "
+                         "nothing was changed",
+                         hint="wait for that run to end (or stop it), then run the same "
+                              "command with --resume; two runs never share a journal")
+
+
 class BadInput(NgUpgradeError):
     """A state or quota file that cannot be read, parsed or understood (exit 3).
 
@@ -69,6 +155,15 @@ class BadInput(NgUpgradeError):
         super().__init__(f"{where}: {message}" if where else message, hint=hint)
         self.source = source
         self.path = path
+
+
+class NotYaml(BadInput):
+    """The text is not YAML at all; ``detail`` is PyYAML's error on one line (a reader that
+    tried JSON first says both)."""
+
+    def __init__(self, detail: str, source: str) -> None:
+        super().__init__(f"not YAML: {detail}", source=source)
+        self.detail = detail
 
 
 class CloudApiError(NgUpgradeError):
@@ -88,6 +183,13 @@ class CloudApiError(NgUpgradeError):
         super().__init__(" ".join(parts), hint=hint)
         self.code = code
         self.request_id = request_id
+
+
+class OutcomeUnknown(CloudApiError):
+    """An Update failed ambiguously and no operation it started is listed (yet).
+
+    It may still have started one: the caller keeps its step open (never "not started").
+    """
 
 
 class KubeApiError(NgUpgradeError):
@@ -142,3 +244,9 @@ class OperationTimeout(NgUpgradeError):
 
 class Stalled(OperationTimeout):
     """No progress for the stall window while the operation still runs (exit 6; C15)."""
+
+
+class UpgradeInterrupted(NgUpgradeError):
+    """Ctrl-C during an upgrade (exit 130); the hint says how to resume. Nothing is cancelled."""
+
+    exit_code = EXIT_INTERRUPTED

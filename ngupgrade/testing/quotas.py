@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ngupgrade.core.errors import QuotaMappingUnknown
 from ngupgrade.core.model import QuotaLimit
-from ngupgrade.core.quota.catalog import QuotaMappingUnknown, node_consumption
+from ngupgrade.core.quota.catalog import node_consumption
 from ngupgrade.testing.objects import FakeGroup
 
 DEFAULT_CLOUD = "b1gfakecloud000000001"

@@ -20,7 +20,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ngupgrade.core.errors import BadInput
+from ngupgrade.core.errors import BadInput, NotYaml
 from ngupgrade.core.quota.catalog import SERVICES
 from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 from ngupgrade.testing import checks
@@ -265,7 +265,7 @@ class Scenario:
     @classmethod
     def load(cls, path: str) -> Scenario:
         """Read a YAML (or JSON) scenario file. Raises BadInput."""
-        from ngupgrade.adapters.documents import NotYaml, load_yaml, read_bounded
+        from ngupgrade.adapters.documents import load_yaml, read_bounded
 
         data = read_bounded(path, "scenario")
         try:

@@ -31,7 +31,7 @@ from datetime import datetime, timezone
 
 from ngupgrade.adapters.cloud.types import LiveNodeGroup, OperationState
 from ngupgrade.adapters.files import journal as jr
-from ngupgrade.core.errors import CheckFailed
+from ngupgrade.core.errors import ForeignOperation
 from ngupgrade.core.policy import in_force, policy_text
 from ngupgrade.upgrade.mutation import Change
 
@@ -39,14 +39,6 @@ CLOCK_SKEW_SECONDS = 600.0
 """How far the host's clock (the journal's ``started_at``) may be from the cloud's (an
 operation's ``created_at``) before an operation created earlier than the step is judged to
 predate it. NTP keeps both within a second; ten minutes leaves room for a VM that drifted."""
-
-
-class ForeignOperation(CheckFailed):
-    """A new operation on the group is not the step's (exit 1); ``operation_id`` names it."""
-
-    def __init__(self, message: str, *, operation_id: str, hint: str) -> None:
-        super().__init__(message, hint=hint)
-        self.operation_id = operation_id
 
 
 @dataclass(frozen=True)

@@ -20,12 +20,12 @@ from ngupgrade.adapters.cloud.types import (
 )
 from ngupgrade.adapters.cloud.waiter import Timing, wait_reconciled
 from ngupgrade.adapters.files import journal as jr
-from ngupgrade.core.errors import CloudApiError
+from ngupgrade.core.errors import CloudApiError, OutcomeUnknown
 from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.simulate import GroupPlan
 from ngupgrade.upgrade import adopt
 from ngupgrade.upgrade.events import Emit, Note, OperationSeen
-from ngupgrade.upgrade.mutation import Change, Mutation, OutcomeUnknown
+from ngupgrade.upgrade.mutation import Change, Mutation
 from ngupgrade.upgrade.values import (
     MIN_TIMEOUT_SECONDS,
     GroupResult,

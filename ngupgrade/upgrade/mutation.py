@@ -31,7 +31,7 @@ from typing import Protocol
 
 from ngupgrade.adapters.cloud.types import LiveNodeGroup, OperationRef, OperationState, newest
 from ngupgrade.adapters.cloud.waiter import Timing, wait_operation
-from ngupgrade.core.errors import CloudApiError, OperationFailed, OperationTimeout
+from ngupgrade.core.errors import CloudApiError, OperationFailed, OperationTimeout, OutcomeUnknown
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.core.policy import in_force, policy_text
 from ngupgrade.core.units import human_seconds
@@ -134,13 +134,6 @@ class Sent:
     attached: bool = False
     update_calls: int = 1
     reached_by: str | None = None
-
-
-class OutcomeUnknown(CloudApiError):
-    """An Update failed ambiguously and no operation it started is listed (yet).
-
-    It may still have started one: the caller keeps its step open (never "not started").
-    """
 
 
 class Mutation:

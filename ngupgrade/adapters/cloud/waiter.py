@@ -29,7 +29,7 @@ from typing import Protocol
 from ngupgrade.adapters.cloud.stop import StopRequest
 from ngupgrade.adapters.cloud.types import BROKEN_STATUSES, LiveNode, LiveNodeGroup, OperationState
 from ngupgrade.core.errors import (
-    CheckFailed,
+    GroupNotRunning,
     OperationFailed,
     OperationTimeout,
     Stalled,
@@ -99,15 +99,6 @@ def resume_hint(operation_id: str) -> str:
     """How to attach again to an operation that still runs."""
     return (f"nothing was cancelled; the operation still runs in the cloud. Attach again with "
             f"`ngupgrade wait --operation {operation_id}`")
-
-
-class GroupNotRunning(CheckFailed):
-    """The operation succeeded but the group is STOPPING, STOPPED or DELETING (exit 1):
-    the group's state, not an operation failure. ``operation_id`` names the operation."""
-
-    def __init__(self, message: str, *, operation_id: str, hint: str) -> None:
-        super().__init__(message, hint=hint)
-        self.operation_id = operation_id
 
 
 class Watchdog:

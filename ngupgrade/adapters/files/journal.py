@@ -38,7 +38,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal
 
 from ngupgrade.core.bounds import INT_LIMIT_MESSAGE, is_int_limit, too_deep, too_deep_message
-from ngupgrade.core.errors import BadInput, CheckFailed
+from ngupgrade.core.errors import BadInput, JournalBusy
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 
@@ -508,14 +508,3 @@ def holder_text(command: str) -> str:
 
     return (f"pid {os.getpid()} on host {socket.gethostname()} since {_now_iso()}: "
             f"{command}")
-
-
-class JournalBusy(CheckFailed):
-    """Another run holds the journal's lock (exit 1, like another operation in progress):
-    nothing was changed."""
-
-    def __init__(self, path: str, held_by: str) -> None:
-        super().__init__(f"{path}: another ngupgrade run holds this journal: {held_by}; "
-                         "nothing was changed",
-                         hint="wait for that run to end (or stop it), then run the same "
-                              "command with --resume; two runs never share a journal")

@@ -35,9 +35,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from ngupgrade.adapters.documents import NotYaml, check_size, load_yaml_documents, read_bounded
+from ngupgrade.adapters.documents import check_size, load_yaml_documents, read_bounded
 from ngupgrade.core.bounds import INT_LIMIT_MESSAGE, too_deep, too_deep_message
-from ngupgrade.core.errors import BadInput
+from ngupgrade.core.errors import BadInput, NotYaml
 from ngupgrade.core.inputs import document_kind, wrong_input
 from ngupgrade.core.model import QuotaLimit
 from ngupgrade.core.text import (

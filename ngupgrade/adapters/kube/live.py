@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ngupgrade.adapters.kube.decode import Collector, KubeRead
-from ngupgrade.core.errors import BadInput, KubeApiError
+from ngupgrade.core.errors import BadInput, KubeApiError, NotYaml
 
 DEFAULT_PAGE_SIZE = 500
 """Objects per list call: kubectl's own chunk size (``--chunk-size``, default 500)."""
@@ -203,7 +203,7 @@ def _api_client(path: str, context: str | None, retries: int | None = None) -> A
 def _check_files(path: str) -> None:
     """Each file of a ``:``-separated kubeconfig path must exist (the client's own words for
     a missing file are "Invalid kube-config file. No configuration found.")."""
-    from ngupgrade.adapters.documents import NotYaml, load_yaml, read_bounded
+    from ngupgrade.adapters.documents import load_yaml, read_bounded
 
     for one in path.split(os.pathsep):
         if one and not os.path.exists(one):

@@ -22,9 +22,9 @@ from typing import Any
 import msgspec
 import yaml
 
-from ngupgrade.adapters.documents import NotYaml, load_yaml_documents
+from ngupgrade.adapters.documents import load_yaml_documents
 from ngupgrade.adapters.kube.decode import EXPORT_HINT
-from ngupgrade.core.errors import BadInput
+from ngupgrade.core.errors import BadInput, NotYaml
 
 _BASE: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from ngupgrade.core.errors import CheckFailed
+from ngupgrade.core.errors import QuotaMappingUnknown
 from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.quota import selectel
 
@@ -67,13 +67,6 @@ on both can only make the check stricter."""
 PLATFORM_SPECIFIC_CORE_PREFIXES: tuple[str, ...] = ("highfreq-",)
 """An unknown platform with one of these prefixes has a core quota of its own that we cannot
 name: it fails closed."""
-
-
-class QuotaMappingUnknown(CheckFailed):
-    """A node's resources cannot be placed on quota ids (exit 1): fail closed, never skip.
-
-    The message names every group and the value that could not be mapped.
-    """
 
 
 def service_of(quota_id: str) -> str:

@@ -23,15 +23,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from ngupgrade.core.errors import QuotaMappingUnknown
 from ngupgrade.core.model import AutoScale, DeployPolicy, NodeGroup
 from ngupgrade.core.platform import platform_of
 from ngupgrade.core.policy import PolicySource, ResolvedPolicy, clamp, resolve, validate
-from ngupgrade.core.quota.catalog import (
-    QuotaMappingUnknown,
-    node_consumption,
-    place_node,
-    service_of,
-)
+from ngupgrade.core.quota.catalog import node_consumption, place_node, service_of
 
 CurrentSource = Literal["fixed", "api", "assumed_min"]
 
