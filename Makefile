@@ -40,10 +40,14 @@ demo: $(if $(wildcard $(STAMP)),$(STAMP),$(RUNTIME))
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 4
 
+## lint: ruff, mypy, the import contracts, no function over 100 lines (.ci/function_length.py),
+## one exit-code table (tests/test_exit_codes.py)
 lint: $(STAMP)
 	$(BIN)/ruff check ngupgrade tests bench terraform
 	$(BIN)/mypy
 	PYTHONPATH=. $(BIN)/lint-imports
+	$(BIN)/python .ci/function_length.py
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_exit_codes.py
 
 ## bench: every speed and call-count measurement, each against a baseline in the same run (in
 ## pairs, the median), then one table of every figure, its target and its verdict; fails at the
