@@ -12,6 +12,7 @@ tests/real/state/). ``terraform validate -json``, ``terraform providers schema -
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +66,18 @@ def test_show_json_of_an_empty_state_given_to_another_flag_names_state(run_cli, 
     flag = argv[-1]
     assert result.stderr.startswith(f"error: {path}: $: the file holds a Terraform state, not "
                                     f"what {flag} takes\nhint: pass it with --state ")
+
+
+def test_the_log_of_terraform_plan_json_is_told_from_a_saved_plan(run_cli) -> None:
+    """``terraform plan -json`` writes its machine-readable log (one message a line), not the
+    plan: Terraform's own ``internal/command/testdata/plan/output.jsonlog`` (at 2bf8177, in
+    tests/real/other/) said "not valid JSON ... is the file complete?"."""
+    path = str(Path(__file__).resolve().parent / "real" / "other" /
+               "terraform-plan-json-log.jsonlog")
+    result = run_cli("plan", "--plan", path)
+    assert result.exit_code == 3
+    assert result.stderr == (
+        f"error: {path}: the machine-readable log of `terraform plan -json` (one message a "
+        "line), not the JSON of a saved plan\nhint: save the plan and show it: terraform plan "
+        "-out=tfplan && terraform show -json tfplan > plan.json (or let ngupgrade run it: "
+        "--plan tf:DIR)\n")

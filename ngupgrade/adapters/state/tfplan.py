@@ -113,7 +113,8 @@ def parse_plan(data: bytes, source: str) -> ParsedPlan:
     """Parse ``terraform show -json PLANFILE`` output.
 
     Raises:
-        BadInput: not JSON, a binary saved plan, a state instead of a plan, an unsupported
+        BadInput: not JSON, a binary saved plan, the log of ``terraform plan -json``
+            (:func:`_ui_log`), a state instead of a plan, an unsupported
             ``format_version`` (:func:`readable_format_version`), or a node group whose
             values do not read; the message names ``source`` and the JSON path.
     """
@@ -124,8 +125,28 @@ def parse_plan(data: bytes, source: str) -> ParsedPlan:
     if not data.strip():
         raise BadInput("empty input, no Terraform plan", source=source,
                        hint="terraform show -json PLANFILE > plan.json")
+    if _ui_log(data):
+        raise BadInput("the machine-readable log of `terraform plan -json` (one message a "
+                       "line), not the JSON of a saved plan", source=source,
+                       hint="save the plan and show it: terraform plan -out=tfplan && "
+                            "terraform show -json tfplan > plan.json (or let ngupgrade run it: "
+                            "--plan tf:DIR)")
     with encoding_named(data, source, "terraform show -json PLANFILE > plan.json"):
         return _parse_plan(data, source)
+
+
+def _ui_log(data: bytes) -> bool:
+    """Whether ``data`` opens with a message of Terraform's machine-readable UI (``terraform
+    plan -json``, ``apply -json``): a JSON object a line with ``@message`` and ``type``
+    (https://developer.hashicorp.com/terraform/internals/machine-readable-ui)."""
+    first = data.lstrip()[:65536].split(b"\n", 1)[0]
+    if b'"@message"' not in first:
+        return False
+    try:
+        message = msgspec.json.decode(first)
+    except msgspec.DecodeError:
+        return False
+    return isinstance(message, dict) and "@message" in message and "type" in message
 
 
 def _parse_plan(data: bytes, source: str) -> ParsedPlan:
