@@ -120,6 +120,12 @@ QUOTA_FILES = {  # file -> (extra flags, the cloud it answers for)
     "yandex-docs-quota-limit-get.yaml": (("--cloud-id", "b1gexamplecloud000001"),
                                          "b1gexamplecloud000001"),
 }
+OTHER = {  # output of another terraform command -> the flag it is mistaken for, what is said
+    "terraform-plan-json-log.jsonlog": (
+        "--plan", "the machine-readable log of `terraform plan -json` (one message a line)"),
+    "terraform-validate-json.json": (
+        "--state", "$: not a Terraform state: the JSON of `terraform validate -json`"),
+}
 REAL_STATES = sorted((REAL / "real-states").glob("*-state.json"))
 
 
@@ -134,7 +140,8 @@ def _no_crash(result: Any) -> None:
 
 def test_every_corpus_file_is_tried() -> None:
     """Each file of the corpus folders is in a table above and in the README: none is skipped."""
-    tables = {"state": STATES, "plan": PLANS, "kube": KUBE, "quota": QUOTA_FILES}
+    tables = {"state": STATES, "plan": PLANS, "kube": KUBE, "quota": QUOTA_FILES,
+              "other": OTHER}
     readme = (REAL / "README.md").read_text()
     for folder, table in tables.items():
         held = sorted(p.name for p in (REAL / folder).iterdir())
@@ -310,3 +317,15 @@ def test_every_corpus_file_given_to_another_flag_names_its_own(run_cli, folder: 
     assert result.exit_code == 3, (result.exit_code, result.stderr)
     assert f"not what {flag} takes" in result.stderr
     assert f"hint: pass it with {FLAG_OF[folder]} " in result.stderr
+
+
+@pytest.mark.parametrize(("name", "flag"), [(n, f) for n in sorted(OTHER) for f in RUN_WITH])
+def test_another_terraform_output_is_bad_input_under_every_flag(run_cli, name: str,
+                                                                flag: str) -> None:
+    """The JSON of a command whose output no flag takes is bad input everywhere (never an
+    empty state or plan), and named for what it is under the flag it is mistaken for."""
+    result = run_cli(*RUN_WITH[flag], _path("other", name))
+    assert result.exit_code == 3, (result.exit_code, result.stderr)
+    mistaken_for, said = OTHER[name]
+    if flag == mistaken_for:
+        assert said in result.stderr
