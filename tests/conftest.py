@@ -59,6 +59,13 @@ class CliRunner:
         return CliResult(code, out, err)
 
 
+@pytest.fixture(autouse=True)
+def _journals_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Every test's journals under its own ``tmp_path/.ngupgrade`` (where a test that changes
+    into tmp_path finds them), never in the developer's ~/.local/state/ngupgrade."""
+    monkeypatch.setenv("NGUPGRADE_JOURNAL_DIR", str(tmp_path / ".ngupgrade"))
+
+
 @pytest.fixture
 def run_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     """Run ``ngupgrade ARGS`` in-process through the real entry point; capture exit and output."""

@@ -109,8 +109,7 @@ def test_journal_round_trip_mode_0600_atomic(tmp_path: Path) -> None:
     assert back.step(jr.STEP_VERSION).known_operations == ["op-1"]    # type: ignore[union-attr]
     assert (back.override, back.terraform_policy) == (DeployPolicy(2, 1), DeployPolicy(1, 0))
     assert back.outcome is None and not back.is_done(jr.STEP_VERSION)
-    assert jr.default_path("cat1", None) == os.path.join(".ngupgrade",
-                                                         "upgrade-cat1-latest-revision.json")
+    assert jr.default_path("cat1", None, "/j") == "/j/upgrade-cat1-latest-revision.json"
 
 
 def test_journal_failed_write_keeps_the_old_file(tmp_path: Path,

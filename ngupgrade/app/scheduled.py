@@ -61,7 +61,7 @@ from ngupgrade.app.stage_run import (
     run_stage,
 )
 from ngupgrade.app.timing import Timing
-from ngupgrade.app.upgrade import show_calls, show_plans
+from ngupgrade.app.upgrade import journal_paths, note_moved, show_calls, show_plans
 from ngupgrade.app.upgrade_request import UpgradeReport, UpgradeRequest, check_request
 from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
@@ -132,9 +132,11 @@ def run_scheduled(settings: Settings, request: UpgradeRequest, inputs: ScheduleI
         paths: dict[str, str] = {}
         if request.apply:
             for g in selected:
-                paths[g.id] = jr.default_path(g.id, opts.version, request.journal_dir)
-                stack.enter_context(jr.JournalLock(paths[g.id],
-                                                   jr.holder_text(request.command)))
+                paths[g.id], legacy = journal_paths(request, g.id)
+                lock = stack.enter_context(jr.JournalLock(paths[g.id],
+                                                          jr.holder_text(request.command),
+                                                          legacy))
+                note_moved(lock, str(g.address), run.emit)
         api = stack.enter_context(closing(open_api()))
         stages = _stages(run, selected, paths, inputs, api, peers)
         _prepare(run, stages, api, report)

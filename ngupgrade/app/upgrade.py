@@ -27,6 +27,7 @@ typed records of :mod:`ngupgrade.upgrade.events` (their NDJSON keys: docs/events
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -122,13 +123,33 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
         for group in groups:
             path = None
             if request.apply:
-                path = request.journal or jr.default_path(group.id, request.options.version,
-                                                          request.journal_dir)
+                path, legacy = journal_paths(request, group.id)
                 # Before the journal is read: two runs started together must not both pass
                 # the "unfinished journal" check and then share the file (issue 10 item 2).
-                locks.enter_context(jr.JournalLock(path, jr.holder_text(request.command)))
+                lock = locks.enter_context(jr.JournalLock(path, jr.holder_text(request.command),
+                                                          legacy))
+                note_moved(lock, str(group.address), runbook.emit)
             report.prepared.append(runbook.prepare(group, path))
         _gate_and_run(settings, request, api, runbook, report, peers)
+
+
+def journal_paths(request: UpgradeRequest, group_id: str) -> tuple[str, str | None]:
+    """The journal of ``group_id`` (``--journal``, else the one under the user's journal
+    directory) and the old place (``./.ngupgrade/``) a journal is moved from when found
+    there; None with ``--journal``."""
+    if request.journal:
+        return os.path.abspath(request.journal), None
+    version = request.options.version
+    return (jr.default_path(group_id, version, request.journal_dir),
+            jr.legacy_path(group_id, version))
+
+
+def note_moved(lock: jr.JournalLock, group: str, emit: Emit) -> None:
+    """Say where a journal found in the old place went (both paths absolute)."""
+    if lock.moved_from is not None:
+        emit(Note(group=group, message=f"the journal left at {lock.moved_from} moved to "
+                                       f"{lock.path} (journals now live in one directory "
+                                       f"per user; ${jr.ENV_DIR} chooses it)"))
 
 
 def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,

@@ -21,7 +21,8 @@ from ngupgrade.upgrade.values import GroupResult, PlannedCall, UpgradeOptions
 class UpgradeRequest:
     """The whole ``ngupgrade upgrade`` invocation.
 
-    ``journal``: one file for a single group (default per group under ``.ngupgrade/``).
+    ``journal``: one file for a single group (default: one per group and target under
+    ``journal_dir``, :func:`ngupgrade.adapters.files.journal.journal_dir`).
     ``quotas_file`` / ``cloud_id``: the preflight's quota source, as ``ngupgrade preflight``.
     ``cluster``: the cluster objects for the drain gate (none given: no drain gate);
     ``accept``: drain finding codes the user has read and proceeds past.
@@ -31,7 +32,8 @@ class UpgradeRequest:
     options: UpgradeOptions
     apply: bool = False
     journal: str | None = None
-    journal_dir: str = jr.DEFAULT_DIR
+    journal_dir: str = field(default_factory=jr.journal_dir)
+    """The user's journal directory (``$NGUPGRADE_JOURNAL_DIR``, else the XDG state one)."""
     quotas_file: str | None = None
     cloud_id: str | None = None
     strict: bool = False

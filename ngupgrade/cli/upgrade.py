@@ -62,7 +62,9 @@ if TYPE_CHECKING:
                    "exit 6 with a diagnosis. 0 turns the watchdog off.")
 @click.option("--journal", metavar="FILE",
               help="Journal of the steps and operation ids (JSON, mode 0600). Default: "
-                   ".ngupgrade/upgrade-<group id>-<version>.json per group.")
+                   "upgrade-<group id>-<version>.json per group in $NGUPGRADE_JOURNAL_DIR, "
+                   "else $XDG_STATE_HOME/ngupgrade (~/.local/state/ngupgrade), whatever the "
+                   "working directory; one left in ./.ngupgrade/ is moved there.")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted upgrade from its journal (or, without one, from "
                    "the cloud's record of operations): attach to the running operation, never "

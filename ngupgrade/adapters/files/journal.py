@@ -32,7 +32,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -43,7 +43,11 @@ from ngupgrade.core.model import DeployPolicy
 from ngupgrade.core.text import LONE_SURROGATE_MESSAGE, lone_surrogate_path
 
 FORMAT = 1
-DEFAULT_DIR = ".ngupgrade"
+LEGACY_DIR = ".ngupgrade"
+"""Where journals were kept before they followed the group: ``./.ngupgrade/`` of the working
+directory. A journal found there is moved to :func:`journal_dir` by :class:`JournalLock`."""
+DEFAULT_DIR = LEGACY_DIR  # kept for callers that name a directory relative to theirs
+ENV_DIR = "NGUPGRADE_JOURNAL_DIR"
 
 STEP_POLICY = "policy_update"
 STEP_VERSION = "version_update"
@@ -53,11 +57,37 @@ STEPS = (STEP_POLICY, STEP_VERSION, STEP_VERIFY, STEP_RESTORE)
 """The journaled steps, in the order of the sequence (issue 6, steps 5 to 8)."""
 
 
-def default_path(group_id: str, target: str | None, directory: str = DEFAULT_DIR) -> str:
-    """``.ngupgrade/upgrade-<group id>-<target>.json`` (``latest-revision`` without a version)."""
+def journal_dir(environ: Mapping[str, str] | None = None) -> str:
+    """The user's one journal directory, absolute: ``$NGUPGRADE_JOURNAL_DIR``, else
+    ``$XDG_STATE_HOME/ngupgrade``, else ``~/.local/state/ngupgrade``.
+
+    The XDG Base Directory Specification puts state that should persist between restarts
+    (such as a history of actions) in ``$XDG_STATE_HOME``, and says a relative value is to be
+    ignored (https://specifications.freedesktop.org/basedir-spec/latest/). One directory per
+    user, whatever the working directory: a resumed upgrade finds the journal its start wrote.
+    ``environ`` defaults to ``os.environ``.
+    """
+    env = os.environ if environ is None else environ
+    chosen = env.get(ENV_DIR)
+    if chosen:
+        return os.path.abspath(os.path.expanduser(chosen))
+    state = env.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(state):
+        state = os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state, "ngupgrade")
+
+
+def default_path(group_id: str, target: str | None, directory: str | None = None) -> str:
+    """``<journal_dir()>/upgrade-<group id>-<target>.json`` (``latest-revision`` without a
+    version), absolute; ``directory`` replaces :func:`journal_dir`."""
     label = target or "latest-revision"
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", f"upgrade-{group_id}-{label}")
-    return os.path.join(directory, f"{safe}.json")
+    return os.path.abspath(os.path.join(directory or journal_dir(), f"{safe}.json"))
+
+
+def legacy_path(group_id: str, target: str | None) -> str:
+    """Where a version before the journal directory kept this journal: ``./.ngupgrade/``."""
+    return default_path(group_id, target, LEGACY_DIR)
 
 
 def _now_iso(clock: Callable[[], float] | None = None) -> str:
@@ -433,10 +463,13 @@ class JournalLock:
         BadInput: the lock file cannot be created.
     """
 
-    def __init__(self, path: str, holder: str) -> None:
+    def __init__(self, path: str, holder: str, legacy: str | None = None) -> None:
         self.path = path
         self.lock_path = path + ".lock"
         self.holder = holder
+        self.legacy = legacy
+        self.moved_from: str | None = None
+        """The old place the journal was moved from (``legacy``), once held."""
         self._fd: int | None = None
 
     def __enter__(self) -> JournalLock:
@@ -466,6 +499,11 @@ class JournalLock:
                 os.ftruncate(fd, 0)
                 os.write(fd, self.holder.encode("utf-8", "replace"))
                 self._fd = fd
+                try:
+                    self._adopt_legacy()
+                except BaseException:
+                    self.__exit__()
+                    raise
                 return self
             os.close(fd)
         raise JournalBusy(self.path, "another run (the lock kept changing hands)")
@@ -483,6 +521,33 @@ class JournalLock:
         except FileNotFoundError:  # removed by its holder between the two opens
             return open_no_follow(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_EXCL,
                                   "journal lock")
+
+    def _adopt_legacy(self) -> None:
+        """Move a journal left at :attr:`legacy` (``./.ngupgrade/``) to :attr:`path` when
+        none is there yet, holding the old place's lock too (a run of an older version may
+        still hold it: then JournalBusy). The old file is removed only once the new one is
+        written; a failure leaves it where it was."""
+        legacy = self.legacy
+        if legacy is None or os.path.abspath(legacy) == os.path.abspath(self.path) \
+                or os.path.lexists(self.path) or not os.path.lexists(legacy):
+            return
+        with JournalLock(legacy, self.holder):
+            try:
+                fd = open_no_follow(legacy, os.O_RDONLY, "journal")
+            except FileNotFoundError:
+                return
+            try:
+                with os.fdopen(fd, "rb") as fh:
+                    text = fh.read().decode("utf-8")
+            except OSError as err:
+                raise BadInput(f"cannot read the journal: {err.strerror}", source=legacy) from err
+            except UnicodeDecodeError as err:
+                raise BadInput(f"journal is not UTF-8 text (byte {err.start})", source=legacy,
+                               hint=_START_OVER) from err
+            write_atomic(self.path, text)
+            with contextlib.suppress(OSError):
+                os.unlink(legacy)
+        self.moved_from = os.path.abspath(legacy)
 
     def __exit__(self, *exc: object) -> None:
         if self._fd is None:
