@@ -174,13 +174,14 @@ def test_help_lists_upgrade(capsys: Capsys) -> None:
 
 
 def test_a_node_removed_with_no_drain_seen_is_said_without_guessing(capsys: Capsys) -> None:
-    # Before: "(an autoscaler?)" on a fixed group, where a fake run faster than the tool's
-    # clock had drained the node between two polls.
+    # Only a node the upgrade created is reported (tests/test_removed_rule.py); who removed
+    # it is not guessed as one cause.
     from ngupgrade.cli._upgrade_display import PlainDisplay
     from ngupgrade.upgrade import events as ev
 
     PlainDisplay().event(ev.NodeRemoved(group="yandex_kubernetes_node_group.workers",
-                                        node="workers-0001", instance_id="fhm1", new=False))
+                                        node="workers-0003", instance_id="fhm3", new=True))
     assert capsys.readouterr().out == (
-        "!  workers-0001 (fhm1) removed with no drain seen: an old node (an autoscaler, or "
-        "drained between two polls); progress counts old nodes only\n")
+        "!  workers-0003 (fhm3) removed with no drain seen: a node created by this upgrade "
+        "(the cluster autoscaler, or the platform replacing it); progress counts old nodes "
+        "only\n")

@@ -124,7 +124,7 @@ class StageRun:
     def runbook(self, api: UpgradeApi, slot: Slot) -> Runbook:
         """One group's runbook: its own api, its policy as the override (named ``advised``
         in its plan and journal), the run's clock."""
-        opts = self.request.options
+        opts = replace(self.request.options, schedule="advised")
         if slot.policy is not None:
             opts = replace(opts, max_expansion=slot.policy.max_expansion,
                            max_unavailable=slot.policy.max_unavailable,

@@ -187,13 +187,11 @@ class PlainDisplay(Display):
             case ev.NodeDrainEvent():
                 self._drain(event)
             case ev.NodeRemoved():
-                what = "a node created by this upgrade" if event.new else "an old node"
-                # Seen between two polls with no drain before it: an autoscaler (C19), or a
-                # drain shorter than the poll interval (a fake cloud run faster than the
-                # tool's clock: --time-scale).
+                # a node this upgrade created, gone with no drain before it: an autoscaler
+                # (C19); old nodes gone between two polls are the upgrade's own work
                 self.out(f"!  {event.node} ({event.instance_id}) removed with no drain seen: "
-                         f"{what} (an autoscaler, or drained between two polls); progress "
-                         "counts old nodes only")
+                         "a node created by this upgrade (the cluster autoscaler, or the "
+                         "platform replacing it); progress counts old nodes only")
             case ev.Diagnosed():
                 self.out(f"diagnosis: {event.cause}: {event.message}")
             case ev.DrainSummary():

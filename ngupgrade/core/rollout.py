@@ -14,8 +14,11 @@ into facts that cannot lie:
   the node is gone or schedulable again; it was **forced** when that took longer than the
   platform's drain timeout (Yandex: 7 minutes, docs node-drain), or the node went STOPPED
   while cordoned past it.
-* **removed unexpectedly**: a node that disappears without having been cordoned (C19: the
-  autoscaler deleted a new node).
+* **removed unexpectedly**: a node created by this upgrade that disappears without having
+  been cordoned (C19: the autoscaler deleted a new node). An old node that goes without a
+  cordon seen is the upgrade's own work, drained and deleted between two polls (at 3/0 on a
+  3-node group the platform drains all three at once, with room for every pod on the new
+  nodes, in less than a poll interval of up to 30 s): it is done, and no news.
 * **not Ready**: a node created by the upgrade, or updated in place, that is not Ready;
   **stopped with volumes**: a node STOPPED whose ``attached_volumes`` still list volumes
   (a detach that does not finish keeps the next node from taking them).
@@ -132,9 +135,8 @@ class RolloutTracker:
             drain = self._open_drain(iid)
             if drain is not None:
                 changes.append(self._end_drain(drain, now))
-            else:
-                change = RolloutChange("node_removed", before.label, iid,
-                                       new=iid not in self.start_ids)
+            elif iid not in self.start_ids:  # an old node: replaced between two polls
+                change = RolloutChange("node_removed", before.label, iid, new=True)
                 self.removed.append(change)
                 changes.append(change)
             if iid in self.start_ids:

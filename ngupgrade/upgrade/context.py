@@ -128,7 +128,8 @@ class Context:
         """
         t = self.timing
         return wait_reconciled(self.api, prep.group.id, op_id, timeout=self.timeout(prep),
-                               policy=t.poll, clock=t.clock, sleep=t.sleep)
+                               policy=t.poll, clock=t.clock, sleep=t.sleep,
+                               again="run the same command again with --resume")
 
     def adopt(self, prep: Prepared, step: str) -> str | None:
         """The operation ``step``'s Update started, when its id never reached the journal

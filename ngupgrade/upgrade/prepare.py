@@ -132,9 +132,14 @@ def prepare_group(api: UpgradeApi, options: UpgradeOptions, group: NodeGroup,
             hint="run the same command with --resume to continue it (it re-attaches to "
                  "the running operation), or delete the journal to start over")
     resumed = bool(options.resume and existing is not None and existing.outcome is None)
+    advised = options.schedule == "advised"  # it takes no --journal and no policy flags
     if resumed and existing is not None and existing.group_id != group.id:
-        raise UsageError(f"{journal_path} is the journal of node group {existing.group_id}, "
-                         f"not {group.id}", hint="pass the right --journal")
+        raise UsageError(
+            f"{journal_path} is the journal of node group {existing.group_id}, not {group.id}",
+            hint=(f"the file holds {existing.group_id}'s journal under {group.id}'s name "
+                  "(copied or moved by hand): put it back where it was, or delete it to "
+                  f"start {group.id} over, then run the same command again") if advised
+            else "pass the right --journal")
     if resumed and existing is not None and existing.target != options.version:
         raise UsageError(
             f"{journal_path} records an upgrade to {existing.target or 'the latest revision'}"
@@ -212,7 +217,9 @@ def prepare_group(api: UpgradeApi, options: UpgradeOptions, group: NodeGroup,
         raise UsageError(
             f"{journal_path} records this upgrade with {recorded}, not "
             f"{policy_text(override)}; a resumed upgrade keeps the policy it started with",
-            hint="resume without --max-expansion/--max-unavailable (the journal's policy "
+            hint="delete the journal to start over: a resumed group keeps its journal's "
+                 "policy" if advised else
+                 "resume without --max-expansion/--max-unavailable (the journal's policy "
                  "is used) or with the same values, or delete the journal to start over")
     if resumed and existing is not None:
         journal = existing

@@ -228,7 +228,8 @@ class VerifyStep:
         op_id = result.operations.get(jr.STEP_VERSION) or (rec.operation_id if rec else None)
         if op_id:
             group = wait_reconciled(api, gid, op_id, timeout=ctx.timeout(prep),
-                                    policy=timing.poll, clock=timing.clock, sleep=timing.sleep)
+                                    policy=timing.poll, clock=timing.clock, sleep=timing.sleep,
+                                    again="run the same command again with --resume")
         else:
             group = api.get_node_group(gid)
         nodes = api.list_nodes(gid)

@@ -47,6 +47,8 @@ class UpgradeOptions:
     resume: bool = False
     minutes_per_cycle: float = 6.0
     policy_source: Literal["override", "advised"] = "override"
+    schedule: Literal["sequential", "advised"] = "sequential"
+    """The mode of the run (``--schedule``): hints name only the flags it accepts."""
 
     @property
     def target_label(self) -> str:

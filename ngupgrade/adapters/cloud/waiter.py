@@ -206,10 +206,15 @@ def wait_reconciled(
     sleep: Callable[[float], None] = time.sleep,
     on_poll: OnPoll | None = None,
     watchdog: Watchdog | None = None,
+    again: str = "run the same command again",
 ) -> LiveNodeGroup:
     """Wait for the operation, then for the group to be RUNNING again: the reconcile verdict.
 
-    Returns the group as read when it is RUNNING.
+    Returns the group as read when it is RUNNING. When it is still not RUNNING because
+    another operation started on it after this one (a second run that won a race, an
+    operator), the timeout names that operation and how to attach to it; ``again`` is how
+    the hint says to go on after it (the command's own words: ``upgrade`` adds
+    ``--resume``).
 
     Raises:
         OperationFailed: the operation failed (C10).
@@ -241,8 +246,26 @@ def wait_reconciled(
             break
         sleep(max(0.0, min(policy.settle_interval, remaining)) if timeout > 0 else 0.0)
         group = api.get_node_group(node_group_id)
-    raise OperationTimeout(
-        f"operation {operation_id} is done but node group {node_group_id} is still "
-        f"{group.status} (not RUNNING) after {policy.settle_polls} extra checks",
-        operation_id=operation_id,
-        hint=f"check again later with `ngupgrade wait --group {node_group_id}`")
+    still = (f"operation {operation_id} is done but node group {node_group_id} is still "
+             f"{group.status} (not RUNNING) after {policy.settle_polls} extra checks")
+    other = _running_other(api, node_group_id, operation_id)
+    if other is not None:
+        raise OperationTimeout(
+            f"{still}: operation {other.id} ({other.description or 'no description'}) runs "
+            f"on it now, started after {operation_id} (another run or operator)",
+            operation_id=other.id,
+            hint=f"attach to it: `ngupgrade wait --operation {other.id}`; once it is done, "
+                 f"{again}")
+    raise OperationTimeout(still, operation_id=operation_id,
+                           hint=f"check again later with `ngupgrade wait --group {node_group_id}`")
+
+
+def _running_other(api: OperationApi, node_group_id: str,
+                   operation_id: str) -> OperationState | None:
+    """The newest unfinished operation on the group other than ``operation_id``
+    (``NodeGroupService.ListOperations``, when ``api`` has it), else None."""
+    lister = getattr(api, "list_operations", None)
+    if lister is None:
+        return None
+    running = [op for op in lister(node_group_id) if not op.done and op.id != operation_id]
+    return max(running, key=lambda op: op.created_at) if running else None
