@@ -139,7 +139,6 @@ ORIGINAL_EVENT = _original_event()
 def test_a_stop_request_stops_the_advised_schedule_before_its_next_update(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys, signum: int) -> None:
     state = many_groups_state(tmp_path / "terraform.tfstate")
-    monkeypatch.chdir(tmp_path)                       # the journals' default directory
     argv = (*[a for n in range(CLUSTERS * PER_CLUSTER) for a in ("-g", f"g{n:02d}")],
             "--version", "1.30", "--schedule", "advised", "--cycle-minutes", "6", "--apply")
     with many_groups_cloud(state) as fake:
@@ -162,7 +161,7 @@ def test_a_stop_request_stops_the_advised_schedule_before_its_next_update(
         assert "interrupted" in err and "--resume" in err
         assert len(set(version_updates(fake))) >= 3
         touched = {c.request.node_group_id for c in fake.calls_to("NodeGroupService.Update")}
-        outcomes = {g: jr.load(jr.default_path(g, "1.30", jr.DEFAULT_DIR)) for g in touched}
+        outcomes = {g: jr.load(jr.default_path(g, "1.30")) for g in touched}
         # each group that was sent an Update is done or left open for --resume
         assert all(j is not None for j in outcomes.values()), outcomes
         assert {j.outcome for j in outcomes.values()} <= {None, "done"}      # type: ignore
