@@ -55,5 +55,9 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py $(BENCH)
 
+## fuzz: every reader, 2,000 hypothesis inputs each, its own table (also a part of make bench)
+fuzz: $(STAMP)
+	$(BIN)/python bench/fuzz_readers.py
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info

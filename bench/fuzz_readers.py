@@ -18,7 +18,8 @@ Counted per reader, each a bug:
   * memory: a read whose peak allocation (tracemalloc) was over 10x the input, beyond a floor
     of 8 MiB that any command allocates on the smallest input.
 Prints a table; exits 1 when any count is not 0. Usage:
-``python bench/fuzz_readers.py [--examples N] [--reader NAME ...]`` (default 2,000 each).
+``python bench/fuzz_readers.py [--examples N] [--reader NAME ...]`` (default 2,000 each),
+``make fuzz``; ``make bench`` runs it through ``bench_fuzz_readers.py``.
 ``tests/test_fuzz_readers.py`` runs a few dozen per reader in the suite.
 """
 
