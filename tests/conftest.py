@@ -71,7 +71,8 @@ def run_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch)
     """Run ``ngupgrade ARGS`` in-process through the real entry point; capture exit and output."""
     # The developer's environment must not leak into tests.
     for var in ("NGUPGRADE_STATE", "NGUPGRADE_OUTPUT", "YC_ENDPOINT", "TF_WORKSPACE",
-                "NGUPGRADE_TERRAFORM_BIN", "NGUPGRADE_S3_ENDPOINT", "NGUPGRADE_PLATFORM"):
+                "NGUPGRADE_TERRAFORM_BIN", "NGUPGRADE_S3_ENDPOINT", "NGUPGRADE_PLATFORM",
+                "COLUMNS"):  # tables follow COLUMNS (cli._common.terminal_width)
         monkeypatch.delenv(var, raising=False)
     return CliRunner(capsys, monkeypatch)
 

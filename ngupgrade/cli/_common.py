@@ -332,6 +332,23 @@ def json_text(payload: Any) -> str:
                       allow_nan=False) + "\n"
 
 
+def terminal_width() -> int | None:
+    """How many columns the tables may take: ``COLUMNS`` when it is a whole number of at
+    least 20 (as click, rich and POSIX shells read it), else the width of the terminal that
+    stdout is, else None (a pipe or a file: nothing wraps, so scripts read whole lines).
+    Read here, not with rich's Console, whose import would cost every command's start-up."""
+    import os
+    import shutil
+
+    value = os.environ.get("COLUMNS", "").strip()
+    if value.isdigit() and int(value) >= 20:
+        return int(value)
+    if not sys.stdout.isatty():
+        return None
+    columns = shutil.get_terminal_size(fallback=(0, 0)).columns
+    return columns if columns >= 20 else None
+
+
 def print_table(columns: list[str], rows: list[list[str]], title: str | None = None, *,
                 whole: Collection[str] = ()) -> None:
     """Print a table: with rich on a terminal (imported here, so JSON output never pays for
@@ -340,12 +357,21 @@ def print_table(columns: list[str], rows: list[list[str]], title: str | None = N
 
     Columns named in ``whole`` (ids, Terraform addresses: what ``-g`` takes and people copy)
     are never cut or wrapped, even on a narrow terminal: the other columns wrap first, and
-    when that is not enough the table is printed wider than the terminal. In a pipe or a CI
-    log nothing wraps at all.
+    when that is not enough a whole column leaves the grid, each of its cells on a line of
+    its own under its row (:func:`ngupgrade.cli.render.table.fit_rows`). The width is
+    :func:`terminal_width`'s; in a pipe or a CI log without ``COLUMNS`` nothing wraps at all.
     """
     tty = sys.stdout.isatty()
     text = None
-    if not tty:
+    width = terminal_width()
+    if width is not None:
+        from ngupgrade.cli.render.table import fitted_table
+
+        text = fitted_table(columns, rows, width,
+                            whole=[i for i, name in enumerate(columns) if name in whole])
+        if title and text is not None:
+            text = f"{title}\n\n{text}"
+    elif not tty:
         from ngupgrade.cli.render.table import plain_table
 
         text = plain_table(columns, rows, title)

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from ngupgrade.cli._common import terminal_width
 from ngupgrade.core.errors import NgUpgradeError
 from ngupgrade.core.redact import redact_urls, redact_values
 from ngupgrade.core.units import counted, human_seconds, span_text
@@ -142,8 +143,8 @@ class PlainDisplay(Display):
                          "schedule counts a stage's groups together)" if self.parallel else
                          "\n== quota preflight (groups upgraded one after another)")
                 # the run's own warnings follow as "!" lines (Warned events)
-                self.out(preflight_table(event.report, shown_apart=is_run_warning
-                                         ).rstrip("\n"))
+                self.out(preflight_table(event.report, shown_apart=is_run_warning,
+                                         width=terminal_width()).rstrip("\n"))
             case ev.DrainGateDone():
                 from ngupgrade.cli.render.drain import drain_text
 
@@ -151,8 +152,8 @@ class PlainDisplay(Display):
                 self.out("\n== drain check (the pods each wave evicts)")
                 for note in r.notes:
                     self.out(f"note: {note}")
-                self.out(drain_text(r.report, accepted=r.accepted, strict=r.strict)
-                         .rstrip("\n"))
+                self.out(drain_text(r.report, accepted=r.accepted, strict=r.strict,
+                                    width=terminal_width()).rstrip("\n"))
             case ev.DryRun() | ev.CallsToMake():
                 title = ("API calls it would make" if isinstance(event, ev.DryRun)
                          else "API calls to make")

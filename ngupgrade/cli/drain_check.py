@@ -17,6 +17,7 @@ from ngupgrade.cli._common import (
     settings_of,
     state_notes,
     stdin_once,
+    terminal_width,
 )
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.core.errors import CheckFailed
@@ -141,7 +142,7 @@ def show(result: DrainCheckResult, output: str) -> None:
             click.echo(f"note: {note}", err=True)
         click.echo(drain_text(result.report, accepted=result.accepted, strict=result.strict,
                               unmatched=bool(result.unmatched), durations=result.durations,
-                              plans=result.plans),
+                              plans=result.plans, width=terminal_width()),
                    nl=False)
 
 

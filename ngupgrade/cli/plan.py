@@ -16,6 +16,7 @@ from ngupgrade.cli._common import (
     plan_option,
     settings_of,
     state_notes,
+    terminal_width,
 )
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.core.errors import CheckFailed, UsageError
@@ -158,7 +159,8 @@ def _plan_gate(settings: Settings, request: PlanRequest, strict: bool) -> None:
         state_notes(shown, document)
         emit_json(document)
     else:
-        click.echo(plan_gate_text(gate.verdict, plans, source=gate.source))
+        click.echo(plan_gate_text(gate.verdict, plans, source=gate.source,
+                                  width=terminal_width()))
         state_notes(shown)
     if blocking:
         raise CheckFailed("plan gate failed: " + "; ".join(f.message for f in blocking),

@@ -18,6 +18,7 @@ from ngupgrade.cli._common import (
     settings_of,
     state_notes,
     stdin_once,
+    terminal_width,
 )
 from ngupgrade.cli._flags import note_unused
 
@@ -164,9 +165,9 @@ def _show(report: PreflightReport, *, output: str) -> None:
         if gate is not None:
             from ngupgrade.cli.render.tfplan import changes_table
 
-            click.echo(changes_table(gate.verdict, source=gate.source))
+            click.echo(changes_table(gate.verdict, source=gate.source, width=terminal_width()))
         if result.groups or gate is None:
-            click.echo(preflight_table(result), nl=False)
+            click.echo(preflight_table(result, width=terminal_width()), nl=False)
         else:
             click.echo("Quota preflight: PASS: no change in this plan needs nodes")
         if drain is not None:

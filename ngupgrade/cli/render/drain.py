@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ngupgrade.cli.render.plan import deploy_policy_text
+from ngupgrade.cli.render.table import fit_rows
 from ngupgrade.core.drain.check import DrainReport, GroupDrainReport
 from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED, Finding, fails
 from ngupgrade.core.drain.walk import WaveSummary
@@ -138,16 +139,14 @@ def _verdict(report: GroupDrainReport, accepted: frozenset[str] = frozenset(),
     return f"{head} ({said}, {counted(warnings, 'warning')})"
 
 
-def _wave_rows(waves: tuple[WaveSummary, ...]) -> list[str]:
+def _wave_rows(waves: tuple[WaveSummary, ...], width: int | None = None) -> list[str]:
     rows = [("wave", "nodes drained", "surge Ready", "evicted", "blocked", "no place",
              "PDB waits")]
     for w in waves:
         rows.append((str(w.number), ", ".join(w.nodes) or "-", str(w.surge_ready),
                      str(w.pods_evicted), str(w.pods_blocked), str(w.pods_unplaced),
                      str(w.pdb_waits)))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip()
-            for row in rows]
+    return fit_rows(rows, width)
 
 
 def _finding_lines(f: Finding, accepted: frozenset[str] = frozenset()) -> list[str]:
@@ -166,11 +165,12 @@ def _finding_lines(f: Finding, accepted: frozenset[str] = frozenset()) -> list[s
 
 def group_drain_text(report: GroupDrainReport, duration: Duration | None = None, *,
                      accepted: frozenset[str] = frozenset(), strict: bool = False,
-                     plan: GroupPlan | None = None) -> str:
+                     plan: GroupPlan | None = None, width: int | None = None) -> str:
     """The table of one group: verdict (after ``--accept``/``--strict``), the deploy policy
     as ``plan`` names it (configured, its source, effective; when ``plan`` is given), waves of
     the worst order, findings (accepted ones marked); ``duration`` the plan's estimate
-    (``--cycle-minutes``)."""
+    (``--cycle-minutes``); the waves' table fits ``width`` columns (None: as wide as its
+    cells)."""
     lines = [f"{report.address}  policy {policy_text(report.policy)}  "
              f"{_verdict(report, accepted, strict)}"]
     if plan is not None:
@@ -185,7 +185,7 @@ def group_drain_text(report: GroupDrainReport, duration: Duration | None = None,
                   "evaluated"
                   + (" (all of them)" if report.exhaustive else " (a sample: the worst found)"))
         lines.append(f"  {orders}; waves of the worst order:")
-        lines += _wave_rows(report.waves) if report.waves else [
+        lines += _wave_rows(report.waves, width) if report.waves else [
             "  (no node of the group drains)"]
     if report.findings:
         lines.append("  findings:")
@@ -203,12 +203,12 @@ def _minutes(d: Duration) -> str:
 def drain_text(report: DrainReport, *, accepted: frozenset[str] = frozenset(),
                strict: bool = False, unmatched: bool = False,
                durations: Mapping[str, Duration] | None = None,
-               plans: Mapping[str, GroupPlan] | None = None) -> str:
+               plans: Mapping[str, GroupPlan] | None = None, width: int | None = None) -> str:
     """Every group's table, then the overall verdict (accepted codes do not fail it;
     ``unmatched``: no selected group has a node in the cluster objects, a failure);
-    ``durations`` and ``plans`` per group address."""
+    ``durations`` and ``plans`` per group address; tables fit ``width`` columns."""
     parts = [group_drain_text(g, (durations or {}).get(g.address), accepted=accepted,
-                              strict=strict, plan=(plans or {}).get(g.address))
+                              strict=strict, plan=(plans or {}).get(g.address), width=width)
              for g in report.groups]
     every = [f for g in report.groups for f in g.findings]
     failing = [f for f in every if fails(f, accepted=accepted, strict=strict)]

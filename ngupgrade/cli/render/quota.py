@@ -31,9 +31,10 @@ a group is the one the verdict counts (worst case, or at the current size with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ngupgrade.cli.render.table import fit_rows, fits
 from ngupgrade.core.drain.blockers import why_blocked
 from ngupgrade.core.plan_warnings import PlanWarning
 from ngupgrade.core.policy import policy_text
@@ -128,10 +129,33 @@ def preflight_json(result: Preflight) -> dict[str, Any]:
 # Table
 
 
-def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return [indent + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
-            for r in rows]
+def _table(rows: list[list[str]], width: int | None, whole: tuple[int, ...] = ()) -> list[str]:
+    return fit_rows(rows, width, whole=whole)
+
+
+def _quota_rows(quotas: Sequence[QuotaVerdict], strict: bool, width: int | None
+                ) -> list[list[str]]:
+    """The quota table's rows, each figure with its unit; when that is wider than ``width``,
+    the figures bare and the unit in a column of its own (a quota's figures share one)."""
+    rows = [["quota", "limit", "usage", "headroom", "demand", "status"]]
+    for q in quotas:
+        rows.append([q.name, human(q.quota_id, q.limit), human(q.quota_id, q.usage),
+                     human(q.quota_id, q.headroom), human(q.quota_id, q.demand),
+                     _status_text(q, strict)])
+    if fits(rows, width):
+        return rows
+    bare = [["quota", "limit", "usage", "headroom", "demand", "unit", "status"]]
+    for q, row in zip(quotas, rows[1:], strict=True):
+        bare.append([q.name, *(_bare(q.quota_id, v) for v in (q.limit, q.usage, q.headroom,
+                                                               q.demand)),
+                     quota_unit(q.quota_id), row[-1]])
+    return bare
+
+
+def _bare(quota_id: str, value: float | None) -> str:
+    """A figure as :func:`human` writes it, without its unit."""
+    text = human(quota_id, value)
+    return text.rsplit(" ", 1)[0] if value is not None and quota_unit(quota_id) else text
 
 
 def _status_text(q: QuotaVerdict, strict: bool) -> str:
@@ -165,10 +189,12 @@ def suggestion_text(s: Suggestion) -> str:
     return f"{s.address}: {what}{down} ({tail})"
 
 
-def preflight_table(result: Preflight, *, shown_apart: Callable[[PlanWarning], bool] | None = None
-                    ) -> str:
+def preflight_table(result: Preflight, *, shown_apart: Callable[[PlanWarning], bool] | None = None,
+                    width: int | None = None) -> str:
     """The report for people: verdict line, per-cloud quota table, groups, suggestions,
-    warnings (but those ``shown_apart`` says the caller prints on their own lines)."""
+    warnings (but those ``shown_apart`` says the caller prints on their own lines); the
+    tables fit ``width`` columns (None: as wide as their cells,
+    :func:`ngupgrade.cli.render.table.fit_rows`)."""
     lines: list[str] = []
     mode = ("at the current size" if result.at_current_size else "worst case") + ", " + (
         "groups one after another (--sequential)" if result.sequential
@@ -190,13 +216,7 @@ def preflight_table(result: Preflight, *, shown_apart: Callable[[PlanWarning], b
         selectel = any(gd.group.platform == "selectel" for gd in result.groups
                        if gd.cloud_id == cloud.cloud_id)
         lines.append(f"{'project' if selectel else 'cloud'} {cloud.cloud_id}")
-        rows = [["quota", "limit", "usage", "headroom", "demand", "status"]]
-        for q in cloud.quotas:
-            name = q.name
-            rows.append([name, human(q.quota_id, q.limit), human(q.quota_id, q.usage),
-                         human(q.quota_id, q.headroom), human(q.quota_id, q.demand),
-                         _status_text(q, result.strict)])
-        lines.extend(_table(rows))
+        lines.extend(_table(_quota_rows(cloud.quotas, result.strict, width), width))
     if result.groups:
         lines.append("")
         lines.append("node groups (extra nodes: compute/vpc worst case | at current size | "
@@ -217,7 +237,7 @@ def preflight_table(result: Preflight, *, shown_apart: Callable[[PlanWarning], b
                 nodes = f"{ex.current} now ({src}), max {ex.nodes}"
             rows.append([gd.address, gd.cloud_id, policy, nodes,
                          f"{ex.worst_case} | {ex.at_current_size} | {ex.managed_kubernetes}"])
-        lines.extend(_table(rows))
+        lines.extend(_table(rows, width, whole=(0, 1)))
     if result.suggestions:
         lines.append("")
         lines.append("suggestions")

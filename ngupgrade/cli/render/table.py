@@ -12,7 +12,7 @@ left to rich as well: :func:`plain_table` returns None for them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 _NARROW = frozenset(chr(c) for c in range(0x20, 0x7F)) | frozenset(
     chr(c) for c in (*range(0xA0, 0x300), *range(0x400, 0x530), 0x2013, 0x2014, 0x2026))
@@ -51,3 +51,145 @@ def plain_table(columns: Sequence[str], rows: Sequence[Sequence[str]],
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines) + "\n"
+
+
+def fit_rows(rows: Sequence[Sequence[str]], width: int | None = None, *, indent: str = "  ",
+             gap: str = "  ", whole: Collection[int] = ()) -> list[str]:
+    """A grid of ``rows`` (the first is the header) as lines no wider than ``width`` columns.
+
+    ``width`` None (a pipe: nothing wraps) or wide enough: each column as wide as its longest
+    cell, left-aligned, ``gap`` between them, each line right-stripped. Narrower: the columns
+    wrap at spaces inside their cells; a cell with a word longer than its column (a Terraform
+    address in a quota's name) is never cut but moves to lines of its own under the row
+    (wrapped at spaces, the long word on a line of its own), and so does a cell of a
+    ``whole`` column (by index: ids, addresses) when its column cannot be as wide
+    as its longest cell: the column leaves the grid and each of its cells, the header's too,
+    is printed on a line of its own under its row. Such a line is the only kind wider than
+    ``width``, and only by an unbreakable word. Pure: the caller passes the width
+    (``cli._common.terminal_width``).
+    """
+    return [line for block in row_blocks(rows, width, indent=indent, gap=gap, whole=whole)
+            for line in block]
+
+
+def row_blocks(rows: Sequence[Sequence[str]], width: int | None = None, *, indent: str = "  ",
+               gap: str = "  ", whole: Collection[int] = ()) -> list[list[str]]:
+    """:func:`fit_rows`'s lines, grouped by the row they belong to (the header first)."""
+    if not rows:
+        return []
+    count = len(rows[0])
+    natural = [max(len(r[i]) for r in rows) for i in range(count)]
+    if width is None or _width(natural, indent, gap) <= width:
+        return [[indent + gap.join(c.ljust(w) for c, w in zip(r, natural, strict=True)).rstrip()]
+                for r in rows]
+    widths, moved = _fit_widths(rows, natural, width, indent, gap, set(whole))
+    kept = [i for i in range(count) if i not in moved]
+    under = indent + "  "
+    blocks: list[list[str]] = []
+    for row in rows:
+        lines: list[str] = []
+        cells: list[list[str]] = []
+        overflow: list[str] = []
+        for i in kept:
+            wrapped = _wrap(row[i], widths[i])
+            if max(len(line) for line in wrapped) > widths[i]:  # a word too long for it
+                cells.append([""])
+                overflow += _wrap(row[i], width - len(under))
+            else:
+                cells.append(wrapped)
+        for i in sorted(moved):
+            if row[i]:
+                overflow += [row[i]] if i in whole else _wrap(row[i], width - len(under))
+        for k in range(max(len(c) for c in cells)):
+            texts = [c[k] if k < len(c) else "" for c in cells]
+            lines.append(indent + gap.join(t.ljust(widths[i]) for t, i in zip(texts, kept,
+                                                                                strict=True)
+                                           ).rstrip())
+        lines += [under + text for text in overflow]
+        blocks.append(lines)
+    return blocks
+
+
+def fits(rows: Sequence[Sequence[str]], width: int | None, *, indent: str = "  ",
+         gap: str = "  ") -> bool:
+    """Whether :func:`fit_rows` prints ``rows`` as wide as their cells within ``width``
+    (None: always)."""
+    if width is None or not rows:
+        return True
+    return _width([max(len(r[i]) for r in rows) for i in range(len(rows[0]))],
+                  indent, gap) <= width
+
+
+def _width(widths: Sequence[int], indent: str, gap: str) -> int:
+    return len(indent) + sum(widths) + len(gap) * (len(widths) - 1)
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+def _fit_widths(rows: Sequence[Sequence[str]], natural: list[int], width: int, indent: str,
+                gap: str, whole: set[int]) -> tuple[list[int], set[int]]:
+    """Each column's width and the columns moved out of the grid: first the floors (a whole
+    column's longest cell; another's longest word) fit, lowering the widest floor (a whole
+    column moves out; another's longest words go under their rows) until they do, and
+    raising a lowered floor again as far as the room a moved column left allows; then
+    the columns shrink from their natural width, the widest first (prose before figures),
+    down to their floors."""
+    count = len(natural)
+    words = [sorted({len(w) for r in rows for w in _words(r[i])} | {1}, reverse=True)
+             for i in range(count)]
+    floor = [natural[i] if i in whole else words[i][0] for i in range(count)]
+    moved: set[int] = set()
+
+    def used(ws: Sequence[int]) -> int:
+        return _width([ws[i] for i in range(count) if i not in moved], indent, gap)
+
+    while used(floor) > width and len(moved) < count - 1:
+        i = max((j for j in range(count) if j not in moved), key=lambda j: floor[j])
+        if i in whole:
+            moved.add(i)
+            continue
+        shorter = [n for n in words[i] if n < floor[i]]
+        if not shorter:
+            break
+        floor[i] = shorter[0]
+    for i in range(count):  # a floor lowered before a column moved out may rise again
+        while i not in whole and i not in moved and floor[i] < words[i][0]:
+            longer = min(n for n in words[i] if n > floor[i])
+            if used([longer if j == i else floor[j] for j in range(count)]) > width:
+                break
+            floor[i] = longer
+    widths = list(natural)
+    while used(widths) > width:
+        widest = max((j for j in range(count) if j not in moved and widths[j] > floor[j]),
+                     key=lambda j: widths[j], default=None)
+        if widest is None:
+            break
+        widths[widest] -= 1
+    return widths, moved
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` wrapped at spaces into lines of at most ``width``; a word longer than
+    ``width`` is never cut: it stands on a line of its own, the only kind that is wider."""
+    lines: list[str] = []
+    for word in _words(text):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+def fitted_table(columns: Sequence[str], rows: Sequence[Sequence[str]], width: int,
+                 whole: Collection[int] = ()) -> str | None:
+    """:func:`plain_table`'s look (no title: a rule of ``─`` under the header) fitted to
+    ``width`` columns by :func:`fit_rows`, or None when a cell holds a character outside
+    :data:`_NARROW` (rich lays those out)."""
+    if any(not _NARROW.issuperset(text) for text in (*columns, *(c for r in rows for c in r))):
+        return None
+    blocks = row_blocks([list(columns), *rows], width, indent="  ", gap="   ", whole=whole)
+    grid = max(len(line) for block in blocks for line in block
+               if not line.startswith("    ") or line.startswith("     "))  # not one moved out
+    rule = " " + "─" * max(grid - 1, 1)
+    return "\n".join([*blocks[0], rule, *(line for b in blocks[1:] for line in b)]) + "\n"

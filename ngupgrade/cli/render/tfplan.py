@@ -23,6 +23,7 @@ from typing import Any
 
 from ngupgrade.cli.render.groups import scale_json
 from ngupgrade.cli.render.plan import group_plan_json, group_plan_lines
+from ngupgrade.cli.render.table import fit_rows
 from ngupgrade.core.change import Finding, GroupChange, PlanVerdict
 from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.platform import platform_of
@@ -120,8 +121,9 @@ def _nodes_text(change: GroupChange) -> str:
     return f"{before} -> {after}" if before != after else str(after)
 
 
-def changes_table(verdict: PlanVerdict, *, source: str) -> str:
-    """What ``terraform apply`` of the plan does to each node group, then every finding."""
+def changes_table(verdict: PlanVerdict, *, source: str, width: int | None = None) -> str:
+    """What ``terraform apply`` of the plan does to each node group (a table that fits
+    ``width`` columns; None: as wide as its cells), then every finding."""
     rows = [["group", "change", "caused by", "nodes", "policy in the roll"]]
     for c in verdict.changes:
         policy = "-"
@@ -136,10 +138,8 @@ def changes_table(verdict: PlanVerdict, *, source: str) -> str:
             causes += f" (unknown: {', '.join(c.unknown)})"
         rows.append([str(c.address), c.kind.upper() if c.blocking else c.kind, causes,
                      _nodes_text(c), policy])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = [f"Terraform plan {source}: what apply does to each node group"]
-    lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
-              for r in rows]
+    lines += fit_rows(rows, width, whole=(0,))
     findings = [f for c in verdict.changes for f in c.findings] + list(verdict.findings)
     if findings:
         lines.append("")
@@ -150,9 +150,10 @@ def changes_table(verdict: PlanVerdict, *, source: str) -> str:
 
 
 def plan_gate_text(verdict: PlanVerdict, plans: Sequence[GroupPlan | None], *,
-                   source: str) -> str:
-    """``ngupgrade plan --plan`` for people: the change table, then each roll's plan."""
-    blocks = [changes_table(verdict, source=source).rstrip("\n")]
+                   source: str, width: int | None = None) -> str:
+    """``ngupgrade plan --plan`` for people: the change table (fitting ``width`` columns),
+    then each roll's plan."""
+    blocks = [changes_table(verdict, source=source, width=width).rstrip("\n")]
     for change, plan in zip(verdict.changes, plans, strict=True):
         if plan is not None:
             blocks.append("\n".join([f"roll of {change.address} (caused by "

@@ -1,0 +1,115 @@
+"""Tables follow the terminal's width (COLUMNS, or the tty's): on 80 columns no table line is
+wider, except an id or an address, never cut, on a line of its own under its row; a pipe
+without COLUMNS keeps each table as wide as its cells."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "terraform" / "examples"
+STATE = str(EXAMPLES / "terraform.tfstate")
+QUOTAS = str(EXAMPLES / "quotas.yaml")
+REAL = ROOT / "tests" / "real" / "real-states"
+MODULE_STATE = str(REAL / "real-03-yc-k8s-module-ex1-state.json")
+MODULE_QUOTAS = str(REAL / "real-03-yc-k8s-module-ex1-quotas.json")
+MODULE_ADDRESS = 'module.kube.yandex_kubernetes_node_group.kube_node_groups["yc-k8s-ng-01"]'
+
+TABLE_HEADS = ("  address ", "  name ", "  quota ", "  group ", "  cloud ", "  change ",
+               "  wave ")
+"""The first words of each table's header row, as the renderers print them."""
+
+
+def table_lines(text: str) -> list[str]:
+    """The lines of every table in ``text``: from a header row to the blank line or the
+    next unindented line after it."""
+    found, inside = [], False
+    for line in text.splitlines():
+        if line.startswith(TABLE_HEADS) or any(line == h.rstrip() for h in TABLE_HEADS):
+            inside = True
+        elif not line.strip() or not line.startswith(" ") or line.startswith(
+                ("  findings", "  BLOCKING", "  WARNING", "  INFO")):
+            inside = False
+        if inside:
+            found.append(line)
+    return found
+
+
+def words(lines: list[str]) -> list[str]:
+    """The table's figures, ids, names and addresses (words with a digit, a dot or a
+    bracket): a narrow quota table writes the unit once, in a column of its own."""
+    return sorted(w for line in lines for w in line.split() if re.search(r"[0-9.\[]", w))
+
+
+def too_wide(lines: list[str], width: int) -> list[str]:
+    """Lines wider than ``width`` that are not one unbreakable word on a line of its own."""
+    return [line for line in lines if len(line) > width and " " in line.strip()]
+
+
+COMMANDS = [
+    ("groups", "--state", STATE),
+    ("groups", "--state", MODULE_STATE),
+    ("preflight", "--state", STATE, "--quotas", QUOTAS),
+    ("preflight", "--state", MODULE_STATE, "--quotas", MODULE_QUOTAS),
+    ("preflight", "--plan", str(EXAMPLES / "plan-roll.json"), "--quotas", QUOTAS),
+    ("plan", "--plan", str(EXAMPLES / "plan-roll.json")),
+    ("drain-check", "--state", STATE, "--cluster", str(EXAMPLES / "cluster.json"),
+     "-g", "workers"),
+]
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: " ".join(Path(x).name for x in a))
+def test_tables_fit_an_80_column_terminal(run_cli, monkeypatch, argv) -> None:
+    # Before: groups 216 columns wide, the quota table 169 with a module address in a
+    # quota's name, the plan's change table and the waves as wide as their cells.
+    wide = run_cli(*argv).stdout
+    monkeypatch.setenv("COLUMNS", "80")
+    result = run_cli(*argv)
+    tables = table_lines(result.stdout)
+    assert tables, result.stdout
+    assert too_wide(tables, 80) == []
+    # nothing is lost: every word of the wide output's tables is in the narrow one's
+    assert words(table_lines(wide)) == words(tables)
+
+
+def test_a_module_address_is_printed_whole_on_a_line_of_its_own(run_cli, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    out = run_cli("preflight", "--state", MODULE_STATE, "--quotas", MODULE_QUOTAS).stdout
+    rows = out.splitlines()
+    at = rows.index("    " + MODULE_ADDRESS + ")")  # the quota's scope: "(group ADDRESS)"
+    assert rows[at - 1] == "    managed-kubernetes.groupNodes.count (group"
+    assert re.fullmatch(r" +200 +4 +196 +3 +nodes +ok", rows[at - 2]), rows[at - 2: at + 1]
+    groups = run_cli("groups", "--state", MODULE_STATE).stdout.splitlines()
+    assert "    " + MODULE_ADDRESS in groups
+    assert max(len(line) for line in groups) <= 80
+
+
+def test_a_pipe_keeps_each_table_as_wide_as_its_cells(run_cli) -> None:
+    out = run_cli("groups", "--state", MODULE_STATE).stdout.splitlines()
+    assert out[2].startswith("  " + MODULE_ADDRESS + "   yc-k8s-ng-01   catyck010000000cl003")
+    assert len(out[0]) > 150
+
+
+def test_fit_rows_wraps_at_spaces_and_moves_what_cannot_wrap() -> None:
+    from ngupgrade.cli.render.table import fit_rows
+
+    rows = [["address", "id", "node"],
+            ["module.a.yandex_kubernetes_node_group.b", "cat1", "standard-v3: 4 cores, 16 GiB"]]
+    assert fit_rows(rows) == ["  address                                  id    node",
+                              "  module.a.yandex_kubernetes_node_group.b  cat1  "
+                              "standard-v3: 4 cores, 16 GiB"]
+    assert fit_rows(rows, 30, whole=(0, 1)) == [
+        "  id    node",
+        "    address",
+        "  cat1  standard-v3: 4 cores,",
+        "        16 GiB",
+        "    module.a.yandex_kubernetes_node_group.b",
+    ]
+    # a cell with a word longer than its column moves under the row, in its own order
+    quota = [["quota", "limit"], ["nodes (group module.a.yandex_kubernetes_node_group.b)", "9"]]
+    assert fit_rows(quota, 30) == ["  quota" + " " * 18 + "limit", " " * 25 + "9",
+                                   "    nodes (group",
+                                   "    module.a.yandex_kubernetes_node_group.b)"]
