@@ -208,8 +208,9 @@ def _run_slot(run: StageRun, slot: Slot) -> None:
 
 
 def interrupted(slots: Iterable[Slot]) -> NoReturn:
-    """Exit 130 naming each stopped group's journal and the operation that keeps running."""
-    parts = []
+    """Exit 130 naming each stopped group's journal and the operation that keeps running; the
+    error's ``operation_id`` is that operation when only one keeps running."""
+    parts, running = [], []
     for slot in slots:
         if slot.outcome != "interrupted":
             continue
@@ -219,6 +220,7 @@ def interrupted(slots: Iterable[Slot]) -> NoReturn:
                    if r.operation_id and r.status != "done"]
             if ops:
                 where += f" (operation {ops[-1]} keeps running in the cloud)"
+                running.append(ops[-1])
         if slot.journal:
             where += f", journal {slot.journal}"
         parts.append(where)
@@ -226,4 +228,5 @@ def interrupted(slots: Iterable[Slot]) -> NoReturn:
         "interrupted: nothing in the cloud was cancelled; "
         + ("; ".join(parts) if parts else "no group was running"),
         hint="run the same command with --resume: the groups with a journal continue first, "
-             "then the rest of the schedule")
+             "then the rest of the schedule",
+        operation_id=running[0] if len(running) == 1 else None)

@@ -177,7 +177,7 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
             current = prep
             report.results.append(runbook.run(prep))
     except KeyboardInterrupt as err:
-        where = ""
+        where, ops = "", []
         if current is not None:
             ops = [rec.operation_id for rec in current.journal.steps.values()
                    if rec.operation_id and rec.status != "done"]
@@ -189,7 +189,8 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
         raise UpgradeInterrupted(
             f"interrupted{where}: nothing in the cloud was cancelled{journal_note}",
             hint="run the same command with --resume to continue from the recorded step; it "
-                 "attaches to the running operation and never sends an Update twice") from err
+                 "attaches to the running operation and never sends an Update twice",
+            operation_id=ops[-1] if ops else None) from err
     took = runbook.timing.clock() - runbook.t0
     event(Summary(ok=all(r.ok for r in report.results),
                   groups=[{"address": r.address, "id": r.group_id, "ok": r.ok,

@@ -247,6 +247,13 @@ class Stalled(OperationTimeout):
 
 
 class UpgradeInterrupted(NgUpgradeError):
-    """Ctrl-C during an upgrade (exit 130); the hint says how to resume. Nothing is cancelled."""
+    """Ctrl-C or SIGTERM during an upgrade (exit 130); the hint says how to resume. Nothing is
+    cancelled. ``operation_id`` names the operation that keeps running in the cloud (the
+    last one the journal holds open), None when none was started."""
 
     exit_code = EXIT_INTERRUPTED
+
+    def __init__(self, message: str, *, hint: str | None = None,
+                 operation_id: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.operation_id = operation_id

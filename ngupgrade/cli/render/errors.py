@@ -28,6 +28,7 @@ from ngupgrade.core.errors import (
     OperationTimeout,
     PolicyInvalid,
     Stalled,
+    UpgradeInterrupted,
     UsageError,
 )
 from ngupgrade.core.redact import redact_values
@@ -42,6 +43,7 @@ _CODES: tuple[tuple[type[NgUpgradeError], str], ...] = (
     (OperationFailed, "operation-failed"),
     (Stalled, "stalled"),
     (OperationTimeout, "timeout"),
+    (UpgradeInterrupted, "interrupted"),
 )
 
 
