@@ -120,6 +120,18 @@ class LazyGroup(click.Group):
 
     def resolve_command(self, ctx: click.Context, args: list[str]
                         ) -> tuple[str | None, click.Command | None, list[str]]:
+        typed = args[0] if args else ""
+        if typed and typed not in COMMANDS and not typed.startswith("-") \
+                and not ctx.resilient_parsing:
+            # click says "No such command" alone; options get click's "(Did you mean ...?)"
+            # from difflib, and so do commands here, in the same words
+            import difflib  # here: the root's --help imports nothing it does not use
+
+            close = difflib.get_close_matches(typed, list(COMMANDS), n=3, cutoff=0.6)
+            if close:
+                which = (repr(close[0]) if len(close) == 1
+                         else "one of: " + ", ".join(repr(c) for c in close))
+                ctx.fail(f"No such command {typed!r}. (Did you mean {which}?)")
         name, command, rest = super().resolve_command(ctx, args)
         if isinstance(ctx.obj, Invocation):
             ctx.obj.command = name  # main() shapes a failure by the command (NDJSON or not)
