@@ -203,7 +203,7 @@ def test_the_scenario_example_in_the_docs_parses():
     assert [f.kind for f in sc.faults] == [
         "rpc_error", "permission_denied", "deadline_after_apply", "operation_error",
         "operation_in_progress", "stall", "running_after_update", "reconciling_after_done",
-        "policy_ignored", "autoscaler_delete", "node_not_ready", "detach_stuck"]
+        "policy_ignored", "autoscaler_delete", "node_not_ready", "detach_stuck", "kube_error"]
     assert sc.quotas["b1gexamplecloud000001"]["compute.instanceCores.count"] == (96.0, 40.0)
     assert sc.node_groups["workers"].policy == DeployPolicy(2, 0)
     with FakeCloud.from_state(str(EXAMPLE_STATE), sc) as fake:

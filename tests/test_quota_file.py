@@ -272,3 +272,13 @@ def test_one_quota_limit_as_yc_quota_limit_get_prints_it():
         QuotaLimit("compute.disks.count", 64.0, 30.0)]
     with pytest.raises(BadInput, match=r"q\.json: \$\.usedd: unknown key 'usedd'"):
         parse_quota_text('{"quotaId": "compute.disks.count", "usedd": 1}', "q.json")
+
+
+def test_yaml_whose_first_key_is_quoted_is_read_as_yaml(tmp_path) -> None:
+    """`"b1g...":` opens as a JSON string followed by more text: a YAML mapping, not a broken
+    stream of JSON documents."""
+    path = tmp_path / "quotas.yaml"
+    path.write_text('"b1gexamplecloud000001":\n  compute.instances.count:\n'
+                    '    limit: 24\n    usage: 11\n')
+    source = read_quota_file(str(path))
+    assert list(source.cloud_ids) == ["b1gexamplecloud000001"]

@@ -255,18 +255,32 @@ def _decode(text: str, source: str) -> Any:
         raise BadInput(too_deep_message(), source=source) from err
     except json.JSONDecodeError as json_err:
         if json_err.msg == "Extra data":
-            return _json_documents(text, source)
-        check_size(text, source, "YAML document")
-        try:
-            documents = load_yaml_documents(text, source)
-        except NotYaml as err:
-            raise BadInput(f"neither JSON ({json_err.msg} at line {json_err.lineno}) nor YAML "
-                           f"({err.detail})", source=source) from err
-        if len(documents) > 1:
-            return QuotaDocuments(documents)
-        return documents[0] if documents else None
+            try:
+                return _json_documents(text, source)
+            except BadInput as stream_err:
+                # a YAML mapping whose first key is quoted ("b1g...": ...) starts as a JSON
+                # string: read as YAML before blaming the JSON stream
+                return _yaml(text, source, json_err, not_yaml=stream_err)
+        return _yaml(text, source, json_err)
     except ValueError as err:  # an integer of over 4300 digits (int_max_str_digits)
         raise BadInput(INT_LIMIT_MESSAGE, source=source) from err
+
+
+def _yaml(text: str, source: str, json_err: json.JSONDecodeError,
+          not_yaml: BadInput | None = None) -> Any:
+    """The YAML document(s) of a quota file that is not JSON; when it is not YAML either,
+    ``not_yaml`` (the JSON stream's own error) or a message naming both failures."""
+    try:
+        check_size(text, source, "YAML document")
+        documents = load_yaml_documents(text, source)
+    except NotYaml as err:
+        if not_yaml is not None:
+            raise not_yaml from None
+        raise BadInput(f"neither JSON ({json_err.msg} at line {json_err.lineno}) nor YAML "
+                       f"({err.detail})", source=source) from err
+    if len(documents) > 1:
+        return QuotaDocuments(documents)
+    return documents[0] if documents else None
 
 
 def _json_documents(text: str, source: str) -> QuotaDocuments:
