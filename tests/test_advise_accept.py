@@ -48,8 +48,10 @@ def test_advise_allows_a_policy_blocked_only_by_accepted_findings(run_cli) -> No
     # 6..12 min) is as slow in the worst case and costs a surge node: off the front.
     assert (rec["max_expansion"], rec["max_unavailable"], rec["minutes"]) == (
         0, 2, {"min": 12, "max": 12})
-    # what is left blocked is the quota (3 IPs, 2 free) and the floor, not the drain
-    assert _rejected(group) == {(3, 0): ["quota-short"], (0, 3): ["below-min-available"]}
+    # what is left blocked is the quota (3 IPs, 2 free; 3 + 3 VMs in workers' spread
+    # placement group, 5 at most) and the floor, not the drain
+    assert _rejected(group) == {(3, 0): ["quota-short", "quota-short"],
+                                (0, 3): ["below-min-available"]}
     assert group["warnings"] == [{
         "code": "drain-finding-accepted",
         "message": "0/2 passes the drain check only because you accepted bare-pod-lost, "
@@ -89,9 +91,10 @@ def test_advise_refuses_an_unknown_code(run_cli) -> None:
 def test_upgrade_schedule_advised_passes_accept_to_the_advisor(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    """The fake cloud of the demo scenario (quotas after the increase): workers may surge 3
-    (3 VMs, 3 IPs of 4 free), so 3/0 (one 6-minute cycle) once the drain findings are
-    accepted. Dry run: nothing is sent."""
+    """The fake cloud of the demo scenario (quotas after the increase): the quotas let workers
+    surge 3 (3 VMs, 3 IPs of 4 free), its spread placement group only 2 (3 nodes, 5 VMs at
+    most), so once the drain findings are accepted 0/2 (two 6-minute cycles, as fast as 2/0
+    and no surge node). Dry run: nothing is sent."""
     monkeypatch.chdir(tmp_path)
     argv = ("-g", "workers", "--version", "1.30", "--schedule", "advised",
             "--cluster", CLUSTER, "-o", "json")
@@ -106,4 +109,4 @@ def test_upgrade_schedule_advised_passes_accept_to_the_advisor(
     events = [json.loads(line) for line in out.splitlines() if line.strip()]
     stage, = [e for e in events if e["event"] == "stage"]
     assert [(g["address"], g["policy"]) for g in stage["groups"]] == [
-        (WORKERS, {"max_expansion": 3, "max_unavailable": 0})]
+        (WORKERS, {"max_expansion": 0, "max_unavailable": 2})]

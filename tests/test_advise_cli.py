@@ -61,7 +61,12 @@ def test_workers_json(run_cli) -> None:
     assert rejected[(3, 0)] == [{
         "code": "quota-short",
         "message": "cloud b1gexamplecloud000001: vpc.externalAddresses.count needs 3 IPs, "
-                   "headroom 2 IPs (short by 1 IP)"}]
+                   "headroom 2 IPs (short by 1 IP)"}, {
+        # workers' 3 nodes run in the example's spread placement group (at most 5 VMs)
+        "code": "quota-short",
+        "message": "cloud b1gexamplecloud000001: compute.placementGroupInstances.count "
+                   "(placement group fd8examplespread0001) needs 3 VMs, headroom 2 VMs (short "
+                   "by 1 VM)"}]
     assert [r["code"] for r in rejected[(1, 2)]] == ["below-min-available"]
     assert workers["calibration"] == {"minutes_per_cycle": 6, "source": "default",
                                       "operations": 0, "samples": [],
@@ -181,7 +186,7 @@ def test_cluster_objects_reach_the_drain_check() -> None:
     assert rec is not None and (rec.max_expansion, rec.max_unavailable) == (2, 0)
     blocked = {(r.candidate.max_expansion, r.candidate.max_unavailable):
                [x.code for x in r.reasons] for r in workers.search.rejected}
-    assert blocked[(3, 0)] == ["quota-short"]
+    assert blocked[(3, 0)] == ["quota-short", "quota-short"]  # public IPs, placement group
 
 
 def test_the_printed_commands_are_the_schedules_and_fit_together(run_cli,

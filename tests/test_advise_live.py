@@ -50,9 +50,10 @@ def test_minutes_per_cycle_from_the_groups_own_history(fake, run_cli) -> None:
     assert workers["calibration"]["operations"] == 2
     assert workers["calibration"]["samples"] == [10, 8]  # ListOperations: newest first
     assert "3 node(s) and policy 1/0" in workers["calibration"]["note"]
-    # No quota on public IPs in the fake (unknown: unchecked): 3/0, one cycle of 9 minutes.
+    # No quota on public IPs in the fake (unknown: unchecked), but workers' spread placement
+    # group holds 5 VMs: 2/0, two cycles of 9 minutes.
     assert (workers["recommended"]["max_expansion"], workers["recommended"]["minutes"]) == (
-        3, {"min": 9, "max": 9})
+        2, {"min": 18, "max": 18})
     assert workers["quota"]["unknown"] == ["compute.disks.count", "compute.ssdDisks.size",
                                            "managed-kubernetes.cores.count",
                                            "managed-kubernetes.disk.size",

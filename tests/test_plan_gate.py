@@ -22,6 +22,8 @@ def _workers_state(tmp_path: Path, size: int, e: int, u: int) -> Path:
     attrs = workers["instances"][0]["attributes"]
     attrs["scale_policy"] = [{"auto_scale": [], "fixed_scale": [{"size": size}]}]
     attrs["deploy_policy"] = [{"max_expansion": e, "max_unavailable": u}]
+    # out of the example's spread placement group (5 VMs at most: no 50-node group runs there)
+    attrs["instance_template"][0]["placement_policy"] = []
     doc["resources"] = [workers]
     path = tmp_path / f"workers-{size}-{e}-{u}.tfstate"
     path.write_text(json.dumps(doc))

@@ -39,6 +39,10 @@ def _suggestions(doc: Any) -> list[tuple[str, int, int, list[str], bool, bool]]:
              s["fits_together"]) for s in doc["suggestions"]]
 
 
+PLACEMENT_ID = "compute.placementGroupInstances.count"
+PLACEMENT = f"{PLACEMENT_ID} (placement group fd8examplespread0001)"
+
+
 @pytest.mark.parametrize(("row", "limit", "name"), ids=["group", "cluster", "zone"], argvalues=[
     # workers' 3 nodes against 5 per group: 2 surge nodes fit, 3 do not
     ("managed-kubernetes.groupNodes.count", {"limit": 5, "usage": 0},
@@ -61,11 +65,13 @@ def test_a_short_limit_gets_the_largest_policy_that_fits(run_cli, tmp_path: Path
     assert result.exit_code == 1
     assert [q["status"] for q in result.json()["clouds"][0]["quotas"]
             if q["quota_id"] == row] == ["short"]
-    assert _suggestions(result.json()) == [(WORKERS, 2, 0, [name], True, True)]
-    assert result.json()["suggestions"][0]["quota_ids"] == [row]
+    # workers also runs in the example's spread placement group (3 nodes, at most 5 VMs):
+    # 3 surge nodes do not fit there either, and 2/0 fixes both rows
+    assert _suggestions(result.json()) == [(WORKERS, 2, 0, [name, PLACEMENT], True, True)]
+    assert result.json()["suggestions"][0]["quota_ids"] == [row, PLACEMENT_ID]
     table = run_cli(*argv, "--max-expansion", "3")
     assert (f"{WORKERS}: max_expansion=2 max_unavailable=0: peak 5 nodes, min ready 3 of 3 "
-            f"(100%), 2 cycles (fixes {name})") in table.stdout
+            f"(100%), 2 cycles (fixes {name}, {PLACEMENT})") in table.stdout
     assert "a short quota: apply the suggested deploy policies" in table.stderr
     # the suggestion is what preflight lets through
     applied = run_cli(*argv, "--max-expansion", "2", "--max-unavailable", "0")
@@ -83,7 +89,7 @@ def test_a_cluster_limit_shared_by_two_groups(run_cli, tmp_path: Path) -> None:
                   "-g", "batch", "--max-expansion", "3", "--max-unavailable", "0",
                   "-o", "json").json()
     name = "managed-kubernetes.clusterNodes.count (cluster catq0n7i0h9ka1b2c3d4)"
-    assert _suggestions(doc) == [(WORKERS, 0, 1, [name], False, True),
+    assert _suggestions(doc) == [(WORKERS, 0, 1, [name, PLACEMENT], False, True),
                                  (BATCH, 1, 0, [name], True, True)]
 
 

@@ -29,6 +29,8 @@ def _two_groups(tmp_path: Path) -> tuple[Path, Path]:
                      scale_policy=[{"auto_scale": [], "fixed_scale": [{"size": 4}]}],
                      deploy_policy=[{"max_expansion": 2, "max_unavailable": 0}])
         attrs["instance_template"][0]["resources"][0]["cores"] = 2
+        # out of workers' spread placement group (5 VMs at most: not both 4-node groups)
+        attrs["instance_template"][0]["placement_policy"] = []
         groups.append(g)
     doc["resources"] = [r for r in doc["resources"] if r["type"] != "yandex_kubernetes_node_group"]
     doc["resources"] += groups

@@ -3,7 +3,8 @@ policy's source, also when the upgrade is resumed from its journal (which record
 it: JSON ``override_source``); a flag's stays ``command-line override``.
 
 The example cloud of the demo scenario (terraform/examples/scenario.yaml): workers (3 nodes,
-1/0 in the state) is advised 3/0, one 6-minute cycle; ``--timeout 2m`` stops the run (exit 6)
+1/0 in the state, in a spread placement group of at most 5 VMs) is advised 2/0, two 6-minute
+cycles; ``--timeout 2m`` stops the run (exit 6)
 with its operation still running, then ``--resume`` attaches to it.
 """
 
@@ -31,17 +32,17 @@ def test_a_resumed_advised_group_keeps_its_label(tmp_path: Path,
     with example_cloud() as fake:
         code, out, _ = cli(fake, monkeypatch, capsys, *ADVISED, "--timeout", "2m")
         assert code == 6
-        assert _policy_line(out) == "  deploy policy   max_expansion 3, max_unavailable 0 (advised)"
+        assert _policy_line(out) == "  deploy policy   max_expansion 2, max_unavailable 0 (advised)"
         journal = json.loads(JOURNAL.read_text())
         assert (journal["override"], journal["override_source"]) == (
-            {"max_expansion": 3, "max_unavailable": 0}, "advised")
+            {"max_expansion": 2, "max_unavailable": 0}, "advised")
         # Before: the resumed group's plan read "(command-line override)", though no flag
         # gave the policy.
         code, out, err = cli(fake, monkeypatch, capsys, *ADVISED, "--resume", "-o", "json")
         assert code == 0, err
     plan = next(json.loads(x) for x in out.splitlines() if '"event": "plan"' in x)
     group, = plan["plan"]["groups"]
-    assert group["policy"] == {"max_expansion": 3, "max_unavailable": 0, "source": "advised",
+    assert group["policy"] == {"max_expansion": 2, "max_unavailable": 0, "source": "advised",
                                "assumed": False}
 
 

@@ -120,7 +120,7 @@ def test_an_auto_upgrade_window_during_the_run_is_a_warning_event(
     assert [e for e in _lines(out) if e["event"] == "warning"] == []
 
 
-def test_a_full_spread_placement_group_is_a_warning_line_before_the_changes(
+def test_a_full_spread_placement_group_stops_the_gate_like_preflight(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
     template = json.loads(Path(STATE).read_text())
     workers = next(r for r in template["resources"] if r.get("name") == "workers")
@@ -134,14 +134,22 @@ def test_a_full_spread_placement_group_is_a_warning_line_before_the_changes(
         code, out, err = cli(fake, monkeypatch, capsys, "--state", state, "-g", "workers",
                              "--version", "1.30", "--max-expansion", "3", "--max-unavailable",
                              "0")
-        assert code == 0, err  # a warning: the upgrade may still run (no Update in a dry run)
+        # the gate refuses what preflight refuses (was exit 0 with a warning line): the surge
+        # nodes cannot be placed, nothing is sent
+        assert code == 1, err
         assert updates(fake) == []
-    expected = ("! yandex_kubernetes_node_group.workers: its nodes run in spread placement group "
-                "fd8pg0example, which holds at most 5 VMs; the upgrade's peak is 6 (3 nodes + "
-                "3 surge), so at most 2 surge node(s) can be placed: max_expansion 2 or less")
-    lines = out.splitlines()
-    assert expected in lines
-    assert lines.index(expected) > lines.index("== API calls it would make")
+    assert ("error: quota preflight failed: b1gexamplecloud000001: "
+            "compute.placementGroupInstances.count (placement group fd8pg0example) needs 3 "
+            "VMs, headroom 2 VMs; nothing was changed") in err
+    assert ("yandex_kubernetes_node_group.workers: max_expansion=2 max_unavailable=0: peak 5 "
+            "nodes") in out
+    # at the policy it suggests, the run passes its gate and the warning is gone
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "--state", state, "-g", "workers",
+                             "--version", "1.30", "--max-expansion", "2", "--max-unavailable",
+                             "0")
+        assert code == 0, err
+    assert "spread placement group" not in out
 
 
 def _group_windows(tmp_path: Path, name: str, *windows: dict[str, str]) -> str:

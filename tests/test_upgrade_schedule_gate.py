@@ -107,8 +107,9 @@ def test_the_drain_gate_judges_the_policy_the_stage_gives(
 
 def test_an_auto_upgrade_window_is_judged_from_the_groups_stage_start(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
-    # gpu runs in stage 2, 08:06..08:12: its window at 08:08 opens then; the one that closes
-    # at 08:03 is over. Before, the advised run showed no window warning at all.
+    # gpu runs in stage 2, 08:12..08:18 (workers first at 2/0, two 6-min cycles: 3 surge
+    # nodes do not fit its spread placement group): its window from 08:08 is open then; the
+    # one that closes at 08:03 is over. Before, the advised run showed no window warning.
     monkeypatch.chdir(tmp_path)
     state = _with_windows(tmp_path, "gpu",
                           weekly_window("friday", "07:30", timedelta(minutes=33)),
@@ -120,14 +121,14 @@ def test_an_auto_upgrade_window_is_judged_from_the_groups_stage_start(
     events = _lines(out)
     starts = [(e["start_minutes"], [g["address"] for g in e["groups"]])
               for e in events if e["event"] == "stage"]
-    assert starts == [(0, [WORKERS]), (6, [GPU])]
+    assert starts == [(0, [WORKERS]), (12, [GPU])]
     warnings = [e for e in events if e["event"] == "warning"
                 and e["code"] == "auto-upgrade-window"]
     assert [w["group"] for w in warnings] == [GPU]
     assert warnings[0]["message"] == (
         "yandex_kubernetes_node_group.gpu: auto_upgrade is on and its maintenance window "
-        "(friday 08:08 UTC for 1h00m) is open at 2027-01-15 08:08 UTC, during this upgrade "
-        "(from 2027-01-15 08:06 UTC, up to 6 min at 6 min a cycle): the service may start its "
+        "(friday 08:08 UTC for 1h00m) is open at 2027-01-15 08:12 UTC, during this upgrade "
+        "(from 2027-01-15 08:12 UTC, up to 6 min at 6 min a cycle): the service may start its "
         "own upgrade of the group; set maintenance_policy.auto_upgrade = false for the run, or "
         "start it outside the window")
     kinds = [e["event"] for e in events]
@@ -140,9 +141,11 @@ def test_an_auto_upgrade_window_is_judged_from_the_groups_stage_start(
     assert f"[gpu] ! {warnings[0]['message']}" in out.splitlines()
 
 
-def test_a_full_spread_placement_group_is_a_warning_of_the_schedule_too(
+def test_the_advised_schedule_keeps_a_surge_its_spread_placement_group_holds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capsys) -> None:
-    # workers in a spread placement group (at most 5 VMs): the advisor's 3/0 peaks at 6.
+    # workers in a spread placement group (at most 5 VMs): 3/0 would peak at 6. Was: the
+    # advisor chose 3/0 and the run only warned spread-placement-group-full; now the advisor
+    # judges the placement group like the gate does and keeps 2 surge nodes.
     monkeypatch.chdir(tmp_path)
     doc = json.loads(Path(STATE).read_text())
     workers = next(r for r in doc["resources"] if r.get("name") == "workers")
@@ -158,12 +161,12 @@ def test_a_full_spread_placement_group_is_a_warning_of_the_schedule_too(
         code, out, err = cli(fake, monkeypatch, capsys, "--state", str(state), "-g", "workers",
                              *ADVISED, "-o", "json")
         assert code == 0, err
-    (warning,) = [e for e in _lines(out) if e["event"] == "warning"
-                  and e["code"] == "spread-placement-group-full"]
-    assert warning["message"] == (
-        "yandex_kubernetes_node_group.workers: its nodes run in spread placement group "
-        "fd8pg0example, which holds at most 5 VMs; the upgrade's peak is 6 (3 nodes + 3 "
-        "surge), so at most 2 surge node(s) can be placed: max_expansion 2 or less")
+    events = _lines(out)
+    assert [e for e in events if e["event"] == "warning"
+            and e["code"] == "spread-placement-group-full"] == []
+    (stage,) = [e for e in events if e["event"] == "stage"]
+    policy = stage["groups"][0]["policy"]
+    assert (policy["max_expansion"], policy["max_unavailable"]) == (2, 0)
 
 
 def test_the_gate_counts_the_states_other_groups_and_labels_the_advised_policy(

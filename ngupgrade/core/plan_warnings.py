@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ngupgrade.core.model import AutoScale, DeployPolicy, ScalePolicy
+from ngupgrade.core.model import AutoScale, DeployPolicy, PlacementGroup, ScalePolicy
 from ngupgrade.core.platform import YANDEX, Platform
 from ngupgrade.core.policy import ResolvedPolicy
 from ngupgrade.core.units import counted
@@ -50,12 +50,13 @@ NODES_OVERRIDE_UNUSED = "nodes-override-unused"
 EMPTY_GROUP = "empty-group"
 TAINTED_IN_STATE = "tainted-in-state"
 FIXED_SIZE_DRIFT = "fixed-size-drift"
+PLACEMENT_FULL = "spread-placement-group-full"
 
 WARNING_CODES = (
     POLICY_ASSUMED, MAX_EXPANSION_CLAMPED, MAX_UNAVAILABLE_CLAMPED, WHOLE_GROUP_UNAVAILABLE,
     MAX_UNAVAILABLE_AT_AUTOSCALER_MIN, PEAK_ABOVE_AUTOSCALER_MAX, PEAK_ABOVE_GROUP_NODE_LIMIT,
     UPDATE_TIMEOUT_EXCEEDED, UPDATE_TIMEOUT_BORDERLINE, NODES_OUTSIDE_AUTOSCALER_RANGE,
-    NODES_OVERRIDE_UNUSED, EMPTY_GROUP, TAINTED_IN_STATE, FIXED_SIZE_DRIFT,
+    NODES_OVERRIDE_UNUSED, EMPTY_GROUP, TAINTED_IN_STATE, FIXED_SIZE_DRIFT, PLACEMENT_FULL,
 )
 """Every stable warning code, wherever it is emitted (documented in docs/upgrade-math.md)."""
 
@@ -200,6 +201,41 @@ def peak_warnings(
             f"({GROUP_NODE_LIMIT_QUOTA_ID})",
         )]
     return []
+
+
+SPREAD_PLACEMENT_MAX_VMS = 5
+"""VMs in one spread placement group: Yandex Compute Cloud docs, "Quotas and limits", VM
+limits, "Maximum number of VMs in a single placement group: 5"
+(https://yandex.cloud/en/docs/compute/concepts/limits)."""
+
+
+def spread_placement(placement: PlacementGroup | None) -> bool:
+    """True when ``placement`` limits its VMs to :data:`SPREAD_PLACEMENT_MAX_VMS`: a spread
+    placement group, or one whose strategy the state does not hold (spread assumed, the
+    worst case); a partition placement group has no such limit."""
+    return placement is not None and placement.strategy != "partition"
+
+
+def placement_warning(placement: PlacementGroup | None, nodes: int, surge: int,
+                      prefix: str = "") -> PlanWarning | None:
+    """``spread-placement-group-full`` when ``nodes`` (the VMs of the group's placement group
+    before the upgrade) plus ``surge`` (the extra nodes at its peak) exceed
+    :data:`SPREAD_PLACEMENT_MAX_VMS`: the surge nodes cannot be placed. The one wording of
+    that rule (``plan``, ``preflight``, ``advise``, the upgrade gate); ``prefix`` names the
+    group where the report does not (``ADDRESS: ``). None when the peak fits."""
+    if not spread_placement(placement) or nodes + surge <= SPREAD_PLACEMENT_MAX_VMS:
+        return None
+    assert placement is not None
+    assumed = "" if placement.strategy else " (spread assumed: the state does not hold it)"
+    room = max(0, SPREAD_PLACEMENT_MAX_VMS - nodes)
+    return PlanWarning(
+        PLACEMENT_FULL,
+        f"{prefix}its nodes run in spread placement group {placement.id}{assumed}, "
+        f"which holds at most {SPREAD_PLACEMENT_MAX_VMS} VMs; the upgrade's peak is "
+        f"{nodes + surge} ({nodes} nodes + {surge} surge), so "
+        + (f"at most {room} surge node(s) can be placed: max_expansion {room} or less"
+           if nodes <= SPREAD_PLACEMENT_MAX_VMS else
+           f"even its {nodes} nodes do not fit: use a partition placement group"))
 
 
 def suggested_update_timeout(max_minutes: float) -> str:

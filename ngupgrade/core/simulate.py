@@ -30,6 +30,7 @@ from ngupgrade.core.plan_warnings import (
     PlanWarning,
     duration_warnings,
     peak_warnings,
+    placement_warning,
     policy_warnings,
 )
 from ngupgrade.core.platform import DataNote, InPlaceMethod, platform_of
@@ -336,6 +337,9 @@ def plan_group(
     if isinstance(group.scale, AutoScale):
         worst = platform.worst_case_peak(resolved.policy, group.scale)
     warnings.extend(peak_warnings(peak, limit=group_node_limit, worst_case_peak=worst))
+    placed = placement_warning(group.placement_group, nodes, effective.max_expansion)
+    if placed is not None:
+        warnings.append(placed)
     warnings.extend(duration_warnings(estimate.max_minutes,
                                       timeout_minutes=update_timeout_minutes,
                                       platform=platform))

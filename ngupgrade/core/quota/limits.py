@@ -19,8 +19,10 @@ What :func:`ngupgrade.core.quota.preflight.evaluate` leaves out, checked here on
 * zonal quotas such as ``compute.instanceT4Gpus.count.ru-central1-d`` beside the cloud-wide
   one: a group with a node in that zone may put all of its surge there, so its demand of the
   cloud-wide quota counts on the zonal one too (only when the source lists it);
-* a spread placement group holds at most 5 VMs (compute limits): a peak above 5 cannot place
-  its surge nodes (a warning with the numbers);
+* a spread placement group holds at most 5 VMs (Yandex Compute Cloud docs, "Quotas and
+  limits", VM limits): a peak above 5 cannot place its surge nodes, a row like the node limits
+  (:func:`placement_rows`, so the suggestions, the advisor and the gates see it) and a
+  warning with the numbers;
 * ``maintenance_policy.auto_upgrade`` with a window that may open while the group's upgrade
   runs (any time, when no window is set), from the group's own start (after the groups run
   before it): the service may start its own upgrade of the group (a warning).
@@ -34,8 +36,14 @@ from datetime import datetime, timedelta
 from functools import partial
 
 from ngupgrade.core import simulate
-from ngupgrade.core.model import WEEKDAYS, MaintenanceWindow, NodeGroup, QuotaLimit
-from ngupgrade.core.plan_warnings import PlanWarning
+from ngupgrade.core.model import WEEKDAYS, MaintenanceWindow, NodeGroup, PlacementGroup, QuotaLimit
+from ngupgrade.core.plan_warnings import (
+    PLACEMENT_FULL,
+    SPREAD_PLACEMENT_MAX_VMS,
+    PlanWarning,
+    placement_warning,
+    spread_placement,
+)
 from ngupgrade.core.policy import clamp
 from ngupgrade.core.quota.demand import GroupDemand, NodeCount, combine
 from ngupgrade.core.quota.preflight import Preflight
@@ -44,10 +52,6 @@ from ngupgrade.core.quota.verdict import CloudVerdict, QuotaVerdict, verdict
 
 GROUP_NODES = "managed-kubernetes.groupNodes.count"
 CLUSTER_NODES = "managed-kubernetes.clusterNodes.count"
-SPREAD_PLACEMENT_MAX_VMS = 5
-"""VMs in one spread placement group (compute limits, reference section 1)."""
-
-PLACEMENT_FULL = "spread-placement-group-full"
 AUTO_UPGRADE_WINDOW = "auto-upgrade-window"
 RUN_WARNINGS = (PLACEMENT_FULL, AUTO_UPGRADE_WINDOW)
 """The codes of the warnings about the run itself (each names its group): ``ngupgrade upgrade``
@@ -149,36 +153,81 @@ def limit_rows(demands: Sequence[GroupDemand], limits: Mapping[str, QuotaLimit],
     """Every row of one cloud's limits beside the cloud-wide quotas for ``demands`` (those
     ``limits`` lists): the zonal rows (:func:`zonal_verdicts`), then the ``groupNodes``/
     ``clusterNodes`` rows (:func:`node_count_verdicts`, ``peers`` as there). The one judge of
-    these limits: the preflight's table, its suggestions and the advisor's candidates ask it."""
+    these limits: the preflight's table, its suggestions, the advisor's candidates and the
+    upgrade's gate ask it. The spread placement groups' rows (:func:`placement_rows`) come
+    last, whatever ``limits`` lists: their limit is fixed."""
     return [*zonal_verdicts(demands, limits, sequential=sequential,
                             at_current_size=at_current_size),
             *node_count_verdicts(demands, peers, limits, sequential=sequential,
-                                 at_current_size=at_current_size)]
+                                 at_current_size=at_current_size),
+            *placement_rows(demands, peers, sequential=sequential,
+                            at_current_size=at_current_size)]
 
 
-def placement_warnings(demands: Sequence[GroupDemand], at_current_size: bool = False
-                       ) -> list[PlanWarning]:
-    """A group in a spread placement group whose peak is above 5 VMs."""
+PLACEMENT_VMS = "compute.placementGroupInstances.count"
+"""ngupgrade's name for the row of a spread placement group: the compute limit "Maximum number
+of VMs in a single placement group" (5; the docs give it no quota id), scoped ``placement group
+ID``; its unit VMs."""
+
+
+def _placement_counts(demands: Sequence[GroupDemand], peers: Sequence[NodeGroup],
+                      at_current_size: bool
+                      ) -> dict[str, tuple[PlacementGroup, int, list[int]]]:
+    """Spread placement group id -> (the group, the VMs its node groups hold before the
+    change, the surge of each of ``demands`` in it). A peer in it that is not checked counts
+    at its size (fixed, or the autoscaler max)."""
+    out: dict[str, tuple[PlacementGroup, int, list[int]]] = {}
+    checked = {gd.address for gd in demands}
+    for gd in demands:
+        placement = gd.group.placement_group
+        if not spread_placement(placement):
+            continue
+        assert placement is not None
+        count = peak(gd, at_current_size)
+        held, before, surges = out.get(placement.id, (placement, 0, []))
+        out[placement.id] = (held, before + count.before, [*surges, count.added])
+    for g in peers:
+        p = g.placement_group
+        if p is not None and p.id in out and str(g.address) not in checked:
+            held, before, surges = out[p.id]
+            out[p.id] = (held, before + g.scale.most_nodes, surges)
+    return out
+
+
+def placement_rows(demands: Sequence[GroupDemand], peers: Sequence[NodeGroup] = (), *,
+                   sequential: bool = False, at_current_size: bool = False
+                   ) -> list[QuotaVerdict]:
+    """One :data:`PLACEMENT_VMS` row per spread placement group that ``demands`` run in:
+    limit :data:`~ngupgrade.core.plan_warnings.SPREAD_PLACEMENT_MAX_VMS`, usage the VMs its
+    node groups hold before the change, demand their surge (added up, or the largest with
+    ``sequential``). Always judged (the limit is fixed, no quota source lists it); VMs in the
+    placement group that are not nodes of the state's groups are not seen."""
+    rows = []
+    for pid, (_, before, surges) in _placement_counts(demands, peers, at_current_size).items():
+        surge = combine(({"n": s} for s in surges), sequential).get("n", 0)
+        row = _scoped(PLACEMENT_VMS, f"placement group {pid}", before, surge,
+                      QuotaLimit(PLACEMENT_VMS, SPREAD_PLACEMENT_MAX_VMS, 0.0),
+                      any(gd.reducible for gd in demands))
+        if row is not None:
+            rows.append(row)
+    return rows
+
+
+def placement_warnings(demands: Sequence[GroupDemand], at_current_size: bool = False,
+                       peers: Sequence[NodeGroup] = ()) -> list[PlanWarning]:
+    """A group in a spread placement group whose peak (with the other node groups in it) is
+    above 5 VMs (:func:`ngupgrade.core.plan_warnings.placement_warning`)."""
+    counts = _placement_counts(demands, peers, at_current_size)
     out = []
     for gd in demands:
         placement = gd.group.placement_group
-        if placement is None or placement.strategy == "partition":
+        if placement is None or placement.id not in counts:
             continue
-        count = peak(gd, at_current_size)
-        nodes, surge = count.before, count.added
-        if nodes + surge <= SPREAD_PLACEMENT_MAX_VMS:
-            continue
-        assumed = "" if placement.strategy else " (spread assumed: the state does not hold it)"
-        room = max(0, SPREAD_PLACEMENT_MAX_VMS - nodes)
-        out.append(PlanWarning(
-            PLACEMENT_FULL,
-            f"{gd.address}: its nodes run in spread placement group {placement.id}{assumed}, "
-            f"which holds at most {SPREAD_PLACEMENT_MAX_VMS} VMs; the upgrade's peak is "
-            f"{nodes + surge} ({nodes} nodes + {surge} surge), so "
-            + (f"at most {room} surge node(s) can be placed: max_expansion {room} or less"
-               if nodes <= SPREAD_PLACEMENT_MAX_VMS else
-               f"even its {nodes} nodes do not fit: use a partition placement group"),
-            group=gd.address))
+        _, before, _ = counts[placement.id]
+        found = placement_warning(placement, before, peak(gd, at_current_size).added,
+                                  prefix=f"{gd.address}: ")
+        if found is not None:
+            out.append(replace(found, group=gd.address))
     return out
 
 
@@ -306,7 +355,8 @@ def extend(result: Preflight, limits: Mapping[str, Mapping[str, QuotaLimit]], *,
                                    at_current_size=result.at_current_size, beside=beside)
         else:
             suggestions += [s for s in result.suggestions if s.cloud_id == cloud.cloud_id]
-    warnings = [*result.warnings, *placement_warnings(result.groups, result.at_current_size)]
+    warnings = [*result.warnings,
+                *placement_warnings(result.groups, result.at_current_size, peers)]
     if start is not None:
         warnings += maintenance_warnings(result.groups, start, minutes_per_cycle,
                                          result.at_current_size, runs)

@@ -103,6 +103,11 @@ def evaluate(groups: Sequence[GroupDemand],
                      at_current_size=at_current_size)
 
 
+_PLACEMENT_PREFIX = "compute.placementGroupInstances"
+"""The row of a spread placement group (:data:`ngupgrade.core.quota.limits.PLACEMENT_VMS`):
+a fixed limit, not raised on request."""
+
+
 def failure_summary(result: Preflight) -> str:
     """One line naming what failed, for the error the CLI prints: ``quota preflight failed:``
     and the quota ids with need/headroom (or unknown, strict); a PodDisruptionBudget that
@@ -146,8 +151,11 @@ def failure_hints(result: Preflight, *, offline: bool, where: str = "Quota Manag
         if not fixing and over:
             held = "; ".join(f"{q.name} holds {human_quota(q.quota_id, q.usage)}, above its "
                              f"limit of {human_quota(q.quota_id, q.limit)}" for q in over)
+            fixed = any(q.quota_id.startswith(_PLACEMENT_PREFIX) for q in over)
+            way_out = ("use a partition placement group, or fewer nodes in it" if fixed
+                       else "raise that limit, or make the group smaller first")
             why = (f"; no deploy policy fits: {held}, and every policy creates nodes again "
-                   "(raise that limit, or make the group smaller first)")
+                   f"({way_out})")
         elif not fixing:
             growth = not result.at_current_size and any(
                 gd.extra.current_source != "fixed" for gd in result.groups)
