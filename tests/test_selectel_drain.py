@@ -187,3 +187,20 @@ def test_single_replica_findings_say_what_selectel_s_stop_does_to_the_pod() -> N
         "pod moved onto an old node is evicted again when that node drains); in the other 60 "
         "the upgrade stops (upgrade-stops) before it is evicted and it keeps running on "
         "workers-1")
+
+
+def test_pod_findings_under_selectel_hold_in_every_order_only_where_every_order_drains_it(
+        ) -> None:
+    """0/1, all 120 orders: session-cache's emptyDir on workers-1 is lost only in the 60
+    orders that drain workers-1 before workers-3 (checkout's node, where the upgrade stops);
+    in the others its node stays old and running with the data. The finding said "every
+    order" (a pod's own property shows whatever the order: true only where every node
+    drains), while single-replica-disrupted for the same pod said 60 of 120."""
+    report = _check(DeployPolicy(0, 1))
+    (lost,) = [f for f in report.findings if f.code == "emptydir-data-lost"]
+    assert lost.pod is not None and lost.pod.startswith("shop/session-cache-")
+    assert lost.every_order is False
+    (cache,) = [f for f in report.findings if f.code == "single-replica-disrupted"
+                and f.subject == "Deployment shop/session-cache"]
+    assert cache.every_order is False
+

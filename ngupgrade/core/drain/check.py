@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ngupgrade.core.drain.findings import (
+    DRAIN_DEPENDENT,
     GROUP_SIZE_MISMATCH,
     ORDER_INDEPENDENT,
     SINGLE_REPLICA_DISRUPTED,
@@ -128,7 +129,10 @@ def _merge(worst: OrderResult, results: Sequence[OrderResult], exhaustive: bool
            ) -> list[Finding]:
     """The worst order's findings, then those only other orders show; ``every_order`` is
     True when the finding's key shows in every order and that was all of them (or its code
-    cannot depend on the order)."""
+    cannot depend on the order; where an order's run stopped the upgrade, not the codes that
+    hold only because every node drains, :data:`DRAIN_DEPENDENT`)."""
+    stops = any(r.stopped_at is not None for r in results)
+    independent = ORDER_INDEPENDENT - DRAIN_DEPENDENT if stops else ORDER_INDEPENDENT
     keys_per_order = [{f.key for f in r.findings} for r in results]
     out: list[Finding] = []
     taken: set[tuple[str, str]] = set()
@@ -137,7 +141,7 @@ def _merge(worst: OrderResult, results: Sequence[OrderResult], exhaustive: bool
             if result is not worst and finding.key in taken:
                 continue
             everywhere = all(finding.key in keys for keys in keys_per_order)
-            every = finding.code in ORDER_INDEPENDENT or (exhaustive and everywhere)
+            every = finding.code in independent or (exhaustive and everywhere)
             out.append(_with_every(finding, every))
         taken |= {f.key for f in result.findings}
     return out

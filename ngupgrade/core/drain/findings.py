@@ -57,6 +57,16 @@ whatever the order; whole-group-unavailable depends on the wave sizes only.
 ``single-replica-disrupted`` is not one: where the upgrade stops (Selectel) the pod may not
 go down in every order; its ``every_order`` comes from the runs (``check._single_replica``)."""
 
+DRAIN_DEPENDENT = frozenset({
+    PDB_OVERLAP, GRACE_OVER_TIMEOUT, BARE_POD_LOST, EMPTYDIR_DATA_LOST, LOCAL_VOLUME_PINNED,
+    CONSTRAINT_NOT_MODELLED,
+})
+"""The :data:`ORDER_INDEPENDENT` codes that hold only because every node drains: a pod's own
+property shows when its node drains. Where an upgrade stops at a refused eviction (Selectel's
+rules: the blocked node stays old and running, later waves never run) a node drained after
+the stop is not drained at all, so these hold in every order only where every order's run
+found them (``check._merge``)."""
+
 
 @dataclass(frozen=True)
 class Finding:
