@@ -50,7 +50,7 @@ def _updates(fake: FakeCloud, group_id: str) -> list[tuple[float, str]]:
 
 def test_mutation_waits_for_another_groups_operation_then_sends():
     with example_cloud() as fake:
-        fake.world.update(WORKERS_ID, version="1.30")        # op-1, 9 virtual minutes
+        fake.update(WORKERS_ID, version="1.30")        # op-1, 9 virtual minutes
         gw = fake.gateway()
         sent = Mutation(gw, fake_timing(fake)).send(
             GPU_ID, Change(version="1.30"), current=gw.get_node_group(GPU_ID))
@@ -90,7 +90,7 @@ def test_upgrade_waits_for_the_other_group_then_upgrades(tmp_path: Path, monkeyp
                                                          caplog):
     monkeypatch.chdir(tmp_path)
     with example_cloud() as fake:
-        fake.world.update(WORKERS_ID, version="1.30")
+        fake.update(WORKERS_ID, version="1.30")
         with caplog.at_level(logging.WARNING, logger="ngupgrade.upgrade.mutation"):
             code, err = _command(fake, monkeypatch, capsys, "upgrade", "-g", "gpu",
                                  "--version", "1.30", "--apply")
@@ -110,7 +110,7 @@ def test_upgrade_waits_for_the_other_group_then_upgrades(tmp_path: Path, monkeyp
 def test_upgrade_past_the_bound_exits_4_naming_the_blocker(tmp_path: Path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     with example_cloud(faults=[STALLED]) as fake:
-        fake.world.update(WORKERS_ID, version="1.30")        # never finishes
+        fake.update(WORKERS_ID, version="1.30")        # never finishes
         code, err = _command(fake, monkeypatch, capsys, "upgrade", "-g", "gpu",
                              "--version", "1.30", "--apply")
         assert code == 4
@@ -124,7 +124,7 @@ def test_upgrade_past_the_bound_exits_4_naming_the_blocker(tmp_path: Path, monke
 
 def test_set_policy_waits_for_the_other_group_then_applies(monkeypatch, capsys):
     with example_cloud() as fake:
-        fake.world.update(WORKERS_ID, version="1.30")
+        fake.update(WORKERS_ID, version="1.30")
         code, err = _command(fake, monkeypatch, capsys, "set-policy", "-g", "gpu",
                              "--max-expansion", "1", "--max-unavailable", "0", "--apply")
         assert code == 0, err
@@ -138,7 +138,7 @@ def test_set_policy_waits_for_the_other_group_then_applies(monkeypatch, capsys):
 
 def test_set_policy_waits_at_most_its_timeout(monkeypatch, capsys):
     with example_cloud(faults=[STALLED]) as fake:
-        fake.world.update(WORKERS_ID, version="1.30")
+        fake.update(WORKERS_ID, version="1.30")
         code, err = _command(fake, monkeypatch, capsys, "set-policy", "-g", "gpu",
                              "--max-expansion", "1", "--apply", "--timeout", "5m")
         assert code == 4

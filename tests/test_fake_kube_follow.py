@@ -52,7 +52,7 @@ def test_a_pdb_blocked_drain_is_forced_at_7_minutes_and_the_upgrade_ends(tmp_pat
         assert version_updates(fake) == 1
         op = fake.operation("op-1")
         assert (op.done, op.error, op.finished) == (True, None, 900.0)
-        follower = fake.world.kube
+        follower = fake._world.kube
         assert follower is not None
         assert "540 stopped workers-0000 (drain timeout)" in follower.events
         assert f"540 stopped with {api_pod}" in follower.events

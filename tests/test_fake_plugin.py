@@ -106,6 +106,17 @@ def test_the_user_test_in_the_docs_runs_as_written(pytester):
     _run(pytester).assert_outcomes(passed=3)
 
 
+def test_the_docs_cli_test_runs_as_written(pytester: pytest.Pytester) -> None:
+    """docs/cloud.md's test of ngupgrade's own command line on the fake: no ngupgrade.app, no
+    Settings, only the kit's ``timing()`` and ``ngupgrade.cli.main``."""
+    text = (ROOT / "docs" / "cloud.md").read_text()
+    section = text.split("ngupgrade itself is driven through its command line", 1)[1]
+    block = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "ngupgrade.app" not in block and "Settings" not in block
+    pytester.makepyfile(test_user_cli=block)
+    _run(pytester).assert_outcomes(passed=1)
+
+
 def test_the_docs_pdb_blocked_drain_test_passes(pytester: pytest.Pytester) -> None:
     """docs/cloud.md's user test of the fake's Kubernetes API following an upgrade: a PDB
     that blocks, the node stopped 7 minutes after its cordon (issue 13)."""

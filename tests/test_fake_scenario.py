@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.model import DeployPolicy
-from ngupgrade.testing import Scenario, VirtualClock, World, node_group
+from ngupgrade.testing import Scenario, VirtualClock, node_group
 from ngupgrade.testing.objects import Refusal
 from ngupgrade.testing.scenario import FAULT_KEYS, METHODS, SCENARIO_KEYS
+from ngupgrade.testing.world import World
 from tests.conftest import EXAMPLE_STATE
 
 GID = "catgroup000000000001"

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from ngupgrade.core.model import GIB, DeployPolicy
-from ngupgrade.testing import VirtualClock, World, node_group
+from ngupgrade.testing import VirtualClock, node_group
 from ngupgrade.testing.objects import Refusal
+from ngupgrade.testing.world import World
 
 GID = "catgroup000000000001"
 

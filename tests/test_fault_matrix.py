@@ -234,7 +234,7 @@ def test_restore_step_is_done_only_when_the_group_reads_running_again(tmp_path: 
         def status_at_finish(event: Event) -> None:
             if event.kind == "step_finished":
                 g = fake.group("workers")
-                seen[event.data["step"]] = fake.world.group_status(g)
+                seen[event.data["step"]] = fake._world.group_status(g)
 
         out = run(fake, tmp_path / "j.json", max_expansion=2, max_unavailable=1, restore=True,
                   hook=status_at_finish)

@@ -47,7 +47,7 @@ def test_cluster_node_limit_counts_the_other_groups_and_refuses_before_any_updat
     # = 11 nodes, + 2 = 13 > 12. Before, the gate counted workers alone (3 + 2 <= 12) and the
     # upgrade went on.
     with example_cloud() as fake:
-        fake.quotas[CLOUD]["managed-kubernetes.clusterNodes.count"] = [12.0, 0.0]
+        fake.set_quota(CLOUD, "managed-kubernetes.clusterNodes.count", 12.0, 0.0)
         code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
                              "--max-expansion", "2", "--max-unavailable", "1", "--apply",
                              "--journal", str(tmp_path / "j.json"), "-o", "json")
@@ -73,7 +73,7 @@ def test_cluster_node_limit_counts_the_other_groups_and_refuses_before_any_updat
 def test_group_node_limit_refuses_in_text_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               capsys: Capsys) -> None:
     with example_cloud() as fake:
-        fake.quotas[CLOUD]["managed-kubernetes.groupNodes.count"] = [4.0, 0.0]
+        fake.set_quota(CLOUD, "managed-kubernetes.groupNodes.count", 4.0, 0.0)
         code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
                              "--max-expansion", "2", "--max-unavailable", "1", "--apply",
                              "--journal", str(tmp_path / "j.json"))

@@ -261,7 +261,7 @@ def test_not_running_refused(journal: Path) -> None:
 def test_quota_gate_fails_before_any_change(journal: Path) -> None:
     """C01 kind: the surge does not fit; exit 1 and no Update at all."""
     with example_cloud() as fake:
-        fake.quotas["b1gexamplecloud000001"]["compute.instanceCores.count"] = [60.0, 54.0]
+        fake.set_quota("b1gexamplecloud000001", "compute.instanceCores.count", 60.0, 54.0)
         out = run(fake, journal, max_expansion=2, max_unavailable=1)
         assert out.code == 1
         assert out.error is not None and "compute.instanceCores.count" in out.error.message

@@ -175,8 +175,8 @@ def test_the_gate_counts_the_states_other_groups_and_labels_the_advised_policy(
     # the advisor keeps workers' surge to 2 (2/0); the gate's row counts the other groups too.
     monkeypatch.chdir(tmp_path)
     with example_cloud() as fake:
-        fake.quotas["b1gexamplecloud000001"]["managed-kubernetes.clusterNodes.count"] = [
-            13.0, 0.0]
+        fake.set_quota("b1gexamplecloud000001", "managed-kubernetes.clusterNodes.count", 13.0,
+                       0.0)
         code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", *ADVISED, "-o", "json")
         assert code == 0, err
         events = _lines(out)

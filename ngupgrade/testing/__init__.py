@@ -1,14 +1,14 @@
 """Test helpers for runbooks: a fake Yandex Cloud speaking the real gRPC API on 127.0.0.1.
 
-Public surface::
+The stable surface is :data:`__all__` (docs/cloud.md, "The stable surface"): the fake
+(:class:`FakeCloud`, :class:`Scenario`, :class:`Fault`, :class:`Call`, the clocks, ``EXAMPLES``),
+``node_group`` and ``node_resources`` to build groups, and the state writer (:class:`TfState`
+and the resource builders), plus the ``fake_cloud`` pytest fixture (entry point
+``ngupgrade_fake_cloud``) and the ``kube_objects`` module of Kubernetes object builders.
+Everything else in this package is internal and may change. Importing this package imports
+grpc and the SDK's protos.
 
-    from ngupgrade.testing import FakeCloud, Scenario, Fault, VirtualClock, RealClock, node_group
-    from ngupgrade.testing import TfState, yandex_node_group, weekly_window  # state writer
-
-The pytest plugin (entry point ``ngupgrade_fake_cloud``) gives the ``fake_cloud`` fixture;
-see docs/cloud.md. Importing this package imports grpc and the SDK's protos.
-
-Modules: ``world`` (groups, nodes, operations, quota usage; no gRPC), ``procedure`` (the
+Internal modules: ``world`` (groups, nodes, operations, quota usage; no gRPC), ``procedure`` (the
 platform's node-by-node upgrade), ``faults``, ``quotas``, ``proto`` (API messages),
 ``servicers``, ``fake_cloud`` (server and lifecycle), ``clocks``, ``scenario`` (the file),
 ``builders`` (``node_group``), ``pytest_plugin``; the state writer: ``tfstate`` (the v4
@@ -37,14 +37,30 @@ from ngupgrade.testing.tfstate_yandex import (
     yandex_placement_group,
     yandex_subnet,
 )
-from ngupgrade.testing.world import World
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 """Example scenario files shipped with the kit (``scenario.yaml``: the fake behind make demo)."""
 
-__all__ = ["EXAMPLES", "Call", "FakeCloud", "Fault", "RealClock", "Scenario", "TfState",
-           "VirtualClock", "World", "daily_window", "instance_template", "network_interface",
-           "node_group", "node_resources", "selectel_cluster", "selectel_node_group",
-           "weekly_window", "yandex_cluster", "yandex_node_group", "yandex_node_group_v035",
-           "yandex_placement_group",
-           "yandex_subnet"]
+__all__ = [  # the fake cloud (FakeCloud ... node_resources) and the state writer
+    "EXAMPLES",
+    "Call",
+    "FakeCloud",
+    "Fault",
+    "RealClock",
+    "Scenario",
+    "TfState",
+    "VirtualClock",
+    "daily_window",
+    "instance_template",
+    "network_interface",
+    "node_group",
+    "node_resources",
+    "selectel_cluster",
+    "selectel_node_group",
+    "weekly_window",
+    "yandex_cluster",
+    "yandex_node_group",
+    "yandex_node_group_v035",
+    "yandex_placement_group",
+    "yandex_subnet",
+]

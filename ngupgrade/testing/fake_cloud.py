@@ -27,7 +27,8 @@ from collections.abc import Iterable, Mapping
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
@@ -38,9 +39,14 @@ from ngupgrade.testing.clocks import Clock, RealClock, VirtualClock
 from ngupgrade.testing.kube_api import FakeKubeApi
 from ngupgrade.testing.kube_cluster import cluster_objects
 from ngupgrade.testing.objects import FakeGroup, FakeOperation
+from ngupgrade.testing.proto import EPOCH
 from ngupgrade.testing.scenario import Fault, Scenario
 from ngupgrade.testing.servicers import Call, Services
 from ngupgrade.testing.world import World
+
+if TYPE_CHECKING:
+    from ngupgrade.adapters.cloud.gateway import CloudGateway
+    from ngupgrade.adapters.cloud.waiter import Timing
 
 __all__ = ["Call", "FakeCloud", "RealClock", "VirtualClock"]
 
@@ -58,11 +64,14 @@ class _Endpoint:
 class FakeCloud:
     """The fake cloud. Use as a context manager, or :meth:`start` / :meth:`stop`.
 
-    ``clock`` defaults to a :class:`VirtualClock` at 0. The world's live tables are here too:
-    ``groups``, ``operations``, ``clusters``, ``quotas`` (cloud -> quota id ->
-    ``[limit, usage]``, editable), ``faults``, and ``calls`` (every :class:`Call`).
-    ``kube`` is the fake Kubernetes API while the fake runs (None before :meth:`start`);
-    ``kubeconfig`` the last file :meth:`write_kubeconfig` wrote.
+    ``clock`` defaults to a :class:`VirtualClock` at 0. What the fake holds is read through
+    :meth:`group`, :meth:`operation`, :meth:`quota` and the read-only snapshots ``groups``,
+    ``operations`` (by id, in order) and ``quotas`` (cloud -> quota id -> ``(limit, usage)``);
+    changed through :meth:`update` (an Update someone else sends), :meth:`set_quota`,
+    :meth:`add_fault` and :meth:`add_group`. ``calls`` is every :class:`Call` answered;
+    ``kube`` the fake Kubernetes API while the fake runs (None before :meth:`start`);
+    ``kubeconfig`` the last file :meth:`write_kubeconfig` wrote. The model behind it
+    (``ngupgrade.testing.world.World``) is internal: not part of the stable surface.
     """
 
     def __init__(
@@ -72,7 +81,7 @@ class FakeCloud:
         *,
         clock: Clock | None = None,
     ) -> None:
-        self.world = World(scenario, clock, groups)
+        self._world = World(scenario, clock, groups)
         self.calls: list[Call] = []
         self._server: grpc.Server | None = None
         self.port = 0
@@ -95,43 +104,75 @@ class FakeCloud:
         sc = Scenario.load(scenario) if isinstance(scenario, str) else scenario
         return cls(groups, sc, **kwargs)
 
-    # -- the world's tables ---------------------------------------------------------------------
+    # -- what the fake holds (read-only snapshots) ---------------------------------------------
 
     @property
     def scenario(self) -> Scenario:
-        return self.world.scenario
+        """The scenario the fake was seeded with."""
+        return self._world.scenario
 
     @property
     def clock(self) -> Clock:
-        return self.world.clock
+        """The fake's clock (:class:`VirtualClock` unless given)."""
+        return self._world.clock
 
     @property
-    def groups(self) -> dict[str, FakeGroup]:
-        return self.world.groups
+    def groups(self) -> Mapping[str, FakeGroup]:
+        """Node-group id -> :class:`FakeGroup`, now (after catching up with the clock)."""
+        with self._world.lock:
+            self._world.tick()
+            return MappingProxyType(dict(self._world.groups))
 
     @property
-    def operations(self) -> dict[str, FakeOperation]:
-        return self.world.operations
+    def operations(self) -> Mapping[str, FakeOperation]:
+        """Operation id -> :class:`FakeOperation`, in the order they started, now."""
+        with self._world.lock:
+            self._world.tick()
+            return MappingProxyType(dict(self._world.operations))
 
     @property
-    def clusters(self) -> dict[str, dict[str, str]]:
-        return self.world.clusters
+    def quotas(self) -> Mapping[str, Mapping[str, tuple[float | None, float | None]]]:
+        """Cloud id -> quota id -> ``(limit, usage)`` as the fake holds them now (usage moves
+        with the nodes; a limit None is unlimited)."""
+        with self._world.lock:
+            self._world.tick()
+            return MappingProxyType({
+                cloud: MappingProxyType({q: (pair[0], pair[1]) for q, pair in rows.items()})
+                for cloud, rows in self._world.quotas.items()})
 
-    @property
-    def quotas(self) -> dict[str, dict[str, list[float | None]]]:
-        return self.world.quotas
+    def set_quota(self, cloud_id: str, quota_id: str, limit: float | None,
+                  usage: float | None = None) -> None:
+        """Set a quota's limit (None: unlimited) and, when given, its usage, as a scenario's
+        ``quotas`` would; later usage moves with the nodes from there."""
+        with self._world.lock:
+            row = self._world.quotas.setdefault(cloud_id, {}).setdefault(quota_id, [None, 0.0])
+            row[0] = limit
+            if usage is not None:
+                row[1] = usage
 
-    @property
-    def faults(self) -> list[Fault]:
-        return self.world.faults
+    def update(self, group_id: str, *, version: str | None = None,
+               max_expansion: int | None = None, max_unavailable: int | None = None
+               ) -> FakeOperation:
+        """An Update of the group sent by someone else (the console, ``terraform apply``, a
+        colleague's run), as ``NodeGroupService.Update`` of the fields given would: starts
+        and returns its operation; it is not recorded in :attr:`calls`.
+
+        Raises:
+            Refusal: NOT_FOUND; INVALID_ARGUMENT (a policy outside 0..100 or 0/0, a version
+                the scenario does not offer); FAILED_PRECONDITION while another operation
+                runs on the group or its cluster.
+        """
+        with self._world.lock:
+            return self._world.update(group_id, version=version, max_expansion=max_expansion,
+                                      max_unavailable=max_unavailable)
 
     def add_group(self, g: NodeGroup) -> FakeGroup:
         """Add a node group seeded from a state value, with the scenario's overrides applied."""
-        return self.world.add_group(g)
+        return self._world.add_group(g)
 
     def add_fault(self, fault: Fault | Mapping[str, Any]) -> Fault:
         """Script one more fault (same keys as the scenario file). Raises BadInput."""
-        return self.world.add_fault(fault)
+        return self._world.add_fault(fault)
 
     # -- server -----------------------------------------------------------------------------
 
@@ -142,7 +183,7 @@ class FakeCloud:
         """
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=8),
                              options=[("grpc.so_reuseport", 0)])
-        Services(self.world, self.calls, lambda: self.endpoint).add_to(server)
+        Services(self._world, self.calls, lambda: self.endpoint).add_to(server)
         cause: Exception | None = None
         try:
             self.port = server.add_insecure_port(f"127.0.0.1:{port}")
@@ -154,17 +195,17 @@ class FakeCloud:
                              hint="use --port 0 to pick a free port") from cause
         server.start()
         self._server = server
-        with self.world.lock:
-            objects = cluster_objects(self.world.groups.values(), self.world.scenario.workloads)
+        with self._world.lock:
+            objects = cluster_objects(self._world.groups.values(), self._world.scenario.workloads)
         self.kube = FakeKubeApi(objects).start()
         from ngupgrade.testing.kube_follow import KubeFollower
 
-        with self.world.lock:  # from now on the cluster follows the upgrade (issue 13)
+        with self._world.lock:  # from now on the cluster follows the upgrade (issue 13)
             # groups whose nodes the scenario gives are served as given, not followed
             given = {((o.get("metadata") or {}).get("labels") or {}).get(NODE_GROUP_LABEL)
-                     for o in self.world.scenario.workloads if o.get("kind") == "Node"}
-            self.world.kube = KubeFollower(self.kube, skip=given - {None})
-            self.world.kube.follow(self.world.groups.values(), self.world.clock.now())
+                     for o in self._world.scenario.workloads if o.get("kind") == "Node"}
+            self._world.kube = KubeFollower(self.kube, skip=given - {None})
+            self._world.kube.follow(self._world.groups.values(), self._world.clock.now())
         self.kube.before_read = self._tick
         return self
 
@@ -176,7 +217,7 @@ class FakeCloud:
         if self.kube is not None:
             self.kube.stop()
             self.kube = None
-            self.world.kube = None
+            self._world.kube = None
 
     def __enter__(self) -> FakeCloud:
         return self.start() if self._server is None else self
@@ -200,18 +241,27 @@ class FakeCloud:
     # -- helpers for tests ------------------------------------------------------------------
 
     def _tick(self) -> None:
-        with self.world.lock:
-            self.world.tick()
+        with self._world.lock:
+            self._world.tick()
 
     def sleep(self, seconds: float) -> None:
         """Move the fake's clock (inject this as the waiter's ``sleep``)."""
-        self.world.clock.advance(seconds)
+        self._world.clock.advance(seconds)
 
     def now(self) -> float:
         """The fake's clock (inject this as the waiter's ``clock``)."""
-        return self.world.clock.now()
+        return self._world.clock.now()
 
-    def gateway(self, **kwargs: Any) -> Any:
+    def timing(self) -> Timing:
+        """The fake's time for ngupgrade itself: its clock and sleep, and a wall clock as its
+        operation timestamps show it (``EPOCH`` + clock seconds). Pass it to the command line
+        in process, ``ngupgrade.cli.main([...], timing=fake_cloud.timing())``, and an
+        ``upgrade`` or ``wait`` runs on the virtual clock (docs/cloud.md)."""
+        from ngupgrade.adapters.cloud.waiter import Timing
+
+        return Timing(self.now, self.sleep, wall=lambda: EPOCH + self.now())
+
+    def gateway(self, **kwargs: Any) -> CloudGateway:
         """A real ``CloudGateway`` over the SDK to this fake, with the fake's clock and sleep
         injected (override any gateway argument in ``kwargs``; ``environ`` defaults to ``{}``:
         no credentials)."""
@@ -223,31 +273,31 @@ class FakeCloud:
 
     def calls_to(self, method: str) -> list[Call]:
         """Recorded calls of ``Service.Method`` (e.g. ``NodeGroupService.Update``)."""
-        with self.world.lock:
+        with self._world.lock:
             return [c for c in self.calls if c.method == method]
 
     def group(self, key: str) -> FakeGroup:
         """The live group by id, name or Terraform address (after catching up with the clock).
         Raises KeyError."""
-        with self.world.lock:
-            self.world.tick()
-            g = self.world.find_group(key)
+        with self._world.lock:
+            self._world.tick()
+            g = self._world.find_group(key)
             if g is None:
                 raise KeyError(key)
             return g
 
     def operation(self, op_id: str) -> FakeOperation:
         """One operation (after catching up with the clock). Raises KeyError."""
-        with self.world.lock:
-            self.world.tick()
-            return self.world.operations[op_id]
+        with self._world.lock:
+            self._world.tick()
+            return self._world.operations[op_id]
 
     def quota(self, cloud_id: str, quota_id: str) -> QuotaLimit:
         """A quota of a cloud as the fake holds it now."""
-        with self.world.lock:
-            self.world.tick()
-            return self.world.ledger.quota(cloud_id, quota_id)
+        with self._world.lock:
+            self._world.tick()
+            return self._world.ledger.quota(cloud_id, quota_id)
 
     def cloud_of(self, folder_id: str) -> str:
         """The cloud of a folder (scenario ``clouds``; else the one cloud, else a default)."""
-        return self.world.cloud_of(folder_id)
+        return self._world.cloud_of(folder_id)
