@@ -129,6 +129,10 @@ UNCLASSIFIED_ATTRIBUTE = "unclassified-attribute"
 GROUP_DELETED = "group-deleted"
 ROLLS_TOGETHER = "rolls-together"
 
+CHANGING_KINDS = ("roll", "replace", "create", "resize")
+"""The kinds of change that put nodes in motion: two of them in one apply run at the same time
+(the :data:`ROLLS_TOGETHER` note names every such group)."""
+
 
 @dataclass(frozen=True)
 class PlannedChange:
@@ -388,7 +392,7 @@ def classify_plan(changes: Sequence[PlannedChange], *, sequential: bool = False)
     ``-parallelism=1``), and the finding says so.
     """
     classified = tuple(classify(c) for c in changes)
-    busy = [c for c in classified if c.kind in ("roll", "replace", "create", "resize")]
+    busy = [c for c in classified if c.kind in CHANGING_KINDS]
     findings: list[Finding] = []
     if len(busy) > 1:
         names = ", ".join(f"{c.address} ({c.kind})" for c in busy)

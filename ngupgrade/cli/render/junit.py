@@ -145,12 +145,23 @@ def warnings_suite(result: Preflight) -> Any:
 
 
 def changes_suite(verdict: PlanVerdict) -> Any:
-    """A Terraform plan's group changes: a case per group, failures for blocking ones."""
+    """A Terraform plan's group changes: a case per group, failures for blocking ones; each
+    case's output says what the change table says of the group (the change, its cause, the
+    nodes, the policy of a roll) and its findings (a roll that runs together with another
+    group's, a policy that changes with the roll)."""
     from junit_xml import TestCase, TestSuite
 
+    from ngupgrade.cli.render.tfplan import CHANGE_COLUMNS, change_cells, finding_line
+    from ngupgrade.core.change import CHANGING_KINDS, ROLLS_TOGETHER
+
+    together = [f for f in verdict.findings if f.code == ROLLS_TOGETHER]
     cases = []
     for change in verdict.changes:
-        case = TestCase(str(change.address), classname="plan", stdout=change.kind)
+        said = [f"{name}: {cell}" for name, cell in zip(CHANGE_COLUMNS, change_cells(change),
+                                                        strict=True)]
+        notes = [*change.findings, *(together if change.kind in CHANGING_KINDS else ())]
+        stdout = "\n".join([*said, *(finding_line(f) for f in notes)])
+        case = TestCase(str(change.address), classname="plan", stdout=stdout)
         for finding in change.findings:
             if finding.severity == "blocking":
                 case.add_failure_info(message=finding.message, failure_type=change.kind)

@@ -121,31 +121,50 @@ def _nodes_text(change: GroupChange) -> str:
     return f"{before} -> {after}" if before != after else str(after)
 
 
+CHANGE_COLUMNS = ("change", "caused by", "nodes", "policy in the roll")
+"""The change table's columns after the group, what :func:`change_cells` gives."""
+
+
+def change_cells(c: GroupChange) -> tuple[str, str, str, str]:
+    """One group's change as the change table shows it: the kind (in capitals when it blocks
+    the gate), its causes (the attributes, else the plan's actions; the unknown ones named),
+    the node count before -> after, the policy the roll runs with (``(assumed)``: the
+    platform's default, for a group that declares none; the quota's E when the same apply
+    changes the policy) or ``-``."""
+    policy = "-"
+    if c.kind == "roll":
+        p = c.policy
+        policy = (f"{policy_text(platform_of(c.group).default_policy)} (assumed)"
+                  if p is None else policy_text(p))
+        if c.quota_policy is not None and c.quota_policy != c.policy:
+            policy += f"; quota at E={c.quota_policy.max_expansion}"
+    causes = ", ".join(c.attributes) or ("-" if c.kind == "none" else ",".join(c.actions))
+    if c.unknown:
+        causes += f" (unknown: {', '.join(c.unknown)})"
+    return c.kind.upper() if c.blocking else c.kind, causes, _nodes_text(c), policy
+
+
+FINDING_MARKS = {"blocking": "BLOCKING", "warning": "warning", "info": "note"}
+"""How the change table's findings are marked, by severity."""
+
+
+def finding_line(f: Finding) -> str:
+    """``[note] rolls-together: ...``: one finding as the change table prints it."""
+    return f"[{FINDING_MARKS[f.severity]}] {f.code}: {f.message}"
+
+
 def changes_table(verdict: PlanVerdict, *, source: str, width: int | None = None) -> str:
     """What ``terraform apply`` of the plan does to each node group (a table that fits
     ``width`` columns; None: as wide as its cells), then every finding."""
-    rows = [["group", "change", "caused by", "nodes", "policy in the roll"]]
-    for c in verdict.changes:
-        policy = "-"
-        if c.kind == "roll":
-            p = c.policy
-            policy = (f"{policy_text(platform_of(c.group).default_policy)} (assumed)"
-                      if p is None else policy_text(p))
-            if c.quota_policy is not None and c.quota_policy != c.policy:
-                policy += f"; quota at E={c.quota_policy.max_expansion}"
-        causes = ", ".join(c.attributes) or ("-" if c.kind == "none" else ",".join(c.actions))
-        if c.unknown:
-            causes += f" (unknown: {', '.join(c.unknown)})"
-        rows.append([str(c.address), c.kind.upper() if c.blocking else c.kind, causes,
-                     _nodes_text(c), policy])
+    rows = [["group", *CHANGE_COLUMNS]]
+    rows += [[str(c.address), *change_cells(c)] for c in verdict.changes]
     lines = [f"Terraform plan {source}: what apply does to each node group"]
     lines += fit_rows(rows, width, whole=(0,))
     findings = [f for c in verdict.changes for f in c.findings] + list(verdict.findings)
     if findings:
         lines.append("")
         lines.append("findings")
-        mark = {"blocking": "BLOCKING", "warning": "warning", "info": "note"}
-        lines += [f"  [{mark[f.severity]}] {f.code}: {f.message}" for f in findings]
+        lines += [f"  {finding_line(f)}" for f in findings]
     return "\n".join(lines) + "\n"
 
 
