@@ -8,7 +8,7 @@ from _plan_groups import auto, fixed
 from ngupgrade.app.plan import PlanRequest, plan_node_groups
 from ngupgrade.core import plan_warnings as warn
 from ngupgrade.core import policy as pol
-from ngupgrade.core.errors import PolicyInvalid
+from ngupgrade.core.errors import PolicyInvalid, UsageError
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.core.simulate import Cycles
 
@@ -28,16 +28,18 @@ def test_overrides_compare_policies_without_editing_terraform() -> None:
 
 
 @pytest.mark.parametrize(
-    ("e", "u", "match"),
-    [(0, 0, "at least one of max_expansion / max_unavailable must be > 0"),
-     (101, None, "max_expansion 101 is out of range 0..100"),
-     (None, -1, "max_unavailable -1 is out of range 0..100")],
+    ("e", "u", "match", "error", "code"),
+    [(0, 0, "at least one of max_expansion / max_unavailable must be > 0", PolicyInvalid, 1),
+     # values Yandex takes for no group: usage errors (tests/test_verdicts_flags.py)
+     (101, None, "--max-expansion 101 is out of range 0..100", UsageError, 2),
+     (None, -1, "--max-unavailable -1 is out of range 0..100", UsageError, 2)],
 )
 def test_c05_bad_overrides_fail_before_any_group_is_read(e: int | None, u: int | None,
-                                                          match: str) -> None:
-    with pytest.raises(PolicyInvalid, match=match) as info:
+                                                          match: str, error: type,
+                                                          code: int) -> None:
+    with pytest.raises(error, match=match) as info:
         plan_node_groups([], PlanRequest(max_expansion=e, max_unavailable=u))
-    assert info.value.exit_code == 1
+    assert info.value.exit_code == code
 
 
 def test_c05_one_invalid_group_fails_the_whole_plan_naming_it() -> None:

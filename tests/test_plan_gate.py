@@ -99,10 +99,10 @@ def test_a_negative_policy_value_is_a_usage_error(run_cli, command: str, option:
     assert f"Invalid value for '{option}': -1 is not in the range x>=0" in result.stderr
 
 
-def test_a_policy_above_100_is_still_an_invalid_policy(run_cli) -> None:
-    # 101 is a number an option takes; the platform says no (exit 1, as a state's 101 would).
+def test_a_policy_above_100_is_a_usage_error_too(run_cli) -> None:
+    # 101 is a value Yandex takes for no group: exit 2 like -1 (was exit 1)
     result = run_cli("plan", "--state", str(EXAMPLE_STATE), "--max-expansion", "101")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
 
 
 @pytest.mark.parametrize(("argv", "option"), [

@@ -9,7 +9,7 @@ from _plan_groups import fixed, sel_auto, sel_fixed
 from ngupgrade.core import plan_warnings as warn
 from ngupgrade.core import platform as plat
 from ngupgrade.core import policy as pol
-from ngupgrade.core.errors import PolicyInvalid
+from ngupgrade.core.errors import PolicyInvalid, UsageError
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
 from ngupgrade.core.platform import REBOOT, REINSTALL, SELECTEL, YANDEX
 from ngupgrade.core.quota.demand import extra_nodes
@@ -118,9 +118,10 @@ def test_not_both_zero_on_either_platform(platform: plat.Platform) -> None:
 def test_selectel_overrides_above_100_wait_for_the_group_size() -> None:
     """Selectel's bound is the group's: the check before the state is read lets 150 pass."""
     pol.check_overrides(150, None, SELECTEL)
-    with pytest.raises(PolicyInvalid, match=r"max_expansion 150 is out of range 0\.\.100"):
+    # a value the platform takes for no group is a usage error (exit 2)
+    with pytest.raises(UsageError, match=r"--max-expansion 150 is out of range 0\.\.100"):
         pol.check_overrides(150, None)
-    with pytest.raises(PolicyInvalid, match="max_unavailable -1 must be >= 0"):
+    with pytest.raises(UsageError, match="--max-unavailable -1 must be >= 0"):
         pol.check_overrides(None, -1, SELECTEL)
     assert plan_group(sel_fixed(200, 150, 0)).peak_nodes == 350
     with pytest.raises(PolicyInvalid, match=r"max_expansion 150 is out of range 0\.\.100 "):

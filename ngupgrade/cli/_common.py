@@ -202,8 +202,9 @@ def group_option(func: F) -> F:
 
 POLICY_VALUE = click.IntRange(min=0)
 """``--max-expansion`` / ``--max-unavailable``: a negative count is never a policy anywhere,
-so it is a usage error (exit 2); the platform's upper bound and 0/0 are the policy check's
-(exit 1, ``core.policy``)."""
+so it is a usage error (exit 2); so is a value above the platform's fixed bound (Yandex 100:
+``core.policy.check_overrides``, the one rule); a group's own bound (Selectel's node count)
+and 0/0 are the policy check's (exit 1, naming the group)."""
 
 
 class FiniteFloatRange(click.FloatRange):

@@ -80,8 +80,10 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
     \b
     Exit codes: 0 plan made (warnings allowed without --strict); 1 a deploy policy is
     invalid, the Terraform plan replaces a node group (a blocking finding), a warning
-    with --strict, or a state with no node group under --strict or --group; 2 usage error
-    (e.g. a negative --max-expansion); 3 bad state or plan (a plan given as --state, or a
+    with --strict, or a state with no node group under --strict or --group, or a
+    --max-expansion/--max-unavailable above a Selectel group's node count (naming the group);
+    2 usage error (e.g. a --max-expansion no group takes: -1, or one outside Yandex's
+    0..100); 3 bad state or plan (a plan given as --state, or a
     state as --plan, is named with the flag that takes it).
     """
     # here, not at the top: `ngupgrade plan --help` loads none of it

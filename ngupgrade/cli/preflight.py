@@ -101,7 +101,8 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
       1  a check failed: a quota is short; with --strict, a quota is unknown or a
          PDB blocks the drain; with --plan, the plan replaces a node group; a
          group's resources cannot be placed on quota ids; an invalid deploy policy
-      2  usage error (e.g. a quota file with several clouds and no --cloud-id)
+      2  usage error (e.g. a quota file with several clouds and no --cloud-id, a
+         --max-expansion no group takes: -1, or one outside Yandex's 0..100)
       3  bad state, plan or quota file
       4  cloud API error
     Nothing in the cloud is changed. See docs/quota-preflight.md.

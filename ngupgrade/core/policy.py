@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ngupgrade.core.errors import PolicyInvalid
+from ngupgrade.core.errors import PolicyInvalid, UsageError
 from ngupgrade.core.model import AutoScale, DeployPolicy, ScalePolicy
 from ngupgrade.core.platform import YANDEX, Platform
 
@@ -127,21 +127,29 @@ def check_overrides(max_expansion: int | None, max_unavailable: int | None,
                     platform: Platform = YANDEX) -> None:
     """Check ``--max-expansion`` / ``--max-unavailable`` before any state or API is read.
 
-    Each given value must be an integer from 0 to the platform's fixed bound (Yandex 100;
-    Selectel's bound is the group's, checked once a group resolves them); both given as 0 is
-    the 0/0 policy (C05 A). A single override is checked again with the other knob once a
-    group resolves it.
+    One rule for the flags' values: a value the platform accepts for no group at all (below 0;
+    above Yandex's fixed 100) is a usage error naming the range, like any value an option
+    cannot take; a value valid in general but not for one group (Selectel's 0..the node
+    count) is that group's policy check, once a group resolves it (:func:`validate`:
+    ``PolicyInvalid``, exit 1, naming the group and its bound). Both given as 0 is the 0/0
+    policy, a combination the platform refuses (seed 000 L25; C05 A): ``PolicyInvalid``, as
+    a state's 0/0 is. A single override is checked again with the other knob once a group
+    resolves it.
 
     Raises:
-        PolicyInvalid: naming the flag value that breaks the rule.
+        UsageError: a value outside the platform's range for any group (exit 2).
+        PolicyInvalid: both flags 0 (exit 1).
     """
     problems = _range_problems((("max_expansion", max_expansion),
                                 ("max_unavailable", max_unavailable)), platform.knob_max, "",
                                none_given=True)
-    if not problems and max_expansion == 0 and max_unavailable == 0:
-        problems.append(BOTH_ZERO_MESSAGE)
     if problems:
-        raise PolicyInvalid("command-line deploy policy: " + "; ".join(problems),
+        flags = "; ".join(p.replace("max_expansion", "--max-expansion", 1)
+                          .replace("max_unavailable", "--max-unavailable", 1) for p in problems)
+        raise UsageError(f"{flags} (the range {platform.vendor} accepts for any node group)",
+                         hint=_bounds_hint(platform, flags=True))
+    if max_expansion == 0 and max_unavailable == 0:
+        raise PolicyInvalid("command-line deploy policy: " + BOTH_ZERO_MESSAGE,
                             hint=_bounds_hint(platform, flags=True))
 
 
