@@ -52,9 +52,9 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
     \b
     Exit codes: 0 done (or already set); 1 invalid policy (0/0), the values did not take,
     or the group is STOPPED after the operation; 2 usage (a value outside 0..100, such as
-    -1 or 101, the range for any group); 3 bad state, key or CA file; 4 API error (also: another operation still in
-    the way); 5 the operation failed; 6 still running at --timeout (attach with
-    `ngupgrade wait`); 130 interrupted.
+    -1 or 101, the range for any group); 3 bad state, key or CA file; 4 API error (also:
+    another operation still in the way); 5 the operation failed; 6 still running at
+    --timeout (attach with `ngupgrade wait`); 130 interrupted.
     """
     # here, not at the top: `ngupgrade set-policy --help` loads none of it (the SDK, grpc)
     from ngupgrade.adapters.cloud.waiter import resume_hint
