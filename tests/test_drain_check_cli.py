@@ -151,8 +151,10 @@ def test_a_forced_stop_is_blocked_not_evicted_in_the_wave_table(tmp_path: Path, 
     assert forced == [(2, "w2", 1), (3, "w3", 1)]
     text = run_cli(*base).stdout
     header = next(line for line in text.splitlines() if line.lstrip().startswith("wave "))
+    # the refused evictions' column says what Yandex does with them (it said "blocked", which
+    # under Selectel's rules means pods left running): one meaning per column
     assert header.split() == ["wave", "nodes", "drained", "surge", "Ready", "evicted",
-                              "blocked", "no", "place", "PDB", "waits"]
+                              "forced", "down", "no", "place", "PDB", "waits"]
     rows = [line.split() for line in text.splitlines() if line.startswith(("  1 ", "  2 "))]
     assert rows == [["1", "w1", "1", "1", "0", "0", "0"], ["2", "w2", "2", "1", "1", "0", "0"]]
 

@@ -48,12 +48,17 @@ if TYPE_CHECKING:
                    "Default: the platform's reading, named in the report.")
 @accept_option
 @click.option("--strict", is_flag=True, help="Warnings fail the check too (exit 1).")
+@click.option("--verbose", "-v", is_flag=True,
+              help="List every finding apart (the table report counts several of one code "
+                   "and workload or PDB as one entry with its first examples; -o json always "
+                   "lists each).")
 @plan_option
 @common_options
 def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
                 kubeconfig: str | None, kube_context: str | None, max_expansion: int | None,
                 max_unavailable: int | None, nodes: int | None, cycle_minutes: float,
-                nodes_at_once: str | None, accept: tuple[str, ...], strict: bool) -> None:
+                nodes_at_once: str | None, accept: tuple[str, ...], strict: bool,
+                verbose: bool) -> None:
     """Show what each wave of the upgrade does to the pods on the nodes it drains.
 
     For every wave of the plan: the pods evicted and the PodDisruptionBudgets they wait on,
@@ -107,7 +112,7 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
         "wave" if nodes_at_once == "wave" else None,
         accept=accepted_codes(accept), strict=strict)
     result = run(settings, request)
-    show(result, settings.output)
+    show(result, settings.output, verbose=verbose)
     if settings.output == "table":
         state_notes(result.groups)
     if result.unmatched:
@@ -128,8 +133,8 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
                                "reading a finding, --accept CODE proceeds past it")
 
 
-def show(result: DrainCheckResult, output: str) -> None:
-    """Print the report as a table, JSON or JUnit XML."""
+def show(result: DrainCheckResult, output: str, *, verbose: bool = False) -> None:
+    """Print the report as a table (``verbose``: every finding apart), JSON or JUnit XML."""
     from ngupgrade.cli.render.drain import drain_text
     from ngupgrade.cli.render.junit import drain_junit
 
@@ -142,7 +147,7 @@ def show(result: DrainCheckResult, output: str) -> None:
             click.echo(f"note: {note}", err=True)
         click.echo(drain_text(result.report, accepted=result.accepted, strict=result.strict,
                               unmatched=bool(result.unmatched), durations=result.durations,
-                              plans=result.plans, width=terminal_width()),
+                              plans=result.plans, width=terminal_width(), verbose=verbose),
                    nl=False)
 
 

@@ -33,7 +33,8 @@ shows the gate as test results.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ngupgrade.cli.render.plan import deploy_policy_text
@@ -139,11 +140,52 @@ def _verdict(report: GroupDrainReport, accepted: frozenset[str] = frozenset(),
     return f"{head} ({said}, {counted(warnings, 'warning')})"
 
 
-def _wave_rows(waves: tuple[WaveSummary, ...], width: int | None = None) -> list[str]:
-    rows = [("wave", "nodes drained", "surge Ready", "evicted", "blocked", "no place",
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+SPANS_SHOWN = 3
+"""Runs of node names a wave's row names before it says ``...`` (the count follows)."""
+EXAMPLES_SHOWN = 3
+"""Findings of one code and subject the text report writes one by one; more become one entry
+that counts them and names this many (``--verbose`` and JSON list every one)."""
+
+
+def node_spans(names: Sequence[str]) -> str:
+    """Node names as runs and a count: ``workers-0010..0019 (10)``; names that end in a
+    number are sorted by it and a run of consecutive numbers (of one prefix and width) is
+    written ``first..last-digits``; other names one by one; at most :data:`SPANS_SHOWN`
+    runs, then ``...``. Up to :data:`SPANS_SHOWN` names: each, as given; none: ``-``."""
+    if len(names) <= SPANS_SHOWN:
+        return ", ".join(names) or "-"
+    runs: list[tuple[str, int, int, int]] = []   # prefix, width, first, last
+    plain: list[str] = []
+    for name in names:
+        m = _NUMBERED.match(name)
+        if m is None:
+            plain.append(name)
+        else:
+            runs.append((m.group(1), len(m.group(2)), int(m.group(2)), int(m.group(2))))
+    runs.sort()
+    merged: list[tuple[str, int, int, int]] = []
+    for run in runs:
+        if merged and merged[-1][:2] == run[:2] and merged[-1][3] + 1 == run[2]:
+            merged[-1] = (*merged[-1][:3], run[3])
+        else:
+            merged.append(run)
+    spans = [f"{p}{a:0{w}d}" + (f"..{b:0{w}d}" if b != a else "") for p, w, a, b in merged]
+    spans += sorted(plain)
+    shown = ", ".join(spans[:SPANS_SHOWN]) + (", ..." if len(spans) > SPANS_SHOWN else "")
+    return f"{shown} ({len(names)})"
+
+
+def _wave_rows(waves: tuple[WaveSummary, ...], rules: DrainRules,
+               width: int | None = None) -> list[str]:
+    """The waves' table; the refused evictions' column is named for what the platform does
+    with them: ``forced down`` (Yandex's forced stop takes them down with the node, they are
+    not evicted) or ``left running`` (Selectel's upgrade stops with them on their node)."""
+    refused = "forced down" if rules.on_blocked_eviction == "force-stop" else "left running"
+    rows = [("wave", "nodes drained", "surge Ready", "evicted", refused, "no place",
              "PDB waits")]
     for w in waves:
-        rows.append((str(w.number), ", ".join(w.nodes) or "-", str(w.surge_ready),
+        rows.append((str(w.number), node_spans(w.nodes), str(w.surge_ready),
                      str(w.pods_evicted), str(w.pods_blocked), str(w.pods_unplaced),
                      str(w.pdb_waits)))
     return fit_rows(rows, width)
@@ -163,12 +205,59 @@ def _finding_lines(f: Finding, accepted: frozenset[str] = frozenset()) -> list[s
     return lines
 
 
+def _aggregate(findings: Sequence[Finding]) -> list[list[Finding]]:
+    """The findings per code, severity and subject (the workload or PDB), in the order of
+    each's first finding."""
+    groups: dict[tuple[str, str, str], list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.severity, f.code, f.subject), []).append(f)
+    return list(groups.values())
+
+
+def _aggregate_lines(same: Sequence[Finding], accepted: frozenset[str] = frozenset()
+                     ) -> list[str]:
+    """Up to :data:`EXAMPLES_SHOWN` findings of one code and subject each as
+    :func:`_finding_lines` writes it; more as one entry: the count, the waves, the nodes as
+    runs, the first message and the first :data:`EXAMPLES_SHOWN` pods and nodes."""
+    first = same[0]
+    if len(same) <= EXAMPLES_SHOWN:
+        return [line for f in same for line in _finding_lines(f, accepted)]
+    waves = sorted({f.wave for f in same if f.wave is not None})
+    nodes = list(dict.fromkeys(f.node for f in same if f.node))
+    where = [f"{len(same)} findings",
+             (f"wave {waves[0]}" if len(waves) == 1 else f"waves {waves[0]}..{waves[-1]}")
+             if waves else "",
+             f"pdb {first.pdb}" if first.pdb and all(f.pdb == first.pdb for f in same) else "",
+             f"nodes {node_spans(nodes)}" if len(nodes) > 1 else
+             (f"node {nodes[0]}" if nodes else ""),
+             "every order" if all(f.every_order for f in same) else "some orders"]
+    mark = " (accepted)" if first.code in accepted else ""
+    lines = [f"  {first.severity.upper():8} {first.code}{mark}  "
+             + "  ".join(w for w in where if w),
+             f"           first: {first.message}"]
+    examples = ["; ".join(x for x in (f"wave {f.wave}" if f.wave is not None else "",
+                                      f"pod {f.pod}" if f.pod else "",
+                                      f"node {f.node}" if f.node else "") if x)
+                for f in same[:EXAMPLES_SHOWN]]
+    more = len(same) - EXAMPLES_SHOWN
+    lines.append("           e.g. " + " | ".join(e for e in examples if e)
+                 + (f" | and {more} more (--verbose or -o json lists each)" if more > 0
+                    else ""))
+    if first.suggestion:
+        lines.append("           suggested:")
+        lines += [f"             {line}" for line in first.suggestion.rstrip().splitlines()]
+    return lines
+
+
 def group_drain_text(report: GroupDrainReport, duration: Duration | None = None, *,
                      accepted: frozenset[str] = frozenset(), strict: bool = False,
-                     plan: GroupPlan | None = None, width: int | None = None) -> str:
+                     plan: GroupPlan | None = None, width: int | None = None,
+                     verbose: bool = False) -> str:
     """The table of one group: verdict (after ``--accept``/``--strict``), the deploy policy
     as ``plan`` names it (configured, its source, effective; when ``plan`` is given), waves of
-    the worst order, findings (accepted ones marked); ``duration`` the plan's estimate
+    the worst order (nodes as runs and counts, :func:`node_spans`), findings (accepted ones
+    marked; several of one code and subject as one entry with their count and the first
+    examples, each one apart with ``verbose``); ``duration`` the plan's estimate
     (``--cycle-minutes``); the waves' table fits ``width`` columns (None: as wide as its
     cells)."""
     lines = [f"{report.address}  policy {policy_text(report.policy)}  "
@@ -185,12 +274,16 @@ def group_drain_text(report: GroupDrainReport, duration: Duration | None = None,
                   "evaluated"
                   + (" (all of them)" if report.exhaustive else " (a sample: the worst found)"))
         lines.append(f"  {orders}; waves of the worst order:")
-        lines += _wave_rows(report.waves, width) if report.waves else [
+        lines += _wave_rows(report.waves, report.rules, width) if report.waves else [
             "  (no node of the group drains)"]
     if report.findings:
         lines.append("  findings:")
-        for finding in report.findings:
-            lines += _finding_lines(finding, accepted)
+        if verbose:
+            for finding in report.findings:
+                lines += _finding_lines(finding, accepted)
+        else:
+            for same in _aggregate(report.findings):
+                lines += _aggregate_lines(same, accepted)
     return "\n".join(lines)
 
 
@@ -203,12 +296,14 @@ def _minutes(d: Duration) -> str:
 def drain_text(report: DrainReport, *, accepted: frozenset[str] = frozenset(),
                strict: bool = False, unmatched: bool = False,
                durations: Mapping[str, Duration] | None = None,
-               plans: Mapping[str, GroupPlan] | None = None, width: int | None = None) -> str:
+               plans: Mapping[str, GroupPlan] | None = None, width: int | None = None,
+               verbose: bool = False) -> str:
     """Every group's table, then the overall verdict (accepted codes do not fail it;
     ``unmatched``: no selected group has a node in the cluster objects, a failure);
     ``durations`` and ``plans`` per group address; tables fit ``width`` columns."""
     parts = [group_drain_text(g, (durations or {}).get(g.address), accepted=accepted,
-                              strict=strict, plan=(plans or {}).get(g.address), width=width)
+                              strict=strict, plan=(plans or {}).get(g.address), width=width,
+                              verbose=verbose)
              for g in report.groups]
     every = [f for g in report.groups for f in g.findings]
     failing = [f for f in every if fails(f, accepted=accepted, strict=strict)]
