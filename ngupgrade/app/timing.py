@@ -20,4 +20,5 @@ def real_time(scale: float = 1.0) -> Timing:
     fake's clock faster than real time, ``upgrade --time-scale``)."""
     if scale == 1.0:
         return Timing()
-    return Timing(lambda: time.monotonic() * scale, lambda seconds: time.sleep(seconds / scale))
+    return Timing(lambda: time.monotonic() * scale, lambda seconds: time.sleep(seconds / scale),
+                  virtual=True)

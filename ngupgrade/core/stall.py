@@ -105,6 +105,8 @@ class StallFacts:
     stopped_with_volumes: tuple[tuple[str, tuple[str, ...]], ...] = ()
     surge_missing: bool = False
     tight_quota: str | None = None
+    virtual_clock: bool = False
+    """The times are on a virtual clock (:func:`clock_text`)."""
 
 
 @dataclass(frozen=True)
@@ -116,19 +118,25 @@ class Diagnosis:
     message: str
 
 
-def clock_text(epoch_seconds: float) -> str:
-    """``HH:MM UTC`` of a wall-clock time (seconds since the epoch); arithmetic, no clock."""
+def clock_text(epoch_seconds: float, *, virtual: bool = False) -> str:
+    """``HH:MM UTC`` of a wall-clock time (seconds since the epoch); arithmetic, no clock.
+    ``virtual``: the time is on a virtual clock (the fake cloud's, ``--time-scale``), not the
+    wall's: ``HH:MM UTC on the virtual clock``."""
     minutes = int(epoch_seconds // 60)
-    return f"{(minutes // 60) % 24:02d}:{minutes % 60:02d} UTC"
+    text = f"{(minutes // 60) % 24:02d}:{minutes % 60:02d} UTC"
+    return f"{text} on the virtual clock" if virtual else text
 
 
-def forced_stop(drain: Draining, timeout: float | None, now: float) -> str:
+def forced_stop(drain: Draining, timeout: float | None, now: float, *,
+                virtual: bool = False) -> str:
     """When the platform stops this node anyway: ``at HH:MM UTC (in 4m10s)`` (drain start +
-    the drain timeout, Yandex docs node-drain: 7 minutes); "" without a timeout."""
+    the drain timeout, Yandex docs node-drain: 7 minutes); "" without a timeout; ``virtual``
+    as :func:`clock_text` says it."""
     if timeout is None:
         return ""
     left = drain.started + timeout - now
-    when = f" at {clock_text(drain.started_wall + timeout)}" if drain.started_wall else ""
+    when = (f" at {clock_text(drain.started_wall + timeout, virtual=virtual)}"
+            if drain.started_wall else "")
     rel = f"in {human_seconds(left)}" if left > 0 else f"{human_seconds(-left)} ago"
     return f"forced stop{when} ({rel})"
 
@@ -148,7 +156,8 @@ def diagnose(f: StallFacts) -> Diagnosis:
         for node in dict.fromkeys(h.node for h in blocked):
             names = ", ".join(f"{h.pod} (PDB {h.pdb}{': ' + h.reason if h.reason else ''})"
                               for h in blocked if h.node == node)
-            stop = forced_stop(drains[node], f.drain_timeout, f.now) if node in drains else ""
+            stop = (forced_stop(drains[node], f.drain_timeout, f.now, virtual=f.virtual_clock)
+                    if node in drains else "")
             since = (f" draining for {human_seconds(f.now - drains[node].started)}"
                      if node in drains else "")
             parts.append(f"node {node}{since}: {names}" + (f"; {stop}" if stop else ""))
@@ -177,7 +186,7 @@ def diagnose(f: StallFacts) -> Diagnosis:
     if f.draining:
         parts = []
         for d in f.draining:
-            stop = forced_stop(d, f.drain_timeout, f.now)
+            stop = forced_stop(d, f.drain_timeout, f.now, virtual=f.virtual_clock)
             parts.append(f"{d.node} cordoned for {human_seconds(f.now - d.started)}"
                          + (f", {stop}" if stop else ""))
         how = ("no pod holds it" if f.kube

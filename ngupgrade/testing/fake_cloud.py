@@ -259,7 +259,7 @@ class FakeCloud:
         ``upgrade`` or ``wait`` runs on the virtual clock (docs/cloud.md)."""
         from ngupgrade.adapters.cloud.waiter import Timing
 
-        return Timing(self.now, self.sleep, wall=lambda: EPOCH + self.now())
+        return Timing(self.now, self.sleep, wall=lambda: EPOCH + self.now(), virtual=True)
 
     def gateway(self, **kwargs: Any) -> CloudGateway:
         """A real ``CloudGateway`` over the SDK to this fake, with the fake's clock and sleep

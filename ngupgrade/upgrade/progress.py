@@ -51,7 +51,7 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
 
         pods = KubePodWatch(ctx.kube, sleep=ctx.timing.sleep, warn=warn)
     watch = RolloutWatch(tracker, ctx.emit, addr, surge=prep.plan.effective.max_expansion,
-                         tight_quota=prep.tight_quota, pods=pods)
+                         tight_quota=prep.tight_quota, pods=pods, virtual=ctx.timing.virtual)
     last: dict[str, Any] = {}
     position = [0]
 
@@ -59,8 +59,10 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
         if state.done:
             return
         now = clock()
-        if not prep.resumed:  # the Update was sent at `started`; a resumed op began earlier
+        if not prep.resumed:  # the Update was sent at `started`
             watch.anchor(state.created_at, started)
+        else:  # a resumed op began earlier: by its age on the run's wall clock
+            watch.anchor(state.created_at, now, wall_now=ctx.timing.wall())
         group = api.get_node_group(gid)
         nodes = api.list_nodes(gid)
         watch.observe(nodes, now)

@@ -11,7 +11,9 @@ fewer Ready nodes than the policy allows while a new node is not Ready) :meth:`d
 names the cause (:func:`ngupgrade.core.stall.diagnose`).
 
 Wall-clock times (the forced stop at HH:MM) come from the operation's ``created_at`` plus the
-seconds waited on the injected clock, so on the fake cloud they are the fake's own times.
+seconds waited on the injected clock, so on the fake cloud they are the fake's own times, and
+say they are virtual when the clock is (``Timing.virtual``). A resumed wait places
+``created_at`` on its clock by the operation's age on the run's wall clock.
 """
 
 from __future__ import annotations
@@ -32,6 +34,14 @@ from ngupgrade.core.stall import (
     diagnose,
 )
 from ngupgrade.upgrade.events import DrainSummary, Emit, NodeDrainEvent, NodeRemoved
+
+OPERATION_AGE_BOUND = 7 * 86400.0
+"""An operation's age on the run's wall clock beyond which (or below zero, past the clock
+skew) that wall clock is not the operation's: a drill against a fake cloud whose time has
+its own epoch. The run's own wall clock anchors the times then."""
+
+CLOCK_SKEW = 300.0
+"""Seconds the cloud's clock may run ahead of the run's."""
 
 NOT_READY_GRACE = 120.0
 """Seconds a new or updated node may take to turn Ready before it is named (a kubelet
@@ -87,14 +97,29 @@ class RolloutWatch:
     pods: PodWatch | None = None
     wall0: float | None = None
     clock0: float = 0.0
+    virtual: bool = False
+    """The caller's clock is virtual (``Timing.virtual``): the times printed say so."""
     facts: PodFacts = field(default_factory=PodFacts)
     _pods_left: dict[str, int] = field(default_factory=dict)
     _pods_before_stop: dict[str, list[str]] = field(default_factory=dict)
 
-    def anchor(self, created_at: float, now: float) -> None:
-        """Tie the caller's clock to the wall clock: the operation was created at ``now``."""
-        if self.wall0 is None and created_at > 0:
-            self.wall0, self.clock0 = created_at, now
+    def anchor(self, created_at: float, now: float, *, wall_now: float | None = None) -> None:
+        """Tie the caller's clock to the wall clock (once): the operation was created at
+        ``now``; or, with ``wall_now`` (a resumed wait: the operation began before this run;
+        the run's wall clock at ``now``), ``wall_now - created_at`` seconds before ``now``.
+        An age that this wall clock cannot be the operation's for (:data:`OPERATION_AGE_BOUND`)
+        anchors on the wall clock itself."""
+        if self.wall0 is not None:
+            return
+        if wall_now is None:
+            if created_at > 0:
+                self.wall0, self.clock0 = created_at, now
+            return
+        age = wall_now - created_at
+        if created_at > 0 and -CLOCK_SKEW <= age <= OPERATION_AGE_BOUND:
+            self.wall0, self.clock0 = created_at, now - max(age, 0.0)
+        else:
+            self.wall0, self.clock0 = wall_now, now
 
     def wall(self, t: float) -> float | None:
         """Wall-clock seconds (epoch) of caller time ``t``, when anchored."""
@@ -131,7 +156,8 @@ class RolloutWatch:
         stop_at = None
         if phase == "started" and self.tracker.drain_timeout is not None:
             wall = self.wall(now)
-            stop_at = None if wall is None else clock_text(wall + self.tracker.drain_timeout)
+            stop_at = None if wall is None else clock_text(wall + self.tracker.drain_timeout,
+                                                           virtual=self.virtual)
         self.emit(NodeDrainEvent(group=self.group, node=c.node, phase=phase,
                                  seconds=round(c.seconds, 1), forced_stop_at=stop_at))
 
@@ -153,7 +179,7 @@ class RolloutWatch:
             not_ready=tuple(t.not_ready(now, NOT_READY_GRACE)),
             stopped_with_volumes=tuple(t.stopped_with_volumes()),
             surge_missing=self.surge > 0 and not grew and not drains,
-            tight_quota=self.tight_quota))
+            tight_quota=self.tight_quota, virtual_clock=self.virtual))
 
     def summary(self, now: float) -> DrainSummary | None:
         """The closing ``drain_summary``: per node its drain time and whether it was forced

@@ -88,6 +88,9 @@ class Timing:
     poll: PollPolicy = field(default_factory=PollPolicy)
     wall: Callable[[], float] = time.time
     stop: StopRequest = field(default_factory=StopRequest)
+    virtual: bool = False
+    """The clock is not the wall's (the fake cloud's, ``upgrade --time-scale``): wall-clock
+    times derived from it (a node's forced stop at HH:MM) say so."""
 
     def interruptible(self) -> Timing:
         """This Timing whose sleep raises :class:`~ngupgrade.adapters.cloud.stop.Stopped`
