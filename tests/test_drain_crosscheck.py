@@ -2,7 +2,7 @@
 
 ``fit.Placer`` keeps what it learnt between two openings of nodes: the classes and requests
 that found no node (``_failed``, ``_dead``), per class and request the nodes found without
-room (``_skip``), the reason of the last failure (``shortage``); ``Walk`` keeps the records
+room (``_maybe``), the reason of the last failure (``shortage``); ``Walk`` keeps the records
 of the Pending pods by unit. The reference below keeps nothing: every placement scans every
 eligible node from the rotating start (as kube-scheduler's ``numFeasibleNodesToFind``
 sample does), every reason reads every open node's free room through ``short_of``, and a

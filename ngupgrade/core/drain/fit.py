@@ -125,6 +125,15 @@ class RoomTable:
         for name in open_names:
             self.open[self.index[name]] = 1
         self.eligible: dict[int, tuple[list[int], int]] = {}
+        self.positions: dict[int, dict[int, int]] = {}
+
+    def positions_of(self, key: int) -> dict[int, int]:
+        """Node index -> its position in class ``key``'s eligible list (built once)."""
+        found = self.positions.get(key)
+        if found is None:
+            both, count = self.eligible[key]
+            found = self.positions[key] = {i: p for p, i in enumerate(both[:count])}
+        return found
 
     def eligible_of(self, pod: Pod, key: int, extra_terms: tuple[NodeSelectorTerm, ...]
                     ) -> tuple[list[int], int]:
@@ -152,11 +161,13 @@ class Placer:
     count the surge nodes and the group's nodes among them). Between two openings room only
     shrinks and closed nodes stay closed, so what failed stays failed until nodes are opened
     again: failures are cached per :func:`class_key` (a request at least as large as a
-    failed one fails too), and per class and request the nodes found without room are
-    skipped by later scans (``_skip``, a next-candidate forest over the positions of the
-    class's eligible list, path-compressed). The scan still visits the nodes with room in
-    the same order, so the same node wins. ``version`` counts the changes of room or of the
-    open nodes (for :meth:`shortage`'s cache).
+    failed one fails too). Per class and request, the nodes found without room are skipped
+    by later scans (``_maybe``: a bit per position of the class's eligible list, cleared
+    when the node is found full or closed, set again only when the node is opened or reset,
+    the only moments its room can grow), so a full cluster is not rescanned node by node at
+    every opening. The scan still visits the nodes with room in the same order, so the same
+    node wins. ``version`` counts the changes of room or of the open nodes (for
+    :meth:`shortage`'s cache).
     """
 
     def __init__(self, table: RoomTable) -> None:
@@ -168,7 +179,7 @@ class Placer:
         self.open_mine = sum(1 for i, o in enumerate(table.open) if o and table.mine[i])
         self._failed: dict[int, list[Need]] = {}
         self._dead: set[Need] = set()
-        self._skip: dict[Need, list[int]] = {}
+        self._maybe: dict[Need, list[int]] = {}  # need -> [class key, bit mask]
         self._shortage: dict[Need, tuple[int, tuple[int, tuple[str, ...]]]] = {}
         self._start = 0
         self.version = 0
@@ -177,15 +188,28 @@ class Placer:
         """Let ``names`` take pods from now on (clears the failure caches)."""
         self._failed.clear()
         self._dead.clear()
-        self._skip.clear()
         self.version += 1
         table = self.table
+        opened = []
         for name in names:
             i = table.index[name]
             if not self.open[i]:
                 self.open[i] = 1
                 self.open_surge += table.surge[i]
                 self.open_mine += table.mine[i]
+                opened.append(i)
+        self._revive(opened)
+
+    def _revive(self, nodes: list[int]) -> None:
+        """``nodes`` may have room again: every class's scan visits them again."""
+        if not nodes:
+            return
+        for entry in self._maybe.values():
+            where = self.table.positions_of(entry[0])
+            for i in nodes:
+                p = where.get(i)
+                if p is not None:
+                    entry[1] |= 1 << p
 
     def close(self, names: Iterable[str]) -> None:
         """Cordon ``names``: they take nothing from now on."""
@@ -202,10 +226,10 @@ class Placer:
         """``name`` is back from its update holding only ``used``: allocatable minus it."""
         self._failed.clear()
         self._dead.clear()
-        self._skip.clear()
         self.version += 1
         table = self.table
         i = table.index[name]
+        self._revive([i])
         for k, free, allocatable in zip(_ORDER, (self.cpu, self.memory, self.ephemeral,
                                                  self.pods), table.allocatable, strict=True):
             free[i] = allocatable[i] - (used.get(k, 0) if allocatable[i] != UNKNOWN else 0)
@@ -232,10 +256,10 @@ class Placer:
             pod, key, extra_terms)
         best = -1
         if count:
-            skip = self._skip.get(need)
-            if skip is None:
-                skip = self._skip[need] = list(range(count + 1))
-            best = self._best(both, count, self._start % count, need, skip)
+            entry = self._maybe.get(need)
+            if entry is None:
+                entry = self._maybe[need] = [key, (1 << count) - 1]
+            best = self._best(both, count, self._start % count, need, entry)
         if best < 0:
             self._failed.setdefault(key, []).append(need)
             self._dead.add(need)
@@ -253,34 +277,35 @@ class Placer:
                 room[k] = room[k] - amount if k in room else -amount
         return self.table.names[best]
 
-    def _best(self, both: list[int], count: int, start: int, need: Need, skip: list[int]
+    def _best(self, both: list[int], count: int, start: int, need: Need, entry: list[int]
               ) -> int:
         """The hot loop: from ``start``, the first :data:`FEASIBLE_NODES_TO_FIND` open nodes
         with room; the highest LeastAllocated score wins (the first on a tie). The score is
         the dict version's expression term for term (``(free - request) / allocatable`` for
-        cpu then memory, their mean), so floats compare the same. ``skip[p]`` is ``p`` for a
-        position of ``both`` not yet found without room for ``need``, else a later one to
-        jump to (a node without room now has none until nodes are opened again)."""
+        cpu then memory, their mean), so floats compare the same. Only the positions of
+        ``both`` whose bit is set in ``entry[1]`` are visited; a node found closed or without
+        room for ``need`` has its bit cleared (it has none until it is opened or reset)."""
         is_open, fc, fm, fe, fp = self.open, self.cpu, self.memory, self.ephemeral, self.pods
         ic, im = self.table.inverse
         shares = self.table.shares
         cc, cm, ce, cp = need.check
         ac, am = need.amounts[0], need.amounts[1]
         ext = need.ext
+        mask = entry[1]
+        full = 0
         best, best_score, found = -1, 0.0, 0
         for p, end in ((start, count), (0, start)):
             while p < end:
-                q = skip[p]
-                if q != p:  # a run of nodes without room: jump over it, compressing the path
-                    while skip[q] != q:
-                        q = skip[q]
-                    while p != q:
-                        skip[p], p = q, skip[p]
-                    continue
+                rest = mask >> p
+                if not rest:
+                    break
+                p += (rest & -rest).bit_length() - 1  # the next position still a candidate
+                if p >= end:
+                    break
                 i = both[p]
                 if (not is_open[i] or cc > fc[i] or cm > fm[i] or cp > fp[i] or ce > fe[i]
                         or (ext is not None and not self._ext_fits(i, ext))):
-                    skip[p] = p + 1
+                    full |= 1 << p
                     p += 1
                     continue
                 score = ((fc[i] - ac) * ic[i] + (fm[i] - am) * im[i]) / shares[i]
@@ -288,8 +313,12 @@ class Placer:
                     best, best_score = i, score
                 found += 1
                 if found >= FEASIBLE_NODES_TO_FIND:
-                    return best
+                    break
                 p += 1
+            if found >= FEASIBLE_NODES_TO_FIND:
+                break
+        if full:
+            entry[1] = mask & ~full
         return best
 
     def shortage(self, pod: Pod, key: int, extra_terms: tuple[NodeSelectorTerm, ...],
