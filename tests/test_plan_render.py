@@ -60,7 +60,7 @@ def test_json_of_an_assumed_policy_and_an_autoscaled_group() -> None:
                                "assumed": True}
     assert (group["nodes"], group["nodes_source"], group["peak_nodes"]) == (7, "max", 10)
     assert group["warnings"][0]["code"] == "policy-assumed"
-    assert set(group["warnings"][1]) == {"code", "message"}
+    assert set(group["warnings"][1]) == {"code", "message", "informational"}
 
 
 def test_json_keeps_fractional_minutes() -> None:

@@ -49,10 +49,17 @@ if TYPE_CHECKING:
               help="Minutes one upgrade cycle takes (create, drain, delete or reboot).")
 @plan_option
 @click.option("--strict", is_flag=True,
-              help="A CI gate: any warning fails the plan (exit 1; the report is still printed).")
+              help="A CI gate: a warning fails the plan (exit 1; the report is still printed), "
+                   "except those that only inform (max-expansion-clamped, "
+                   "max-unavailable-clamped, nodes-override-unused, empty-group; JSON "
+                   "\"informational\": true; docs/upgrade-math.md section 6).")
+@click.option("--accept", "accept", multiple=True, metavar="CODE",
+              help="With --strict: pass warnings of this code (you have read them); "
+                   "repeatable. Codes: docs/upgrade-math.md section 6.")
 @common_options
 def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: int | None,
-         method: str | None, nodes: int | None, cycle_minutes: float, strict: bool) -> None:
+         method: str | None, nodes: int | None, cycle_minutes: float, strict: bool,
+         accept: tuple[str, ...]) -> None:
     """Show what an upgrade will do: surge, peak, nodes down, cycles, duration, warnings.
 
     \b
@@ -93,6 +100,7 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
     from ngupgrade.cli.render.plan import plan_json, plan_text
 
     settings = settings_of(click.get_current_context())
+    accepted = accepted_warnings(accept)  # an unknown code is a usage error before any read
     note_unused(settings, connects=settings.plan is None and bool(settings.endpoint),
                 offline="`plan` reads only the Terraform plan" if settings.plan is not None
                 else "`plan` reads the cloud only with --endpoint")
@@ -107,12 +115,12 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
             raise UsageError(f"{', '.join(given)} with --plan: a Terraform plan brings its own "
                              "deploy policies and sizes, and those are what apply",
                              hint="leave them out with --plan, or plan the state without it")
-        _plan_gate(settings, request, strict)
+        _plan_gate(settings, request, strict, accepted)
         return
     # live group size and policy when a cloud endpoint is given
     plans = plan_use_case(settings, request, live=bool(settings.endpoint))
     if settings.output == "json":
-        document = plan_json(plans, strict=strict)
+        document = plan_json(plans, strict=strict, accepted=accepted)
         if strict and not plans:
             document["ok"] = False  # nothing was checked: refuse_empty fails it below
         state_notes([p.group for p in plans], document)
@@ -121,23 +129,50 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
         click.echo(plan_text(plans))
         state_notes([p.group for p in plans])
     refuse_empty(plans, strict, "plan")
-    _fail_on_warnings(plans, strict)
+    _fail_on_warnings(plans, strict, accepted)
 
 
-def _fail_on_warnings(plans: Sequence[GroupPlan | None], strict: bool) -> None:
-    """``--strict``: any warning of any group fails the plan (exit 1), after the report.
+def accepted_warnings(codes: tuple[str, ...]) -> frozenset[str]:
+    """Validate ``plan --accept`` codes against the stable warning codes.
+
+    Raises:
+        UsageError: an unknown code, naming the closest known one (exit 2).
+    """
+    import difflib
+
+    from ngupgrade.core.plan_warnings import WARNING_CODES
+
+    for code in codes:
+        if code not in WARNING_CODES:
+            close = difflib.get_close_matches(code, WARNING_CODES, n=1)
+            hint = (f"did you mean {close[0]}?" if close
+                    else "codes: " + ", ".join(WARNING_CODES))
+            raise UsageError(f"--accept {code}: not a plan warning code", hint=hint)
+    return frozenset(codes)
+
+
+def _fail_on_warnings(plans: Sequence[GroupPlan | None], strict: bool,
+                      accepted: frozenset[str] = frozenset()) -> None:
+    """``--strict``: a warning of any group that fails it
+    (:func:`ngupgrade.core.plan_warnings.strict_failures`: not informational, not
+    ``--accept``-ed) fails the plan (exit 1), after the report.
 
     ``plans`` may hold None for a group the Terraform plan does not roll (``--plan``).
     """
-    warned = [(p.group.address, w.code) for p in plans if p is not None for w in p.warnings]
+    from ngupgrade.core.plan_warnings import strict_failures
+
+    warned = [(p.group.address, w.code) for p in plans if p is not None
+              for w in strict_failures(p.warnings, accepted)]
     if strict and warned:
         listed = ", ".join(f"{address}: {code}" for address, code in warned)
         raise CheckFailed(f"plan --strict: {len(warned)} warning(s): {listed}",
                           hint="act on each warning (docs/upgrade-math.md section 6), or "
-                               "drop --strict to accept them")
+                               "after reading one pass it with --accept CODE, or drop "
+                               "--strict")
 
 
-def _plan_gate(settings: Settings, request: PlanRequest, strict: bool) -> None:
+def _plan_gate(settings: Settings, request: PlanRequest, strict: bool,
+               accepted: frozenset[str]) -> None:
     """``plan --plan``: every group's change, each roll planned with the planned values."""
     from ngupgrade.app.tfplan import load_plan, plan_rolls
     from ngupgrade.cli.render.tfplan import (
@@ -150,14 +185,18 @@ def _plan_gate(settings: Settings, request: PlanRequest, strict: bool) -> None:
     gate = load_plan(settings, request.selectors)
     plans = plan_rolls(gate, request)
     blocking = gate.verdict.blocking
-    warned = strict and any(p.warnings for p in plans if p is not None)
+    from ngupgrade.core.plan_warnings import strict_failures
+
+    warned = strict and any(strict_failures(p.warnings, accepted)
+                            for p in plans if p is not None)
     shown = [g for c in gate.changes for g in (c.before, c.group)]
     if settings.output == "json":
         document = {"ok": not (blocking or warned),
                     "groups": plan_groups_json(gate.changes, plans),
                     "plan": plan_section_json(gate.verdict, source=gate.source,
                                               terraform_version=gate.terraform_version,
-                                              clusters=gate.clusters, ok=not blocking)}
+                                              clusters=gate.clusters, ok=not blocking),
+                    "accepted": sorted(accepted)}
         state_notes(shown, document)
         emit_json(document)
     else:
@@ -167,4 +206,4 @@ def _plan_gate(settings: Settings, request: PlanRequest, strict: bool) -> None:
     if blocking:
         raise CheckFailed("plan gate failed: " + "; ".join(f.message for f in blocking),
                           hint="; ".join(blocking_hints(blocking)))
-    _fail_on_warnings(plans, strict)
+    _fail_on_warnings(plans, strict, accepted)

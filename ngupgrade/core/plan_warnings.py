@@ -20,6 +20,7 @@ themselves (validation, the default, clamping, resolution) are :mod:`ngupgrade.c
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ngupgrade.core.model import AutoScale, DeployPolicy, PlacementGroup, ScalePolicy
@@ -59,6 +60,23 @@ WARNING_CODES = (
     NODES_OVERRIDE_UNUSED, EMPTY_GROUP, TAINTED_IN_STATE, FIXED_SIZE_DRIFT, PLACEMENT_FULL,
 )
 """Every stable warning code, wherever it is emitted (documented in docs/upgrade-math.md)."""
+
+INFORMATIONAL = frozenset({MAX_EXPANSION_CLAMPED, MAX_UNAVAILABLE_CLAMPED,
+                           NODES_OVERRIDE_UNUSED, EMPTY_GROUP})
+"""The codes that only inform: the plan already holds what they say and nothing is to be done
+(the service reduces ``E``/``U`` above the group size to it at the start, Yandex Cloud docs
+"Node group deploy policy"; ``--nodes`` was not needed; an empty group replaces nothing).
+``plan --strict`` does not fail on them; a whole group drained at once, by a clamp or not, is
+``whole-group-unavailable``, which is no such code."""
+
+
+def strict_failures(warnings: Iterable[PlanWarning], accepted: Iterable[str] = ()
+                    ) -> list[PlanWarning]:
+    """The warnings that fail ``plan --strict``: every one whose code is neither
+    :data:`INFORMATIONAL` nor ``accepted`` (``--accept CODE``: the user has read it), in
+    order. The one rule of the strict gate."""
+    passed = INFORMATIONAL | frozenset(accepted)
+    return [w for w in warnings if w.code not in passed]
 
 
 @dataclass(frozen=True)

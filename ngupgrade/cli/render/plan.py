@@ -23,8 +23,10 @@ from typing import Any
 from ngupgrade.cli.render.groups import scale_json
 from ngupgrade.core.model import AutoScale, ScalePolicy
 from ngupgrade.core.plan_warnings import (
+    INFORMATIONAL,
     UPDATE_TIMEOUT_BORDERLINE,
     UPDATE_TIMEOUT_EXCEEDED,
+    strict_failures,
     suggested_update_timeout,
 )
 from ngupgrade.core.platform import platform_of
@@ -108,7 +110,8 @@ def group_plan_json(plan: GroupPlan) -> dict[str, Any]:
             "min_minutes": _number(plan.duration.min_minutes),
             "max_minutes": _number(plan.duration.max_minutes),
         },
-        "warnings": [{"code": w.code, "message": w.message} for w in plan.warnings],
+        "warnings": [{"code": w.code, "message": w.message,
+                      "informational": w.code in INFORMATIONAL} for w in plan.warnings],
         "platform": group.platform,
         "data_notes": [{"code": n.code, "message": n.message} for n in plan.data_notes],
         "terraform": {"timeouts": {"update": terraform_update_timeout(plan)}},
@@ -128,14 +131,17 @@ def terraform_update_timeout(plan: GroupPlan) -> str | None:
     return None
 
 
-def plan_json(plans: Sequence[GroupPlan], *, strict: bool = False) -> dict[str, Any]:
-    """``{"ok", "groups": [...]}`` for ``ngupgrade plan --output json``.
+def plan_json(plans: Sequence[GroupPlan], *, strict: bool = False,
+              accepted: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """``{"ok", "groups": [...], "accepted"}`` for ``ngupgrade plan --output json``.
 
-    ``ok`` is false only under ``--strict`` with a warning (the command then exits 1); an
-    invalid deploy policy is an error, not a plan.
+    ``ok`` is false only under ``--strict`` with a warning that fails it
+    (:func:`ngupgrade.core.plan_warnings.strict_failures`: not informational, not in
+    ``accepted``; the command then exits 1); an invalid deploy policy is an error, not a plan.
+    ``accepted``: the ``--accept`` codes, sorted.
     """
-    return {"ok": not (strict and any(p.warnings for p in plans)),
-            "groups": [group_plan_json(p) for p in plans]}
+    return {"ok": not (strict and any(strict_failures(p.warnings, accepted) for p in plans)),
+            "groups": [group_plan_json(p) for p in plans], "accepted": sorted(accepted)}
 
 
 # --- the picture ----------------------------------------------------------------------------
