@@ -19,8 +19,10 @@ override the next ``terraform apply`` reverts (:func:`terraform_warning`, C16).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from ngupgrade.adapters.cloud.types import LiveNodeGroup, newest
+from ngupgrade.adapters.cloud.types import LiveNode, LiveNodeGroup, OperationState, newest
 from ngupgrade.adapters.cloud.waiter import Timing
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.core.errors import CheckFailed, UsageError
@@ -118,34 +120,112 @@ def prepare_group(api: UpgradeApi, options: UpgradeOptions, group: NodeGroup,
     subject = f"{group.address} ({group.id})"
     if not group.id:
         raise UsageError(f"{group.address}: the state has no id for this node group")
+    seen = _read(api, group)
+    previous = _journal_to_resume(options, group, journal_path, subject)
+    _check_may_start(seen, options, previous, subject)
+    nothing, restore_only = _nothing_to_do(seen, group, options, previous, subject)
+    max_e, max_u, chosen_by = _policy_to_plan(options, previous)
+    start_nodes = _start_nodes(seen, group, previous)
+    if options.resume and previous is None and seen.running is None and nothing is None:
+        emit(Note(group=str(group.address), message=(
+            "nothing to resume: no unfinished journal"
+            + (f" at {journal_path}" if journal_path else "")
+            + " and no operation running on the group; starting the upgrade")))
+    for note in group.notes:  # an attribute of the state not understood: what is not checked
+        emit(Note(group=str(group.address), message=note.message))
+    plan = plan_group(group, live_size=start_nodes, live_policy=seen.live.policy,
+                      max_expansion=max_e, max_unavailable=max_u,
+                      minutes_per_cycle=options.minutes_per_cycle, chosen=chosen_by)
+    # The policy the user (or the advised schedule) asked for; whether it needs an Update is
+    # the policy step's decision (one rule for the dry run and --apply: the policy in force).
+    override = plan.policy.policy if plan.policy.source in ("override", "advised") else None
+    _check_resumed_policy(previous, options, override, journal_path)
+    if previous is not None:
+        journal = previous
+        journal.writer = journal_writer
+        journal.clock = timing.wall
+    else:
+        # Resume from the cloud's own record, mid-upgrade: the size to come back to is
+        # the configured one (start_nodes, above), and which nodes are new cannot be told.
+        start_ids = [] if seen.running is not None else [n.instance_id for n in seen.nodes]
+        journal = jr.Journal(
+            group_id=group.id, address=str(group.address), name=group.name,
+            target=options.version, latest_revision=options.latest_revision,
+            start_version=seen.live.version, start_nodes=start_nodes,
+            start_node_ids=start_ids, start_policy=seen.live.policy,
+            terraform_policy=group.policy, override=override,
+            override_source=chosen_by, restore_policy=options.restore_policy,
+            path=journal_path, writer=journal_writer, clock=timing.wall)
+    prep = Prepared(group=group, live=seen.live, nodes=seen.nodes, cluster=seen.cluster,
+                    running=seen.running, plan=plan, override=override,
+                    terraform_policy=group.policy, journal=journal,
+                    resumed=previous is not None, nothing_to_do=nothing,
+                    restore_only=restore_only)
+    prep.steps = build_steps(prep, options)
+    return prep
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """Step 1's reads: the live group, its nodes, its cluster, its newest unfinished
+    operation (None: none runs)."""
+
+    live: LiveNodeGroup
+    nodes: list[LiveNode]
+    cluster: Any
+    running: OperationState | None
+
+
+def _read(api: UpgradeApi, group: NodeGroup) -> _Seen:
+    """Read the live group, its nodes, its cluster's master and its operations (4 calls)."""
     live = api.get_node_group(group.id)
     nodes = api.list_nodes(group.id)
     cluster = api.get_cluster(live.cluster_id or group.cluster_id)
     ops = api.list_operations(group.id)
-    unfinished = [op for op in ops if not op.done]
-    running = newest(unfinished)
+    return _Seen(live, nodes, cluster, newest([op for op in ops if not op.done]))
 
+
+def _journal_to_resume(options: UpgradeOptions, group: NodeGroup, journal_path: str | None,
+                       subject: str) -> jr.Journal | None:
+    """The unfinished journal this run resumes (``--resume``), else None: the one owner of
+    "is this a resume?". Refuses an unfinished journal without ``--resume``, and one of
+    another group or another target.
+
+    Raises:
+        UsageError: naming the journal and what to do.
+    """
     existing = jr.load(journal_path) if journal_path else None
     if existing is not None and existing.outcome is None and not options.resume:
         raise UsageError(
             f"{subject}: an unfinished upgrade is recorded in {journal_path}",
             hint="run the same command with --resume to continue it (it re-attaches to "
                  "the running operation), or delete the journal to start over")
-    resumed = bool(options.resume and existing is not None and existing.outcome is None)
+    if not (options.resume and existing is not None and existing.outcome is None):
+        return None
     advised = options.schedule == "advised"  # it takes no --journal and no policy flags
-    if resumed and existing is not None and existing.group_id != group.id:
+    if existing.group_id != group.id:
         raise UsageError(
             f"{journal_path} is the journal of node group {existing.group_id}, not {group.id}",
             hint=(f"the file holds {existing.group_id}'s journal under {group.id}'s name "
                   "(copied or moved by hand): put it back where it was, or delete it to "
                   f"start {group.id} over, then run the same command again") if advised
             else "pass the right --journal")
-    if resumed and existing is not None and existing.target != options.version:
+    if existing.target != options.version:
         raise UsageError(
             f"{journal_path} records an upgrade to {existing.target or 'the latest revision'}"
             f", not {options.version or 'the latest revision'}",
             hint="resume with the same --version, or delete the journal to start over")
+    return existing
 
+
+def _check_may_start(seen: _Seen, options: UpgradeOptions, previous: jr.Journal | None,
+                     subject: str) -> None:
+    """An upgrade starts only from RUNNING with no other operation, unless it resumes.
+
+    Raises:
+        CheckFailed: another operation runs (without ``--resume``); the group is not RUNNING.
+    """
+    running = seen.running
     if running is not None and not options.resume:
         raise CheckFailed(
             f"{subject}: another operation is in progress on this node group: {running.id} "
@@ -153,94 +233,84 @@ def prepare_group(api: UpgradeApi, options: UpgradeOptions, group: NodeGroup,
             hint=f"if it is an upgrade this tool started, run the same command with "
                  f"--resume to attach to it; otherwise wait for it (`ngupgrade wait "
                  f"--operation {running.id}`) and run again")
-    if running is None and live.status != "RUNNING" and not resumed:
-        raise CheckFailed(f"{subject}: the node group is {live.status}, not RUNNING; "
+    if running is None and seen.live.status != "RUNNING" and previous is None:
+        raise CheckFailed(f"{subject}: the node group is {seen.live.status}, not RUNNING; "
                           "nothing was changed",
                           hint="an upgrade starts only from RUNNING; look at the group in "
                                "the console")
 
-    start_version = existing.start_version if resumed and existing else live.version
+
+def _nothing_to_do(seen: _Seen, group: NodeGroup, options: UpgradeOptions,
+                   previous: jr.Journal | None, subject: str) -> tuple[str | None, bool]:
+    """Why the group needs no version update (None: it does), and whether only its policy is
+    to be put back (``--restore-policy`` on a group already there that still runs a
+    temporary policy). The target is checked against the master on the way.
+
+    Raises:
+        CheckFailed: the target is ahead of the master or more than one minor step.
+        UsageError: a bad version string.
+    """
+    live, running = seen.live, seen.running
+    start_version = previous.start_version if previous is not None else live.version
     nothing: str | None = None
     if options.version is not None:
-        if not resumed and live.version == options.version and running is None:
+        if previous is None and live.version == options.version and running is None:
             nothing = f"already on {options.version}"
         else:
-            check_target_version(start_version, options.version, cluster.master_version,
+            check_target_version(start_version, options.version, seen.cluster.master_version,
                                  subject=subject)
-    elif not resumed and not live.new_revision_available and running is None:
+    elif previous is None and not live.new_revision_available and running is None:
         nothing = f"no newer revision of {live.version} is available"
-
     # Already there, but still on a temporary policy (an upgrade whose journal is gone,
     # or ran on another runner, stopped before its restore): with --restore-policy put
-    # back what Terraform declares; without it the use case names the drift (item 5).
+    # back what Terraform declares; without it the use case names the drift.
     restore_only = bool(nothing is not None and options.restore_policy
                         and policy_drift(live, group) is not None)
-    if restore_only:
-        nothing = None
+    return (None if restore_only else nothing), restore_only
 
+
+def _policy_to_plan(options: UpgradeOptions, previous: jr.Journal | None
+                    ) -> tuple[int | None, int | None, Literal["override", "advised"]]:
+    """The knobs to plan with and where they came from: the flags (or the advised stage's),
+    else, resuming with none, the journal's override, named as it was chosen."""
     asked = options.max_expansion is not None or options.max_unavailable is not None
-    max_e, max_u = options.max_expansion, options.max_unavailable
-    chosen_by = options.policy_source
-    if resumed and existing is not None and not asked and existing.override is not None:
+    if previous is not None and not asked and previous.override is not None:
         # --resume alone continues with the journal's policy, explicitly: the plan and
-        # the quota gate judge what the steps will send (issue 10 item 8); named as it was
-        # chosen (a flag, or the advised schedule).
-        max_e, max_u = existing.override.max_expansion, existing.override.max_unavailable
-        chosen_by = existing.override_source
-    # The size to plan with is the group's before this upgrade: mid-upgrade the live
-    # count includes the surge nodes the upgrade itself created (3 nodes at 2/1 read as
-    # 5: a false fixed-size drift, 5 nodes, 5 cycles). The journal recorded it at the
-    # start; without one, the configured fixed size (issue 11 item 1).
-    start_nodes = len(nodes)
-    if resumed and existing is not None:
-        start_nodes = existing.start_nodes
-    elif running is not None:
-        scale = live.scale or group.scale
-        if isinstance(scale, FixedScale):
-            start_nodes = scale.size
-    if options.resume and not resumed and running is None and nothing is None:
-        emit(Note(group=str(group.address), message=(
-            "nothing to resume: no unfinished journal"
-            + (f" at {journal_path}" if journal_path else "")
-            + " and no operation running on the group; starting the upgrade")))
-    for note in group.notes:  # an attribute of the state not understood: what is not checked
-        emit(Note(group=str(group.address), message=note.message))
-    plan = plan_group(group, live_size=start_nodes, live_policy=live.policy,
-                      max_expansion=max_e, max_unavailable=max_u,
-                      minutes_per_cycle=options.minutes_per_cycle, chosen=chosen_by)
-    # The policy the user (or the advised schedule) asked for; whether it needs an Update is
-    # the policy step's decision (one rule for the dry run and --apply: the policy in force).
-    override = plan.policy.policy if plan.policy.source in ("override", "advised") else None
-    if resumed and existing is not None and asked and override != existing.override:
-        recorded = ("no deploy policy override" if existing.override is None
-                    else f"deploy policy {policy_text(existing.override)}")
-        raise UsageError(
-            f"{journal_path} records this upgrade with {recorded}, not "
-            f"{policy_text(override)}; a resumed upgrade keeps the policy it started with",
-            hint="delete the journal to start over: a resumed group keeps its journal's "
-                 "policy" if advised else
-                 "resume without --max-expansion/--max-unavailable (the journal's policy "
-                 "is used) or with the same values, or delete the journal to start over")
-    if resumed and existing is not None:
-        journal = existing
-        journal.writer = journal_writer
-        journal.clock = timing.wall
-    else:
-        # Resume from the cloud's own record, mid-upgrade: the size to come back to is
-        # the configured one (start_nodes, above), and which nodes are new cannot be told.
-        start_ids = [] if running is not None else [n.instance_id for n in nodes]
-        journal = jr.Journal(
-            group_id=group.id, address=str(group.address), name=group.name,
-            target=options.version, latest_revision=options.latest_revision,
-            start_version=live.version, start_nodes=start_nodes,
-            start_node_ids=start_ids, start_policy=live.policy,
-            terraform_policy=group.policy, override=override,
-            override_source=chosen_by, restore_policy=options.restore_policy,
-            path=journal_path,
-            writer=journal_writer, clock=timing.wall)
-    prep = Prepared(group=group, live=live, nodes=nodes, cluster=cluster, running=running,
-                    plan=plan, override=override, terraform_policy=group.policy,
-                    journal=journal, resumed=resumed, nothing_to_do=nothing,
-                    restore_only=restore_only)
-    prep.steps = build_steps(prep, options)
-    return prep
+        # the quota gate judge what the steps will send
+        return (previous.override.max_expansion, previous.override.max_unavailable,
+                previous.override_source)
+    return options.max_expansion, options.max_unavailable, options.policy_source
+
+
+def _start_nodes(seen: _Seen, group: NodeGroup, previous: jr.Journal | None) -> int:
+    """The size to plan with: the group's before this upgrade. Mid-upgrade the live count
+    includes the surge nodes the upgrade itself created (3 nodes at 2/1 read as 5: a false
+    fixed-size drift, 5 nodes, 5 cycles), so the journal's record of the start wins; without
+    one, while an operation runs, the configured fixed size."""
+    if previous is not None:
+        return previous.start_nodes
+    scale = seen.live.scale or group.scale
+    if seen.running is not None and isinstance(scale, FixedScale):
+        return scale.size
+    return len(seen.nodes)
+
+
+def _check_resumed_policy(previous: jr.Journal | None, options: UpgradeOptions,
+                          override: DeployPolicy | None, journal_path: str | None) -> None:
+    """A resumed upgrade keeps the policy it started with.
+
+    Raises:
+        UsageError: policy flags that differ from the journal's override.
+    """
+    asked = options.max_expansion is not None or options.max_unavailable is not None
+    if previous is None or not asked or override == previous.override:
+        return
+    recorded = ("no deploy policy override" if previous.override is None
+                else f"deploy policy {policy_text(previous.override)}")
+    raise UsageError(
+        f"{journal_path} records this upgrade with {recorded}, not "
+        f"{policy_text(override)}; a resumed upgrade keeps the policy it started with",
+        hint="delete the journal to start over: a resumed group keeps its journal's "
+             "policy" if options.schedule == "advised" else
+             "resume without --max-expansion/--max-unavailable (the journal's policy "
+             "is used) or with the same values, or delete the journal to start over")

@@ -40,18 +40,7 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
     expected = (prep.plan.duration.min_minutes * 60, prep.plan.duration.max_minutes * 60)
     started = clock()
     watchdog = StallWatchdog(ctx.options.stall_after, started)
-    tracker = RolloutTracker.start(j.start_node_ids, total, prep.plan.effective.max_unavailable,
-                                   platform_of(prep.group).drain.drain_timeout_seconds)
-    pods = None
-    if ctx.kube is not None:
-        from ngupgrade.upgrade.pods import KubePodWatch
-
-        def warn(text: str) -> None:
-            ctx.emit(Warned(group=addr, code="kube-watch-degraded", message=text))
-
-        pods = KubePodWatch(ctx.kube, sleep=ctx.timing.sleep, warn=warn)
-    watch = RolloutWatch(tracker, ctx.emit, addr, surge=prep.plan.effective.max_expansion,
-                         tight_quota=prep.tight_quota, pods=pods, virtual=ctx.timing.virtual)
+    tracker, watch = _rollout_watch(ctx, prep)
     last: dict[str, Any] = {}
     position = [0]
 
@@ -84,49 +73,14 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
                           tuple(sorted(n.instance_id for n in nodes if n.unschedulable))), now)
         alarm = watch.alarm(now)
         if watchdog.stalled(now) or alarm:
-            done = "?" if tracker.done is None else str(tracker.done)
-            diagnosis = watch.diagnosis(now, watchdog.still_for(now), total)
-            ctx.emit(Diagnosed(group=addr, operation_id=op_id, cause=diagnosis.cause,
-                               message=diagnosis.message))
-            what = (f"fewer Ready nodes ({tracker.ready_schedulable()}) than the deploy policy "
-                    f"allows ({tracker.floor} = {total} - max_unavailable)" if alarm
-                    else f"no progress for {human_seconds(watchdog.still_for(now))}")
-            raise Stalled(
-                f"{addr}: stalled: {what} ({done}/{total} nodes done, {len(nodes)} nodes, "
-                f"{group.status}); {diagnosis.cause}: {diagnosis.message}. "
-                f"Operation {op_id} still runs and was NOT cancelled",
-                operation_id=op_id,
-                hint=f"{_hint(diagnosis.cause)} Then attach again: the same command with "
-                     "--resume")
+            raise _stalled(ctx, prep, op_id, watch, watchdog, now, alarm=alarm,
+                           seen=f"{len(nodes)} nodes, {group.status}")
 
     try:
         wait_operation(api, op_id, timeout=ctx.timeout(prep), policy=ctx.timing.poll,
                        clock=clock, sleep=ctx.timing.sleep, on_poll=on_poll)
     except OperationFailed as err:
-        live = api.get_node_group(gid)
-        nodes = api.list_nodes(gid)
-        watch.observe(nodes, clock())
-        new = tracker.done
-        unchanged = live.version == j.start_version
-        state = (f"the node group's version is unchanged: {live.version} "
-                 "(version_info.current_version)" if unchanged
-                 else f"the node group reports version {live.version}")
-        replaced = "" if new is None else f"; {new} of {counted(total, 'node')} had been replaced"
-        _summary(watch, clock())
-        policy_note = ""
-        if prep.override is not None:
-            policy_note = (f"; the deploy policy is still {policy_text(prep.override)} "
-                           f"(Terraform declares {policy_text(j.terraform_policy)})")
-        ctx.emit(Verdict(group=addr, ok=False, operation_id=err.operation_id,
-                 error={"code": err.code, "code_name": err.code_name,
-                        "message": err.error_message},
-                 version=live.version, version_unchanged=unchanged, status=live.status,
-                 nodes=len(nodes)))
-        raise OperationFailed(
-            err.operation_id, err.code, err.code_name,
-            f"{err.error_message}; {state}{replaced}{policy_note}",
-            hint="nothing was rolled back; fix the cause (see the operation's message), "
-                 "then run the same command again") from err
+        raise _failed(ctx, prep, err, watch) from err
     except OperationTimeout as err:
         _summary(watch, clock())
         if isinstance(err, Stalled):
@@ -140,6 +94,81 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
     nodes = api.list_nodes(gid)
     watch.observe(nodes, clock())
     _summary(watch, clock())
+
+
+def _rollout_watch(ctx: Context, prep: Prepared) -> tuple[RolloutTracker, RolloutWatch]:
+    """What the wait watches: the rollout from the journal's start (its nodes, the deploy
+    policy's floor, the platform's drain timeout) and, with Kubernetes access, the drains'
+    pods (a read that keeps failing is one ``kube-watch-degraded`` warning)."""
+    j, addr = prep.journal, prep.address
+    tracker = RolloutTracker.start(j.start_node_ids, j.start_nodes,
+                                   prep.plan.effective.max_unavailable,
+                                   platform_of(prep.group).drain.drain_timeout_seconds)
+    pods = None
+    if ctx.kube is not None:
+        from ngupgrade.upgrade.pods import KubePodWatch
+
+        def warn(text: str) -> None:
+            ctx.emit(Warned(group=addr, code="kube-watch-degraded", message=text))
+
+        pods = KubePodWatch(ctx.kube, sleep=ctx.timing.sleep, warn=warn)
+    watch = RolloutWatch(tracker, ctx.emit, addr, surge=prep.plan.effective.max_expansion,
+                         tight_quota=prep.tight_quota, pods=pods, virtual=ctx.timing.virtual)
+    return tracker, watch
+
+
+def _stalled(ctx: Context, prep: Prepared, op_id: str, watch: RolloutWatch,
+             watchdog: StallWatchdog, now: float, *, alarm: bool, seen: str) -> Stalled:
+    """The stall (nothing moved for the stall window, or fewer Ready nodes than the policy
+    allows: ``alarm``), diagnosed by name: a ``diagnosed`` event, then the error to raise
+    (``seen``: the nodes and status last read). The operation is not cancelled."""
+    tracker, total, addr = watch.tracker, prep.journal.start_nodes, prep.address
+    done = "?" if tracker.done is None else str(tracker.done)
+    diagnosis = watch.diagnosis(now, watchdog.still_for(now), total)
+    ctx.emit(Diagnosed(group=addr, operation_id=op_id, cause=diagnosis.cause,
+                       message=diagnosis.message))
+    what = (f"fewer Ready nodes ({tracker.ready_schedulable()}) than the deploy policy "
+            f"allows ({tracker.floor} = {total} - max_unavailable)" if alarm
+            else f"no progress for {human_seconds(watchdog.still_for(now))}")
+    return Stalled(
+        f"{addr}: stalled: {what} ({done}/{total} nodes done, {seen}); "
+        f"{diagnosis.cause}: {diagnosis.message}. "
+        f"Operation {op_id} still runs and was NOT cancelled",
+        operation_id=op_id,
+        hint=f"{_hint(diagnosis.cause)} Then attach again: the same command with --resume")
+
+
+def _failed(ctx: Context, prep: Prepared, err: OperationFailed, watch: RolloutWatch
+            ) -> OperationFailed:
+    """The operation ended in error: read the group once more, send the ``verdict`` event,
+    and the error to raise, naming the group's version, how many nodes had been replaced and
+    a deploy policy left in place."""
+    api, clock, j = ctx.api, ctx.timing.clock, prep.journal
+    live = api.get_node_group(prep.group.id)
+    nodes = api.list_nodes(prep.group.id)
+    watch.observe(nodes, clock())
+    new = watch.tracker.done
+    unchanged = live.version == j.start_version
+    state = (f"the node group's version is unchanged: {live.version} "
+             "(version_info.current_version)" if unchanged
+             else f"the node group reports version {live.version}")
+    replaced = ("" if new is None
+                else f"; {new} of {counted(j.start_nodes, 'node')} had been replaced")
+    _summary(watch, clock())
+    policy_note = ""
+    if prep.override is not None:
+        policy_note = (f"; the deploy policy is still {policy_text(prep.override)} "
+                       f"(Terraform declares {policy_text(j.terraform_policy)})")
+    ctx.emit(Verdict(group=prep.address, ok=False, operation_id=err.operation_id,
+             error={"code": err.code, "code_name": err.code_name,
+                    "message": err.error_message},
+             version=live.version, version_unchanged=unchanged, status=live.status,
+             nodes=len(nodes)))
+    return OperationFailed(
+        err.operation_id, err.code, err.code_name,
+        f"{err.error_message}; {state}{replaced}{policy_note}",
+        hint="nothing was rolled back; fix the cause (see the operation's message), "
+             "then run the same command again")
 
 
 def _summary(watch: RolloutWatch, now: float) -> None:
