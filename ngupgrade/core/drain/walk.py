@@ -188,7 +188,7 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
         queues[pdb_ref] = queue[first:]
     evicted += len(out)
     _place_wave(w, out, wave)
-    waits = 0
+    waits, waited = 0, set[int]()  # waited: left one by one as a replacement became Ready
     for pdb_ref, queue in queues.items():
         if not queue:  # all went at once (the common case): nothing waits, nothing to say
             continue
@@ -202,6 +202,7 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
             done += 1
             _place_wave(w, [(unit, name)], wave)
         waits += done
+        waited.update(id(u) for u, _n in queue[:done])
         evicted += done
         pdb = queue[0][0].facts.pdb if queue else None
         if done and pdb is not None:
@@ -215,29 +216,39 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
         _blocked(w, blocked, wave)
     stopped = w.result.stopped_at is not None
     held = {id(u) for u, _n, _p in blocked} if stopped else set()
-    _ytsaurus(w, [u for u, _n in leaving if id(u) not in held], wave, step)
+    _ytsaurus(w, [u for u, _n in leaving if id(u) not in held and id(u) not in waited], wave,
+              step)
     return evicted, waits, len(blocked)
 
 
 def _ytsaurus(w: Walk, gone: list[Unit], wave: int, step: tuple[str, ...]) -> None:
-    """Pods of one YTsaurus component down at once: those leaving now, those still Pending
-    from earlier waves, those not Ready elsewhere (seed 002 L107)."""
+    """Pods of one YTsaurus component down at once: those leaving together now (not those
+    a covering PDB made wait, which leave one by one as a replacement becomes Ready), those
+    still Pending from earlier waves, those not Ready elsewhere (seed 002 L107); the PDBs
+    that cover the leaving pods go to the finding."""
     counts: dict[str, int] = defaultdict(int)
     targets = {}
+    covers: dict[str, set[str]] = defaultdict(set)
     for unit in gone:
         target = unit.facts.yt
         if target is not None:
             counts[target.ref] += 1
             targets[target.ref] = target
+            covers[target.ref].update(p.ref for p in unit.facts.pdbs)
     if not counts:
         return
+    roomless: set[str] = set()  # a pod of it left in this wave and found no place
     for unit, since in w.pending:
         target = unit.facts.yt
-        if since < wave and target is not None and target.ref in counts:
-            counts[target.ref] += 1
+        if target is not None and target.ref in counts:
+            if since < wave:
+                counts[target.ref] += 1
+            elif since == wave:
+                roomless.add(target.ref)
     for ref, count in sorted(counts.items()):
         finding = below_min_ready(targets[ref], count + w.model.unhealthy_yt(ref),
-                                  wave=wave, node=step[0] if step else None)
+                                  wave=wave, node=step[0] if step else None,
+                                  pdbs=tuple(sorted(covers[ref])), roomless=ref in roomless)
         if finding is not None:
             w.result.findings.append(finding)
 

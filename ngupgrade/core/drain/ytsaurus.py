@@ -3,9 +3,11 @@
 The operator updates a component ``max(1, instanceCount - minReadyInstanceCount)`` pods at a
 time (seed 002 L107; L109: 5 HTTP proxies with ``minReadyInstanceCount: 3`` -> 2 at once,
 3 always serving). It creates no PodDisruptionBudgets (reference section 4), so a node
-drain is not held to that number: a wave whose nodes hold more pods of one component than
-the operator would take down at once leaves it below its minimum (finding
-``ytsaurus-below-min-ready``), and the PDB that would have made the drain wait is suggested.
+drain is not held to that number unless a PDB of the user's covers the pods: a wave whose
+nodes hold more pods of one component than the operator would take down at once (the pods a
+covering PDB makes wait leave one by one, not at once) leaves it below its minimum (finding
+``ytsaurus-below-min-ready``), and the PDB that would have made the drain wait is suggested;
+once it is in the cluster objects, the finding clears.
 An unset ``minReadyInstanceCount`` means one pod at a time (seed 002 L97).
 """
 
@@ -55,9 +57,15 @@ def _quote(value: str) -> str:
 
 
 def below_min_ready(target: YtTarget, down: int, *, wave: int, node: str | None,
-                    every_order: bool = False) -> Finding | None:
+                    every_order: bool = False, pdbs: tuple[str, ...] = (),
+                    roomless: bool = False) -> Finding | None:
     """The finding for ``down`` pods of a component unavailable at once, or None when the
-    operator's own limit allows it (``down <= max_unavailable``)."""
+    operator's own limit allows it (``down <= max_unavailable``). ``pdbs`` the refs of the
+    PodDisruptionBudgets that cover the pods (``down`` is what they let go at once, the
+    caller's count): the message names them instead of saying the operator creates none.
+    ``roomless``: a pod of the component evicted in this wave finds no place; then a PDB only
+    makes the drain wait until the node is stopped (or the upgrade stops), so no PDB is
+    suggested: the pods need room (``pods-do-not-fit``) or a slower policy."""
     comp = target.component
     limit = max_unavailable(comp)
     if down <= limit:
@@ -70,7 +78,18 @@ def below_min_ready(target: YtTarget, down: int, *, wave: int, node: str | None,
         YTSAURUS_BELOW_MIN_READY, "blocking",
         f"YTsaurus {target.ref}: {down} of {comp.instance_count} pods down at once in wave "
         f"{wave}, {max(ready, 0)} ready ({floor}; the operator itself takes at most {limit} "
-        "down); it creates no PodDisruptionBudget, so the drain does not wait: add the "
-        "suggested one",
+        "down); " + _why(pdbs, down, wave, roomless),
         wave=wave, every_order=every_order, node=node, count=down, component=target.ref,
-        suggestion=suggested_pdb(target), subject=target.ref)
+        suggestion=None if roomless else suggested_pdb(target), subject=target.ref)
+
+
+def _why(pdbs: tuple[str, ...], down: int, wave: int, roomless: bool) -> str:
+    if roomless:
+        return (f"its evicted pods find no place in wave {wave} (pods-do-not-fit), so a "
+                "PodDisruptionBudget would only hold the drain until the node is stopped: give "
+                "them room or choose a slower deploy policy")
+    if pdbs:
+        return (f"PDB {', '.join(pdbs)} lets the drain take {down} at once: make it the "
+                "suggested one")
+    return ("it creates no PodDisruptionBudget, so the drain does not wait: add the suggested "
+            "one")
