@@ -9,8 +9,8 @@ import pytest
 from ngupgrade.core.address import TfAddress
 from ngupgrade.core.change import PlannedChange, classify, classify_plan
 from ngupgrade.core.model import GIB, AutoScale, DeployPolicy, FixedScale, QuotaLimit
-from ngupgrade.core.quota.plan import change_demand
 from ngupgrade.core.quota.preflight import evaluate
+from ngupgrade.core.quota.tfplan import change_demand
 from ngupgrade.testing.builders import node_group
 
 ADDR = TfAddress.parse("yandex_kubernetes_node_group.ng")

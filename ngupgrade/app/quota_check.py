@@ -149,7 +149,7 @@ def run_preflight(
     flagged); ``live_groups`` gives the live deploy policy of groups whose state leaves it
     unset (else the platform's default is assumed and flagged). ``build_demand`` turns a group
     into its demand, with :func:`ngupgrade.core.quota.demand.group_demand`'s arguments (a
-    Terraform plan brings its own: :func:`ngupgrade.core.quota.plan.change_demand`). ``peers``
+    Terraform plan brings its own: :func:`ngupgrade.core.quota.tfplan.change_demand`). ``peers``
     are every group of the state: a cluster's groups not checked now count in its
     ``clusterNodes`` limit at their size (:mod:`ngupgrade.core.quota.limits`). Makes no
     mutating call.

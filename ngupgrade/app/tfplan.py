@@ -3,7 +3,7 @@
 :func:`load_plan` reads and classifies the plan once (any command that takes ``--plan`` starts
 here); :func:`plan_rolls` plans each roll with the planned values; :func:`preflight_plan`
 checks the quotas of every change that needs nodes. The rules are in
-:mod:`ngupgrade.core.change` and :mod:`ngupgrade.core.quota.plan`.
+:mod:`ngupgrade.core.change` and :mod:`ngupgrade.core.quota.tfplan`.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from ngupgrade.core.change import GroupChange, PlanVerdict, classify_plan
 from ngupgrade.core.errors import BadInput, UsageError
 from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.quota.demand import GroupDemand
-from ngupgrade.core.quota.plan import change_demand
 from ngupgrade.core.quota.preflight import Preflight
+from ngupgrade.core.quota.tfplan import change_demand
 from ngupgrade.core.simulate import GroupPlan
 
 NEEDS_NODES = ("roll", "resize", "create", "replace")

@@ -170,12 +170,12 @@ class GroupDemand:
     at_current_size: Mapping[str, int]
     reducible: bool = True
     """False when a smaller deploy policy cannot lower the demand (a Terraform replace or create:
-    :mod:`ngupgrade.core.quota.plan`): no suggestion is made for it."""
+    :mod:`ngupgrade.core.quota.tfplan`): no suggestion is made for it."""
     rebuild: Callable[[DeployPolicy], GroupDemand] | None = field(
         default=None, compare=False, repr=False)
     """The same change under another deploy policy, when its demand is more than the surge (a
     Terraform roll that also resizes the group or changes what a node consumes:
-    :mod:`ngupgrade.core.quota.plan`); None: the surge only (:meth:`with_policy`)."""
+    :mod:`ngupgrade.core.quota.tfplan`); None: the surge only (:meth:`with_policy`)."""
 
     @property
     def address(self) -> str:

@@ -15,7 +15,7 @@ What :func:`ngupgrade.core.quota.preflight.evaluate` leaves out, checked here on
   cluster's nodes as their usage and a ``scope``. Usage and demand come from one place, each
   group's :class:`~ngupgrade.core.quota.demand.NodeCount`: usage the nodes that exist before
   the change, demand what the change adds at its peak (an upgrade's surge; a Terraform
-  change's, :mod:`ngupgrade.core.quota.plan`: a created group whole, a resize's growth);
+  change's, :mod:`ngupgrade.core.quota.tfplan`: a created group whole, a resize's growth);
 * zonal quotas such as ``compute.instanceT4Gpus.count.ru-central1-d`` beside the cloud-wide
   one: a group with a node in that zone may put all of its surge there, so its demand of the
   cloud-wide quota counts on the zonal one too (only when the source lists it);

@@ -3,7 +3,7 @@
 Plain values in, plain values out; no I/O, no clock. The use case in
 :mod:`ngupgrade.app.quota_check` fetches the limits and feeds them to :func:`evaluate`, with the
 demands of :mod:`ngupgrade.core.quota.demand` (an upgrade) or
-:mod:`ngupgrade.core.quota.plan` (a Terraform plan); :mod:`ngupgrade.core.quota.limits` adds
+:mod:`ngupgrade.core.quota.tfplan` (a Terraform plan); :mod:`ngupgrade.core.quota.limits` adds
 the limits the cloud-wide rows do not show.
 """
 
