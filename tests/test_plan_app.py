@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from _plan_groups import auto, fixed
 
-from ngupgrade.app.plan import PlanRequest, plan_node_groups
+from ngupgrade.app.upgrade_plan import PlanRequest, plan_node_groups
 from ngupgrade.core import plan_warnings as warn
 from ngupgrade.core import policy as pol
 from ngupgrade.core.errors import PolicyInvalid, UsageError

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ngupgrade.adapters.state.plan_source import read_plan_bytes
 from ngupgrade.adapters.state.s3 import object_key
 from ngupgrade.adapters.state.sources import StateRequest, read_state_bytes
 from ngupgrade.adapters.state.terraform_cli import state_pull
+from ngupgrade.adapters.state.tfplan_source import read_plan_bytes
 from ngupgrade.core.errors import BadInput, UsageError
 from tests.conftest import EXAMPLE_STATE
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from ngupgrade.app.load import load_groups, other_input, refuse_empty
-from ngupgrade.app.plan import PlanRequest, plan_node_groups
 from ngupgrade.app.settings import Settings
+from ngupgrade.app.upgrade_plan import PlanRequest, plan_node_groups
 from ngupgrade.core.change import GroupChange
 from ngupgrade.core.drain.check import DrainReport, GroupDrainReport, check_group
 from ngupgrade.core.drain.findings import (
@@ -156,7 +156,7 @@ class DrainCheckRequest:
     strict: bool = False
     policies: Mapping[str, ResolvedPolicy] = field(default_factory=dict)
     """By Terraform address, a policy already decided with its source (the upgrade gate's),
-    planned as it is (:class:`ngupgrade.app.plan.PlanRequest`)."""
+    planned as it is (:class:`ngupgrade.app.upgrade_plan.PlanRequest`)."""
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ngupgrade.adapters.state.plan_source import read_plan_bytes
 from ngupgrade.adapters.state.tfplan import ClusterChange, parse_plan
+from ngupgrade.adapters.state.tfplan_source import read_plan_bytes
 from ngupgrade.app.load import other_input, select_groups
-from ngupgrade.app.plan import PlanRequest, plan_node_groups
 from ngupgrade.app.quota_check import PreflightRequest, QuotaSource, run_preflight
 from ngupgrade.app.settings import Settings
+from ngupgrade.app.upgrade_plan import PlanRequest, plan_node_groups
 from ngupgrade.core.change import GroupChange, PlanVerdict, classify_plan
 from ngupgrade.core.errors import BadInput, UsageError
 from ngupgrade.core.model import DeployPolicy, NodeGroup

@@ -24,8 +24,8 @@ from ngupgrade.core.model import MAX_GROUP_NODES
 from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
 
 if TYPE_CHECKING:
-    from ngupgrade.app.plan import PlanRequest
     from ngupgrade.app.settings import Settings
+    from ngupgrade.app.upgrade_plan import PlanRequest
     from ngupgrade.core.simulate import GroupPlan
 
 
@@ -95,8 +95,8 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
     """
     # here, not at the top: `ngupgrade plan --help` loads none of it
     from ngupgrade.app.load import refuse_empty
-    from ngupgrade.app.plan import PlanRequest
-    from ngupgrade.app.plan import plan as plan_use_case
+    from ngupgrade.app.upgrade_plan import PlanRequest
+    from ngupgrade.app.upgrade_plan import plan as plan_use_case
     from ngupgrade.cli.render.plan import plan_json, plan_text
 
     settings = settings_of(click.get_current_context())
