@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from harness import pair_calls, record  # noqa: E402
 
-from ngupgrade.cli.render.plan import group_plan_json, plan_text  # noqa: E402
+from ngupgrade.cli.render.upgrade_plan import group_plan_json, plan_text  # noqa: E402
 from ngupgrade.core.address import TfAddress  # noqa: E402
 from ngupgrade.core.model import DeployPolicy, FixedScale, NodeGroup  # noqa: E402
 from ngupgrade.core.simulate import plan_group  # noqa: E402

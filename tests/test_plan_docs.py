@@ -7,7 +7,7 @@ import re
 import pytest
 from _plan_groups import auto, fixed
 
-from ngupgrade.cli.render.plan import timeline_lines
+from ngupgrade.cli.render.upgrade_plan import timeline_lines
 from ngupgrade.core.simulate import plan_group
 from tests.conftest import ROOT
 

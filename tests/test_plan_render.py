@@ -8,7 +8,7 @@ from _plan_groups import auto, fixed
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ngupgrade.cli.render.plan import (
+from ngupgrade.cli.render.upgrade_plan import (
     PICTURE_MAX_CELLS,
     _cells,
     group_plan_json,

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from ngupgrade.adapters.files import journal as jr
-from ngupgrade.cli.render.plan import plan_json
 from ngupgrade.cli.render.quota import preflight_json
+from ngupgrade.cli.render.upgrade_plan import plan_json
 from ngupgrade.core.errors import CheckFailed, OperationFailed, Stalled
 from ngupgrade.core.model import DeployPolicy
 from ngupgrade.testing import FakeCloud, node_group

@@ -203,7 +203,7 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
 
 def show_plans(report: UpgradeReport, event: Emit) -> None:
     """The plans of the prepared groups (one ``plan`` event; the CLI renders it,
-    cli/render/plan.py), then per group its ``nothing to do`` note and its drift notice."""
+    cli/render/upgrade_plan.py), then per group its ``nothing to do`` note and its drift notice."""
     event(PlanReady(plans=tuple(p.plan for p in report.prepared)))
     for prep in report.prepared:
         if prep.nothing_to_do:

@@ -50,7 +50,7 @@ def ndjson(event: ev.Event) -> dict[str, Any]:
     payload["at"] = round(event.at, 1)
     payload.update(event.data)
     if isinstance(event, ev.PlanReady):
-        from ngupgrade.cli.render.plan import plan_json
+        from ngupgrade.cli.render.upgrade_plan import plan_json
 
         payload["plan"] = plan_json(list(event.plans))
     elif isinstance(event, ev.PreflightDone):
@@ -131,7 +131,7 @@ class PlainDisplay(Display):
         g = event.group
         match event:
             case ev.PlanReady():
-                from ngupgrade.cli.render.plan import plan_text
+                from ngupgrade.cli.render.upgrade_plan import plan_text
 
                 self.out("== plan")
                 self.out(plan_text(list(event.plans)))

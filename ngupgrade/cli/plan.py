@@ -97,7 +97,7 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
     from ngupgrade.app.load import refuse_empty
     from ngupgrade.app.upgrade_plan import PlanRequest
     from ngupgrade.app.upgrade_plan import plan as plan_use_case
-    from ngupgrade.cli.render.plan import plan_json, plan_text
+    from ngupgrade.cli.render.upgrade_plan import plan_json, plan_text
 
     settings = settings_of(click.get_current_context())
     accepted = accepted_warnings(accept)  # an unknown code is a usage error before any read

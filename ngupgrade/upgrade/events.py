@@ -52,7 +52,7 @@ class PlanReady(Event):
 
     @property
     def data(self) -> Json:
-        return {}  # the NDJSON writer renders the plans (cli/render/plan.py)
+        return {}  # the NDJSON writer renders the plans (cli/render/upgrade_plan.py)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -37,8 +37,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ngupgrade.cli.render.plan import deploy_policy_text
 from ngupgrade.cli.render.table import fit_rows
+from ngupgrade.cli.render.upgrade_plan import deploy_policy_text
 from ngupgrade.core.drain.check import DrainReport, GroupDrainReport
 from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED, Finding, fails
 from ngupgrade.core.drain.walk import WaveSummary

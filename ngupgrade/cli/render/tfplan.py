@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ngupgrade.cli.render.groups import scale_json
-from ngupgrade.cli.render.plan import group_plan_json, group_plan_lines
 from ngupgrade.cli.render.table import fit_rows
+from ngupgrade.cli.render.upgrade_plan import group_plan_json, group_plan_lines
 from ngupgrade.core.change import Finding, GroupChange, PlanVerdict
 from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.platform import platform_of
