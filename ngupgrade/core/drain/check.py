@@ -25,8 +25,8 @@ from ngupgrade.core.drain.findings import (
     SINGLE_REPLICA_DISRUPTED,
     Finding,
 )
-from ngupgrade.core.drain.group import DrainModel
 from ngupgrade.core.drain.index import SCALABLE_KINDS, ClusterIndex
+from ngupgrade.core.drain.model import DrainModel
 from ngupgrade.core.drain.walk import OrderResult, WaveSummary, walk
 from ngupgrade.core.drain.waves import orders, wave_shapes
 from ngupgrade.core.k8s import ClusterSnapshot

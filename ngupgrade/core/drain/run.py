@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ngupgrade.core.drain.facts import Unit
 from ngupgrade.core.drain.findings import Finding
 from ngupgrade.core.drain.fit import Placer
-from ngupgrade.core.drain.group import DrainModel
+from ngupgrade.core.drain.model import DrainModel
 from ngupgrade.core.drain.unplaced import Unplaced
 from ngupgrade.core.platform import DrainRules
 

@@ -26,7 +26,7 @@ from ngupgrade.core.drain.findings import (
     UPGRADE_STOPS,
     Finding,
 )
-from ngupgrade.core.drain.group import SURGE_PREFIX, DrainModel
+from ngupgrade.core.drain.model import SURGE_PREFIX, DrainModel
 from ngupgrade.core.drain.reactions import blocks, losses, slows, whole_group
 from ngupgrade.core.drain.run import OrderResult, Walk, WaveSummary
 from ngupgrade.core.drain.unplaced import Unplaced, unplaced_findings
