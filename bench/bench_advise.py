@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from harness import pair_calls, record  # noqa: E402
 
 from ngupgrade.core.address import TfAddress  # noqa: E402
-from ngupgrade.core.advise.group import advise_groups  # noqa: E402
+from ngupgrade.core.advise.advice import advise_groups  # noqa: E402
 from ngupgrade.core.advise.judge import QuotaJudge  # noqa: E402
 from ngupgrade.core.model import (  # noqa: E402
     DeployPolicy,

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 import pytest
 
 from ngupgrade.core.advise import candidates as cand
+from ngupgrade.core.advise.advice import advise_group, advise_groups
 from ngupgrade.core.advise.calibrate import PastUpgrade, calibrate
 from ngupgrade.core.advise.front import pareto_front
-from ngupgrade.core.advise.group import advise_group, advise_groups
 from ngupgrade.core.advise.judge import MinAvailable, QuotaJudge, Reason, availability
 from ngupgrade.core.advise.recommend import search
 from ngupgrade.core.errors import UsageError

@@ -12,8 +12,8 @@ bound of each option), so only the placement is under test.
 from __future__ import annotations
 
 from ngupgrade.cli.render.advise import advise_json, advise_text
+from ngupgrade.core.advise.advice import advise_groups
 from ngupgrade.core.advise.candidates import Candidate
-from ngupgrade.core.advise.group import advise_groups
 from ngupgrade.core.advise.judge import MinAvailable, QuotaJudge
 from ngupgrade.core.advise.schedule import Job, Option, Schedule, by_cluster, schedule
 from ngupgrade.core.model import QuotaLimit

@@ -4,7 +4,7 @@ Order of work: read the state and select groups; gather the quota side exactly a
 does (:func:`ngupgrade.app.quota_check.run_preflight`: the cloud of each group, what one node
 consumes, the live size of autoscaled groups, the limits listed once per cloud and service),
 offline from ``--quotas FILE`` or live from the API; then the pure core
-(:func:`ngupgrade.core.advise.group.advise_groups`) judges every policy of every group, with one
+(:func:`ngupgrade.core.advise.advice.advise_groups`) judges every policy of every group, with one
 limits mapping per cloud shared by its groups (the limits as listed: the cloud-wide quotas and
 those beside them, per group, per cluster with every group of the state, per zone), and
 schedules them.
@@ -25,8 +25,8 @@ from ngupgrade.app.drain_check import ClusterSource, read_cluster
 from ngupgrade.app.load import load_state, refuse_empty, select_groups
 from ngupgrade.app.quota_check import PreflightRequest, check_quotas, run_preflight
 from ngupgrade.app.settings import Settings
+from ngupgrade.core.advise.advice import Advice, advise_groups
 from ngupgrade.core.advise.calibrate import Calibration, PastUpgrade, calibrate
-from ngupgrade.core.advise.group import Advice, advise_groups
 from ngupgrade.core.advise.judge import MinAvailable, QuotaJudge, WorkloadJudge
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.advise.workloads import DRAIN_ACCEPTED, DrainJudge

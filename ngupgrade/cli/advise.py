@@ -29,7 +29,7 @@ from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.model import MAX_GROUP_NODES
 
 if TYPE_CHECKING:
-    from ngupgrade.core.advise.group import GroupAdvice
+    from ngupgrade.core.advise.advice import GroupAdvice
     from ngupgrade.core.advise.judge import MinAvailable
 
 

@@ -1,6 +1,6 @@
 """Reports of ``ngupgrade advise``: the JSON document (stable keys) and the text for people.
 
-Pure: an :class:`~ngupgrade.core.advise.group.Advice` in, plain values and strings out.
+Pure: an :class:`~ngupgrade.core.advise.advice.Advice` in, plain values and strings out.
 
 JSON (issue 14; keys may be added, never renamed)::
 
@@ -45,8 +45,8 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+from ngupgrade.core.advise.advice import Advice, GroupAdvice
 from ngupgrade.core.advise.candidates import Candidate
-from ngupgrade.core.advise.group import Advice, GroupAdvice
 from ngupgrade.core.advise.recommend import Rejected
 from ngupgrade.core.plan_warnings import (
     UPDATE_TIMEOUT_BORDERLINE,

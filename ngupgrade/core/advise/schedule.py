@@ -312,7 +312,7 @@ def schedule(jobs: Sequence[Job], headroom: Mapping[str, Mapping[str, float | No
 
     ``headroom``: cloud id -> quota id -> ``limit - usage`` (None: unknown, not constraining).
     Each job's options must be fastest first with the surge (and so the demand) decreasing,
-    as :func:`ngupgrade.core.advise.group.advise_groups` builds them. Jobs without options
+    as :func:`ngupgrade.core.advise.advice.advise_groups` builds them. Jobs without options
     (no safe policy) are left out; the caller reports them.
 
     Raises:
