@@ -27,7 +27,7 @@ import msgspec
 
 from ngupgrade.adapters.kube import build
 from ngupgrade.adapters.kube import shapes as s
-from ngupgrade.adapters.kube.ytsaurus import ytsaurus
+from ngupgrade.adapters.kube.ytsaurus_objects import ytsaurus
 from ngupgrade.core import k8s
 from ngupgrade.core.errors import BadInput
 from ngupgrade.core.text import encoding_fault, encoding_fix, encoding_message
