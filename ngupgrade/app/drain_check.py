@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ngupgrade.app.load import load_groups, other_input, refuse_empty
 from ngupgrade.app.settings import Settings
-from ngupgrade.app.upgrade_plan import PlanRequest, plan_node_groups
+from ngupgrade.app.upgrade_plan import UpgradePlanRequest, plan_node_groups
 from ngupgrade.core.change import GroupChange
 from ngupgrade.core.drain.check import DrainReport, GroupDrainReport, check_group
 from ngupgrade.core.drain.findings import (
@@ -41,7 +41,7 @@ from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE, Duration, GroupPl
 
 if TYPE_CHECKING:
     from ngupgrade.adapters.kube.decode import KubeRead
-    from ngupgrade.app.tfplan import PlanGate
+    from ngupgrade.app.tfplan import TfPlanGate
 
 REMOVES_NODES = ("replace", "delete")
 """Plan change kinds that delete a group's nodes at once instead of draining them."""
@@ -156,7 +156,7 @@ class DrainCheckRequest:
     strict: bool = False
     policies: Mapping[str, ResolvedPolicy] = field(default_factory=dict)
     """By Terraform address, a policy already decided with its source (the upgrade gate's),
-    planned as it is (:class:`ngupgrade.app.upgrade_plan.PlanRequest`)."""
+    planned as it is (:class:`ngupgrade.app.upgrade_plan.UpgradePlanRequest`)."""
 
 
 @dataclass(frozen=True)
@@ -261,7 +261,7 @@ def drain_check(settings: Settings, request: DrainCheckRequest) -> DrainCheckRes
 
 
 def drain_gate(groups: Sequence[NodeGroup], request: DrainCheckRequest, *,
-               plan: PlanGate | None = None) -> DrainCheckResult:
+               plan: TfPlanGate | None = None) -> DrainCheckResult:
     """The drain check a gate chains after its quota check (``drain-check``, ``preflight
     --cluster``, ``preflight --plan --cluster``, the upgrade's pre-change gate): ``groups``
     under the policies they are checked with, or with a Terraform ``plan`` the groups it
@@ -276,7 +276,7 @@ def drain_gate(groups: Sequence[NodeGroup], request: DrainCheckRequest, *,
     return drain_check_groups(rolls, request, removed=removed)
 
 
-def plan_drains(gate: PlanGate) -> tuple[list[NodeGroup], list[GroupChange]]:
+def plan_drains(gate: TfPlanGate) -> tuple[list[NodeGroup], list[GroupChange]]:
     """What a Terraform plan drains: the groups whose nodes it rolls (their planned values,
     under the policy in force during the roll, :mod:`ngupgrade.core.change`), and the changes
     that delete a group's nodes all at once (``replace``, ``delete``: no drain policy applies,
@@ -365,8 +365,8 @@ def removed_group_report(change: GroupChange, snapshot: ClusterSnapshot) -> Grou
         rules=platform_of(group).drain)
 
 
-def _plan_request(request: DrainCheckRequest) -> PlanRequest:
-    return PlanRequest(selectors=request.selectors, max_expansion=request.max_expansion,
+def _plan_request(request: DrainCheckRequest) -> UpgradePlanRequest:
+    return UpgradePlanRequest(selectors=request.selectors, max_expansion=request.max_expansion,
                        max_unavailable=request.max_unavailable, nodes=request.nodes,
                        minutes_per_cycle=request.minutes_per_cycle,
                        policies=request.policies)

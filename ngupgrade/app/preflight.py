@@ -42,7 +42,7 @@ from ngupgrade.core.quota.preflight import Preflight, failure_hints, failure_sum
 
 if TYPE_CHECKING:
     from ngupgrade.app.drain_check import DrainCheckResult
-    from ngupgrade.app.tfplan import PlanGate
+    from ngupgrade.app.tfplan import TfPlanGate
 
 __all__ = [
     "DEFAULT_MAX_WORKERS", "CloudDirectory", "GroupReader", "NodeLister", "PreflightReport",
@@ -73,7 +73,7 @@ class PreflightReport:
     limits came from a file."""
 
     result: Preflight
-    gate: PlanGate | None
+    gate: TfPlanGate | None
     drain: DrainCheckResult | None
     selectel: bool
     offline: bool
@@ -136,7 +136,7 @@ def preflight(settings: Settings, request: PreflightRequest) -> PreflightReport:
         raise UsageError("--max-expansion/--max-unavailable check a state's groups; a "
                          "Terraform plan brings its own deploy policies",
                          hint="leave them out with --plan")
-    gate: PlanGate | None = None
+    gate: TfPlanGate | None = None
     found: list[NodeGroup] = []
     check: Check
     if settings.plan is not None:

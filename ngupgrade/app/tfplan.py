@@ -17,7 +17,7 @@ from ngupgrade.adapters.state.tfplan_source import read_plan_bytes
 from ngupgrade.app.load import other_input, select_groups
 from ngupgrade.app.quota_check import PreflightRequest, QuotaSource, run_preflight
 from ngupgrade.app.settings import Settings
-from ngupgrade.app.upgrade_plan import PlanRequest, plan_node_groups
+from ngupgrade.app.upgrade_plan import UpgradePlanRequest, plan_node_groups
 from ngupgrade.core.change import GroupChange, PlanVerdict, classify_plan
 from ngupgrade.core.errors import BadInput, UsageError
 from ngupgrade.core.model import DeployPolicy, NodeGroup
@@ -31,7 +31,7 @@ NEEDS_NODES = ("roll", "resize", "create", "replace")
 
 
 @dataclass(frozen=True)
-class PlanGate:
+class TfPlanGate:
     """A classified plan: every selected group's change, the clusters, where it came from;
     ``peers``: every node group of the plan, selected or not (planned values, or the prior
     ones of a group the apply deletes; then the prior state's groups the plan does not list),
@@ -54,7 +54,7 @@ class PlanGate:
 
 
 def load_plan(settings: Settings, selectors: Sequence[str] = (), *,
-              sequential: bool = False) -> PlanGate:
+              sequential: bool = False) -> TfPlanGate:
     """Read ``settings.plan``, keep the selected groups, classify each change.
 
     Raises:
@@ -82,10 +82,10 @@ def load_plan(settings: Settings, selectors: Sequence[str] = (), *,
     verdict = classify_plan(picked, sequential=sequential)
     listed = set(by_address)
     peers = (*groups, *(g for g in parsed.prior_groups if str(g.address) not in listed))
-    return PlanGate(verdict, parsed.clusters, label, parsed.terraform_version, peers)
+    return TfPlanGate(verdict, parsed.clusters, label, parsed.terraform_version, peers)
 
 
-def plan_rolls(gate: PlanGate, request: PlanRequest) -> list[GroupPlan | None]:
+def plan_rolls(gate: TfPlanGate, request: UpgradePlanRequest) -> list[GroupPlan | None]:
     """One plan per change, in order: a roll is planned with its planned values (``after``)
     and the deploy policy in force during the roll; any other change has no roll (None).
 
@@ -99,7 +99,7 @@ def plan_rolls(gate: PlanGate, request: PlanRequest) -> list[GroupPlan | None]:
     return [next(planned) if c.kind == "roll" else None for c in gate.changes]
 
 
-def preflight_plan(gate: PlanGate, quotas: QuotaSource, request: PreflightRequest,
+def preflight_plan(gate: TfPlanGate, quotas: QuotaSource, request: PreflightRequest,
                    **live: Any) -> Preflight:
     """The quota preflight of every change that needs nodes (``roll``, ``resize``, ``create``,
     ``replace``), together by default (C25), the plan's other groups (``gate.peers``) counted

@@ -27,7 +27,7 @@ from ngupgrade.core.simulate import (
 
 
 @dataclass(frozen=True)
-class PlanRequest:
+class UpgradePlanRequest:
     """What the user asked ``plan`` for.
 
     ``selectors``: Terraform addresses, names or ids (empty: every group).
@@ -57,7 +57,7 @@ class PlanRequest:
 
 def plan_node_groups(
     groups: Sequence[NodeGroup],
-    request: PlanRequest,
+    request: UpgradePlanRequest,
     *,
     live_sizes: Mapping[str, int] | None = None,
     live_policies: Mapping[str, DeployPolicy] | None = None,
@@ -114,7 +114,7 @@ def _method(group: NodeGroup, name: str | None) -> plat.InPlaceMethod | None:
 
 def plan(
     settings: Settings,
-    request: PlanRequest,
+    request: UpgradePlanRequest,
     *,
     live_sizes: Mapping[str, int] | None = None,
     live_policies: Mapping[str, DeployPolicy] | None = None,

@@ -25,7 +25,7 @@ from ngupgrade.core.simulate import DEFAULT_MINUTES_PER_CYCLE
 
 if TYPE_CHECKING:
     from ngupgrade.app.settings import Settings
-    from ngupgrade.app.upgrade_plan import PlanRequest
+    from ngupgrade.app.upgrade_plan import UpgradePlanRequest
     from ngupgrade.core.simulate import GroupPlan
 
 
@@ -95,7 +95,7 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
     """
     # here, not at the top: `ngupgrade plan --help` loads none of it
     from ngupgrade.app.load import refuse_empty
-    from ngupgrade.app.upgrade_plan import PlanRequest
+    from ngupgrade.app.upgrade_plan import UpgradePlanRequest
     from ngupgrade.app.upgrade_plan import plan as plan_use_case
     from ngupgrade.cli.render.upgrade_plan import plan_json, plan_text
 
@@ -104,7 +104,7 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
     note_unused(settings, connects=settings.plan is None and bool(settings.endpoint),
                 offline="`plan` reads only the Terraform plan" if settings.plan is not None
                 else "`plan` reads the cloud only with --endpoint")
-    request = PlanRequest(selectors=groups, max_expansion=max_expansion,
+    request = UpgradePlanRequest(selectors=groups, max_expansion=max_expansion,
                           max_unavailable=max_unavailable, nodes=nodes,
                           minutes_per_cycle=cycle_minutes, method=method)
     if settings.plan is not None:
@@ -171,7 +171,7 @@ def _fail_on_warnings(plans: Sequence[GroupPlan | None], strict: bool,
                                "--strict")
 
 
-def _plan_gate(settings: Settings, request: PlanRequest, strict: bool,
+def _plan_gate(settings: Settings, request: UpgradePlanRequest, strict: bool,
                accepted: frozenset[str]) -> None:
     """``plan --plan``: every group's change, each roll planned with the planned values."""
     from ngupgrade.app.tfplan import load_plan, plan_rolls
