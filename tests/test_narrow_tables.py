@@ -75,6 +75,24 @@ def test_tables_fit_an_80_column_terminal(run_cli, monkeypatch, argv) -> None:
     assert words(table_lines(wide)) == words(tables)
 
 
+ADVISE = [("advise", "--state", STATE, "--quotas", QUOTAS, "-g", "workers"),
+          ("advise", "--state", MODULE_STATE, "--quotas", MODULE_QUOTAS),
+          ("plan", "--state", MODULE_STATE)]
+
+
+@pytest.mark.parametrize("argv", COMMANDS + ADVISE,
+                         ids=lambda a: " ".join(Path(x).name for x in a))
+def test_every_line_fits_but_a_long_word_or_a_command(run_cli, monkeypatch, argv) -> None:
+    # Before: warnings, suggestions, findings and advise's lines ran to 365 columns.
+    wide = run_cli(*argv).stdout
+    monkeypatch.setenv("COLUMNS", "80")
+    narrow = run_cli(*argv).stdout
+    over = [line for line in too_wide(narrow.splitlines(), 80)
+            if not line.lstrip().startswith("ngupgrade ")]
+    assert over == []
+    assert words(wide.splitlines()) == words(narrow.splitlines())
+
+
 def test_a_module_address_is_printed_whole_on_a_line_of_its_own(run_cli, monkeypatch) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     out = run_cli("preflight", "--state", MODULE_STATE, "--quotas", MODULE_QUOTAS).stdout
@@ -113,3 +131,18 @@ def test_fit_rows_wraps_at_spaces_and_moves_what_cannot_wrap() -> None:
     assert fit_rows(quota, 30) == ["  quota" + " " * 18 + "limit", " " * 25 + "9",
                                    "    nodes (group",
                                    "    module.a.yandex_kubernetes_node_group.b)"]
+
+
+def test_wrap_prose_keeps_words_commands_and_field_gaps() -> None:
+    from ngupgrade.cli.render.table import wrap_prose
+
+    text = ("  BLOCKING bare-pod-lost  wave 1  pod shop/debug-shell  node cl1wrk0fixed0abcd-ahyg\n"
+            "    ngupgrade set-policy -g yandex_kubernetes_node_group.workers --max-expansion 2\n"
+            "short")
+    assert wrap_prose(text, None) == text
+    assert wrap_prose(text, 40).split("\n") == [
+        "  BLOCKING bare-pod-lost  wave 1  pod",
+        "    shop/debug-shell  node",
+        "    cl1wrk0fixed0abcd-ahyg",
+        "    ngupgrade set-policy -g yandex_kubernetes_node_group.workers --max-expansion 2",
+        "short"]

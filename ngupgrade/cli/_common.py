@@ -350,6 +350,18 @@ def terminal_width() -> int | None:
     return columns if columns >= 20 else None
 
 
+def echo_report(text: str, *, nl: bool = True) -> None:
+    """Print a command's report for people, its long lines wrapped to :func:`terminal_width`
+    (:func:`ngupgrade.cli.render.table.wrap_prose`: words and command lines whole; in a pipe
+    as it is)."""
+    width = terminal_width()
+    if width is not None:
+        from ngupgrade.cli.render.table import wrap_prose
+
+        text = wrap_prose(text, width)
+    click.echo(text, nl=nl)
+
+
 def print_table(columns: list[str], rows: list[list[str]], title: str | None = None, *,
                 whole: Collection[str] = ()) -> None:
     """Print a table: with rich on a terminal (imported here, so JSON output never pays for

@@ -16,6 +16,7 @@ from ngupgrade.cli._cluster import (
 from ngupgrade.cli._common import (
     CYCLE_MINUTES,
     common_options,
+    echo_report,
     emit_json,
     group_option,
     parse_min_available,
@@ -130,7 +131,7 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
         state_notes([g.group for g in result.groups], document)
         emit_json(document)
     else:
-        click.echo(advise_text(result), nl=False)
+        echo_report(advise_text(result), nl=False)
         state_notes([g.group for g in result.groups])
     if not result.ok:
         blocked = [g for g in result.groups if not g.ok]

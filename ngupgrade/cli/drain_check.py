@@ -10,6 +10,7 @@ from ngupgrade.cli._cluster import accept_option, accepted_codes, cluster_option
 from ngupgrade.cli._common import (
     CYCLE_MINUTES,
     common_options,
+    echo_report,
     emit_json,
     emit_junit,
     group_option,
@@ -145,10 +146,10 @@ def show(result: DrainCheckResult, output: str, *, verbose: bool = False) -> Non
     else:
         for note in result.notes:
             click.echo(f"note: {note}", err=True)
-        click.echo(drain_text(result.report, accepted=result.accepted, strict=result.strict,
-                              unmatched=bool(result.unmatched), durations=result.durations,
-                              plans=result.plans, width=terminal_width(), verbose=verbose),
-                   nl=False)
+        echo_report(drain_text(result.report, accepted=result.accepted, strict=result.strict,
+                               unmatched=bool(result.unmatched), durations=result.durations,
+                               plans=result.plans, width=terminal_width(), verbose=verbose),
+                    nl=False)
 
 
 def drain_document(result: DrainCheckResult) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from ngupgrade.cli._common import (
     CYCLE_MINUTES,
     POLICY_VALUE,
     common_options,
+    echo_report,
     emit_json,
     group_option,
     plan_option,
@@ -126,7 +127,7 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
         state_notes([p.group for p in plans], document)
         emit_json(document)
     else:
-        click.echo(plan_text(plans))
+        echo_report(plan_text(plans))
         state_notes([p.group for p in plans])
     refuse_empty(plans, strict, "plan")
     _fail_on_warnings(plans, strict, accepted)
@@ -200,7 +201,7 @@ def _plan_gate(settings: Settings, request: UpgradePlanRequest, strict: bool,
         state_notes(shown, document)
         emit_json(document)
     else:
-        click.echo(plan_gate_text(gate.verdict, plans, source=gate.source,
+        echo_report(plan_gate_text(gate.verdict, plans, source=gate.source,
                                   width=terminal_width()))
         state_notes(shown)
     if blocking:

@@ -11,6 +11,7 @@ from ngupgrade.cli._cluster import accept_option, accepted_codes, cluster_option
 from ngupgrade.cli._common import (
     POLICY_VALUE,
     common_options,
+    echo_report,
     emit_json,
     emit_junit,
     group_option,
@@ -166,9 +167,9 @@ def _show(report: PreflightReport, *, output: str) -> None:
         if gate is not None:
             from ngupgrade.cli.render.tfplan import changes_table
 
-            click.echo(changes_table(gate.verdict, source=gate.source, width=terminal_width()))
+            echo_report(changes_table(gate.verdict, source=gate.source, width=terminal_width()))
         if result.groups or gate is None:
-            click.echo(preflight_table(result, width=terminal_width()), nl=False)
+            echo_report(preflight_table(result, width=terminal_width()), nl=False)
         else:
             click.echo("Quota preflight: PASS: no change in this plan needs nodes")
         if drain is not None:

@@ -12,6 +12,7 @@ left to rich as well: :func:`plain_table` returns None for them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
 _NARROW = frozenset(chr(c) for c in range(0x20, 0x7F)) | frozenset(
@@ -193,3 +194,40 @@ def fitted_table(columns: Sequence[str], rows: Sequence[Sequence[str]], width: i
                if not line.startswith("    ") or line.startswith("     "))  # not one moved out
     rule = " " + "─" * max(grid - 1, 1)
     return "\n".join([*blocks[0], rule, *(line for b in blocks[1:] for line in b)]) + "\n"
+
+
+COMMAND_STARTS = ("ngupgrade ", "terraform ", "tofu ", "kubectl ", "yc ")
+"""Lines that are commands to copy (``ngupgrade set-policy ...``): never wrapped, since a
+line broken by ngupgrade no longer pastes as one command (a terminal's own soft wrap does)."""
+
+
+def wrap_prose(text: str, width: int | None) -> str:
+    """``text`` with each line wider than ``width`` wrapped at spaces, the continuation lines
+    indented two columns past the line's own indent; words (ids, addresses, pod names) are
+    never cut, so a word longer than the room stands on a line of its own, and a command
+    line (:data:`COMMAND_STARTS`) stays whole. None: ``text`` as it is (a pipe). Table rows
+    from :func:`fit_rows` already fit and pass unchanged."""
+    if width is None:
+        return text
+    out: list[str] = []
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        if len(line) <= width or body.startswith(COMMAND_STARTS):
+            out.append(line)
+            continue
+        indent = " " * (len(line) - len(body))
+        out += _wrap_spaced(body, indent, indent + "  ", width)
+    return "\n".join(out)
+
+
+def _wrap_spaced(body: str, first: str, more: str, width: int) -> list[str]:
+    """``body`` wrapped at its spaces, each run of spaces kept where the line goes on (two
+    spaces between a finding's fields stay two); ``first`` and ``more`` the indents."""
+    parts = re.split(r"( +)", body)
+    lines = [first + parts[0]]
+    for gap, word in zip(parts[1::2], parts[2::2], strict=True):
+        if len(lines[-1]) + len(gap) + len(word) <= width or lines[-1] == more:
+            lines[-1] += gap + word
+        else:
+            lines.append(more + word)
+    return lines
