@@ -146,3 +146,19 @@ def test_wrap_prose_keeps_words_commands_and_field_gaps() -> None:
         "    cl1wrk0fixed0abcd-ahyg",
         "    ngupgrade set-policy -g yandex_kubernetes_node_group.workers --max-expansion 2",
         "short"]
+
+
+def test_the_upgrade_gates_tables_fit_80_columns(tmp_path: Path, monkeypatch, capsys) -> None:
+    # Before: the upgrade's quota table as wide as its cells (the preflight's, 100+ columns).
+    from tests._upgrade_helpers import cli, example_cloud
+
+    monkeypatch.setenv("COLUMNS", "80")
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
+                             "--max-expansion", "2", "--max-unavailable", "1",
+                             "--journal", str(tmp_path / "j.json"))
+    assert code == 0, err
+    tables = table_lines(out)
+    assert any(line.startswith("  quota ") for line in tables)
+    assert too_wide(tables, 80) == []
+    assert "    yandex_kubernetes_node_group.workers" in tables

@@ -7,6 +7,7 @@ import click
 from ngupgrade.cli._common import (
     POLICY_VALUE,
     common_options,
+    echo_report,
     emit_json,
     only_one,
     settings_of,
@@ -125,7 +126,7 @@ def _show_diff(label: str, before: object, change: object) -> None:
 
     assert isinstance(change, PolicyChange) and isinstance(before, DeployPolicy)
     source = "" if change.before else "  (unset in the API: server default)"
-    click.echo(f"node group {label}: deploy_policy{source}")
+    echo_report(f"node group {label}: deploy_policy{source}")
     for name in ("max_expansion", "max_unavailable"):
         old, new = getattr(before, name), getattr(change.after, name)
         if old == new:
@@ -141,7 +142,7 @@ def _terraform_advice(address: str | None, change: object) -> None:
 
     assert isinstance(change, PolicyChange)
     where = address or "the yandex_kubernetes_node_group resource"
-    click.echo(f"\nkeep Terraform in step: in {where} set")
+    echo_report(f"\nkeep Terraform in step: in {where} set")
     click.echo(terraform_block(change.after))
     declared = change.target.state_policy
     if declared is not None and declared != change.after:
