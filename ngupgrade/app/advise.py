@@ -25,14 +25,22 @@ from ngupgrade.app.drain_check import ClusterSource, read_cluster
 from ngupgrade.app.load import load_state, refuse_empty, select_groups
 from ngupgrade.app.quota_check import PreflightRequest, check_quotas, run_preflight
 from ngupgrade.app.settings import Settings
-from ngupgrade.core.advise.advice import Advice, advise_groups
+from ngupgrade.core.advise.advice import Advice, GroupAdvice, advise_groups
 from ngupgrade.core.advise.calibrate import Calibration, PastUpgrade, calibrate
-from ngupgrade.core.advise.judge import MinAvailable, QuotaJudge, WorkloadJudge
+from ngupgrade.core.advise.judge import (
+    AUTOSCALER_MIN,
+    BELOW_MIN_AVAILABLE,
+    QUOTA_SHORT,
+    QUOTA_UNKNOWN,
+    MinAvailable,
+    QuotaJudge,
+    WorkloadJudge,
+)
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
 from ngupgrade.core.advise.workloads import DRAIN_ACCEPTED, DrainJudge
 from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED
 from ngupgrade.core.drain.index import ClusterIndex
-from ngupgrade.core.errors import CloudApiError
+from ngupgrade.core.errors import CheckFailed, CloudApiError
 from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.membership import nodes_per_group
 from ngupgrade.core.model import NodeGroup
@@ -245,3 +253,70 @@ def _quota_judges(result: Preflight, request: AdviseRequest, peers: Sequence[Nod
             limits=limits.get(gd.cloud_id, {}), current=live,
             at_current_size=request.at_current_size, strict=request.strict, peers=peers)
     return judges, sizes
+
+
+def blocked_groups(advice: Advice) -> str | None:
+    """The groups with no safe policy, each with the codes that reject its policies
+    (``workers (quota-short, below-min-available)``), or None when every group has one: the
+    one wording of ``advise`` and ``upgrade --schedule advised``."""
+    blocked = [g for g in advice.groups if not g.ok]
+    if not blocked:
+        return None
+    return "; ".join(f"{g.address} ({', '.join(_block_codes(g)) or 'nothing is safe'})"
+                     for g in blocked)
+
+
+def advice_failure(advice: Advice) -> CheckFailed | None:
+    """The error of ``advise`` when some group has no safe policy (exit 1), naming each and
+    what to do (:func:`blocked_hint`); None when every group has one."""
+    named = blocked_groups(advice)
+    if named is None:
+        return None
+    return CheckFailed("no safe deploy policy for " + named,
+                       hint=blocked_hint([g for g in advice.groups if not g.ok]))
+
+
+def _block_codes(group: GroupAdvice) -> list[str]:
+    return sorted({x.code for r in group.search.rejected for x in r.reasons})
+
+
+def blocked_hint(blocked: Sequence[GroupAdvice]) -> str:
+    """What to do when ``blocked`` groups have no safe policy, following the codes that block
+    them: a short quota -> raise it (where, by the platform of the groups it holds back); an
+    unknown one (``--strict``) -> export it; the floor
+    (``below-min-available``) -> lower ``--min-available`` when it came from the option or the
+    one-node-down default (the whole-group floor is the lowest there is, but a one-node group
+    under it is told that ``--min-available 0`` lets it go down); the autoscaler min
+    -> raise it; any drain finding -> fix what blocks the drain. Never a lever no code asks for
+    (a group blocked only by its workloads is not told to raise a quota)."""
+
+    codes = {x.code for g in blocked for r in g.search.rejected for x in r.reasons}
+    floored = [g for g in blocked
+               if any(x.code == BELOW_MIN_AVAILABLE for r in g.search.rejected for x in r.reasons)]
+    lowerable = any(g.availability.floor_source != "whole-group" for g in floored)
+    # a one-node group held by the whole-group floor: the only lever is to let it go down
+    one_node = any(g.availability.floor_source == "whole-group" and g.nodes == 1
+                   for g in floored)
+    short = {g.group.platform for g in blocked
+             if any(x.code == QUOTA_SHORT for r in g.search.rejected for x in r.reasons)}
+    hints = []
+    if short:
+        hints.append("raise the quota (" + "; ".join(
+            where for platform, where in (("yandex", "Quota Manager"),
+                                          ("selectel", "Selectel: the project's quotas in the "
+                                                       "control panel"))
+            if platform in short) + ")")
+    if QUOTA_UNKNOWN in codes:
+        hints.append("export the unknown quotas' limits (docs/quota-preflight.md) or drop "
+                     "--strict")
+    if BELOW_MIN_AVAILABLE in codes and lowerable:
+        hints.append("lower --min-available")
+    if BELOW_MIN_AVAILABLE in codes and one_node:
+        hints.append("--min-available 0 lets a one-node group go down for its upgrade (its "
+                     "pods have nowhere to run meanwhile)")
+    if AUTOSCALER_MIN in codes:
+        hints.append("raise the autoscaler min (scale_policy.auto_scale.min)")
+    if codes - {QUOTA_SHORT, QUOTA_UNKNOWN, BELOW_MIN_AVAILABLE, AUTOSCALER_MIN}:
+        hints.append("fix what blocks the drain (after reading a drain finding, --accept CODE "
+                     "proceeds past it)")
+    return "; ".join(hints) or "see why each policy is blocked above (docs/advise.md)"

@@ -367,9 +367,9 @@ def removed_group_report(change: GroupChange, snapshot: ClusterSnapshot) -> Grou
 
 def _plan_request(request: DrainCheckRequest) -> UpgradePlanRequest:
     return UpgradePlanRequest(selectors=request.selectors, max_expansion=request.max_expansion,
-                       max_unavailable=request.max_unavailable, nodes=request.nodes,
-                       minutes_per_cycle=request.minutes_per_cycle,
-                       policies=request.policies)
+                              max_unavailable=request.max_unavailable, nodes=request.nodes,
+                              minutes_per_cycle=request.minutes_per_cycle,
+                              policies=request.policies)
 
 
 def _missing_nodes(groups: Sequence[NodeGroup], sizes: Mapping[str, int]) -> tuple[str, ...]:

@@ -47,7 +47,6 @@ import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any
 
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.app.gate import ADVISED_FLAGS, gate
@@ -152,7 +151,7 @@ def _stages(run: StageRun, selected: list[NodeGroup], paths: dict[str, str],
             ) -> list[PlannedStage]:
     """The resumed groups first (with ``--resume``), then the advisor's stages (``peers``:
     every group of the state, counted in their clusters' node limits)."""
-    from ngupgrade.app.advise import AdviseRequest, advise
+    from ngupgrade.app.advise import AdviseRequest, advise, blocked_groups
 
     request = run.request
     resumed: list[Slot] = []
@@ -174,10 +173,8 @@ def _stages(run: StageRun, selected: list[NodeGroup], paths: dict[str, str],
         live=request.quotas_file is None and bool(run.settings.endpoint),
         cluster=request.cluster, accept=request.accept), groups=fresh, cloud=api,
         peers=peers)
-    blocked = [g for g in advice.groups if not g.ok]
-    if blocked:
-        named = "; ".join(
-            f"{g.address} ({_block_codes(g) or 'nothing is safe'})" for g in blocked)
+    named = blocked_groups(advice)
+    if named is not None:
         raise CheckFailed(f"no safe deploy policy for {named}; nothing was changed",
                           hint="`ngupgrade advise` names what blocks each policy")
     by_address = {str(g.address): g for g in fresh}
@@ -188,11 +185,6 @@ def _stages(run: StageRun, selected: list[NodeGroup], paths: dict[str, str],
              for p in st.groups],
             st.start_minutes, st.minutes, st.why_new))
     return stages
-
-
-def _block_codes(group: Any) -> str:
-    """The codes of what rejects a group's policies (``ngupgrade advise`` exit 1)."""
-    return ", ".join(sorted({x.code for r in group.search.rejected for x in r.reasons}))
 
 
 def _prepare(run: StageRun, stages: list[PlannedStage], api: UpgradeApi,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -26,11 +25,10 @@ from ngupgrade.cli._common import (
 )
 from ngupgrade.cli._flags import note_unused
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
-from ngupgrade.core.errors import CheckFailed, UsageError
+from ngupgrade.core.errors import UsageError
 from ngupgrade.core.model import MAX_GROUP_NODES
 
 if TYPE_CHECKING:
-    from ngupgrade.core.advise.advice import GroupAdvice
     from ngupgrade.core.advise.judge import MinAvailable
 
 
@@ -100,7 +98,7 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
     Nothing is changed.
     """
     # here, not at the top: `ngupgrade advise --help` loads none of it
-    from ngupgrade.app.advise import AdviseRequest
+    from ngupgrade.app.advise import AdviseRequest, advice_failure
     from ngupgrade.app.advise import advise as advise_use_case
     from ngupgrade.cli.render.advise import advise_json, advise_text
 
@@ -133,59 +131,6 @@ def advise(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | Non
     else:
         echo_report(advise_text(result), nl=False)
         state_notes([g.group for g in result.groups])
-    if not result.ok:
-        blocked = [g for g in result.groups if not g.ok]
-        parts = []
-        for g in blocked:
-            codes = sorted({x.code for r in g.search.rejected for x in r.reasons})
-            parts.append(f"{g.address} ({', '.join(codes) or 'nothing is safe'})")
-        raise CheckFailed("no safe deploy policy for " + "; ".join(parts),
-                          hint=blocked_hint(blocked))
-
-
-def blocked_hint(blocked: Sequence[GroupAdvice]) -> str:
-    """What to do when ``blocked`` groups have no safe policy, following the codes that block
-    them: a short quota -> raise it (where, by the platform of the groups it holds back); an
-    unknown one (``--strict``) -> export it; the floor
-    (``below-min-available``) -> lower ``--min-available`` when it came from the option or the
-    one-node-down default (the whole-group floor is the lowest there is, but a one-node group
-    under it is told that ``--min-available 0`` lets it go down); the autoscaler min
-    -> raise it; any drain finding -> fix what blocks the drain. Never a lever no code asks for
-    (a group blocked only by its workloads is not told to raise a quota)."""
-    from ngupgrade.core.advise.judge import (
-        AUTOSCALER_MIN,
-        BELOW_MIN_AVAILABLE,
-        QUOTA_SHORT,
-        QUOTA_UNKNOWN,
-    )
-
-    codes = {x.code for g in blocked for r in g.search.rejected for x in r.reasons}
-    floored = [g for g in blocked
-               if any(x.code == BELOW_MIN_AVAILABLE for r in g.search.rejected for x in r.reasons)]
-    lowerable = any(g.availability.floor_source != "whole-group" for g in floored)
-    # a one-node group held by the whole-group floor: the only lever is to let it go down
-    one_node = any(g.availability.floor_source == "whole-group" and g.nodes == 1
-                   for g in floored)
-    short = {g.group.platform for g in blocked
-             if any(x.code == QUOTA_SHORT for r in g.search.rejected for x in r.reasons)}
-    hints = []
-    if short:
-        hints.append("raise the quota (" + "; ".join(
-            where for platform, where in (("yandex", "Quota Manager"),
-                                          ("selectel", "Selectel: the project's quotas in the "
-                                                       "control panel"))
-            if platform in short) + ")")
-    if QUOTA_UNKNOWN in codes:
-        hints.append("export the unknown quotas' limits (docs/quota-preflight.md) or drop "
-                     "--strict")
-    if BELOW_MIN_AVAILABLE in codes and lowerable:
-        hints.append("lower --min-available")
-    if BELOW_MIN_AVAILABLE in codes and one_node:
-        hints.append("--min-available 0 lets a one-node group go down for its upgrade (its "
-                     "pods have nowhere to run meanwhile)")
-    if AUTOSCALER_MIN in codes:
-        hints.append("raise the autoscaler min (scale_policy.auto_scale.min)")
-    if codes - {QUOTA_SHORT, QUOTA_UNKNOWN, BELOW_MIN_AVAILABLE, AUTOSCALER_MIN}:
-        hints.append("fix what blocks the drain (after reading a drain finding, --accept CODE "
-                     "proceeds past it)")
-    return "; ".join(hints) or "see why each policy is blocked above (docs/advise.md)"
+    failure = advice_failure(result)
+    if failure is not None:
+        raise failure

@@ -106,8 +106,8 @@ def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: in
                 offline="`plan` reads only the Terraform plan" if settings.plan is not None
                 else "`plan` reads the cloud only with --endpoint")
     request = UpgradePlanRequest(selectors=groups, max_expansion=max_expansion,
-                          max_unavailable=max_unavailable, nodes=nodes,
-                          minutes_per_cycle=cycle_minutes, method=method)
+                                 max_unavailable=max_unavailable, nodes=nodes,
+                                 minutes_per_cycle=cycle_minutes, method=method)
     if settings.plan is not None:
         given = [flag for flag, value in (("--max-expansion", max_expansion),
                                           ("--max-unavailable", max_unavailable),
