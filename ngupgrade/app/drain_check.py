@@ -211,6 +211,20 @@ class DrainCheckResult:
             return "not-modelled"
         return "failed-strict" if failing else "ok"
 
+    def failure_hint(self) -> str:
+        """What to do about a failed check, the one wording of every gate (``drain-check``,
+        ``preflight --cluster``, the upgrade's pre-change gate): the cluster objects of
+        another cluster, a constraint the check does not model, or a blocking finding."""
+        if self.unmatched:
+            return ("is this the group's cluster? check --cluster, or --kubeconfig and "
+                    "--context (a Yandex group's nodes carry the label "
+                    "yandex.cloud/node-group-id; a Selectel group's are the state's "
+                    "nodes[].hostname)")
+        if self.verdict == "not-modelled":
+            return ("check by hand where those pods can go (their anti-affinity, pod affinity "
+                    "or topology spread), then --accept constraint-not-modelled")
+        return DRAIN_HINT
+
     def failure_summary(self) -> str:
         """One line naming the first failing findings (the error message of a failed check)."""
         if self.unmatched:

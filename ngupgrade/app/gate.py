@@ -14,7 +14,6 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from ngupgrade.app.drain_check import DRAIN_HINT
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.upgrade_request import UpgradeReport, UpgradeRequest
 from ngupgrade.core.errors import CheckFailed
@@ -105,7 +104,7 @@ def _gate_verdict(report: UpgradeReport, *, quotas_offline: bool, policy_flags: 
                                policy_flags=policy_flags)
     if report.drain is not None and not report.drain.ok:
         parts.append(report.drain.failure_summary())
-        hints.append(DRAIN_HINT)
+        hints.append(report.drain.failure_hint())
     if parts:
         raise CheckFailed("; ".join(parts) + "; nothing was changed", hint="; ".join(hints))
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ngupgrade.app.drain_check import DRAIN_HINT, ClusterSource, DrainCheckRequest, drain_gate
+from ngupgrade.app.drain_check import ClusterSource, DrainCheckRequest, drain_gate
 from ngupgrade.app.load import load_state, refuse_empty, select_groups
 from ngupgrade.app.quota_check import (
     DEFAULT_MAX_WORKERS,
@@ -112,7 +112,7 @@ class PreflightReport:
         hints = blocking_hints(list(self.blocking))
         hints += failure_hints(self.result, offline=self.offline, where=where)
         if self.drain is not None and not self.drain.ok:
-            hints.append(DRAIN_HINT)
+            hints.append(self.drain.failure_hint())
         title = "plan gate failed: " if self.gate is not None else ""
         return CheckFailed(title + "; ".join(parts), hint="; ".join(hints))
 

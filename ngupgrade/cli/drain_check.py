@@ -116,22 +116,8 @@ def drain_check(groups: tuple[str, ...], cluster_files: tuple[str, ...],
     show(result, settings.output, verbose=verbose)
     if settings.output == "table":
         state_notes(result.groups)
-    if result.unmatched:
-        raise CheckFailed(failure_summary(result),
-                          hint="is this the group's cluster? check --cluster, or --kubeconfig "
-                               "and --context (a Yandex group's nodes carry the label "
-                               "yandex.cloud/node-group-id; a Selectel group's are the "
-                               "state's nodes[].hostname)")
-    if result.verdict == "not-modelled":
-        raise CheckFailed(failure_summary(result),
-                          hint="check by hand where those pods can go (their anti-affinity, "
-                               "pod affinity or topology spread), then --accept "
-                               "constraint-not-modelled")
     if not result.ok:
-        raise CheckFailed(failure_summary(result),
-                          hint="fix what blocks (a PDB, room for the evicted pods, a bare pod) "
-                               "or choose a slower deploy policy (`ngupgrade advise`); after "
-                               "reading a finding, --accept CODE proceeds past it")
+        raise CheckFailed(failure_summary(result), hint=result.failure_hint())
 
 
 def show(result: DrainCheckResult, output: str, *, verbose: bool = False) -> None:
