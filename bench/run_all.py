@@ -28,6 +28,10 @@ def benches(names: list[str]) -> list[Path]:
     if not names:
         return found
     wanted = {n.removeprefix("bench_").removesuffix(".py") for n in names}
+    unknown = wanted - {p.stem.removeprefix("bench_") for p in found}
+    if unknown:
+        raise SystemExit(f"no such bench: {', '.join(sorted(unknown))} (have: "
+                         + ", ".join(p.stem.removeprefix("bench_") for p in found) + ")")
     return [p for p in found if p.stem.removeprefix("bench_") in wanted]
 
 
