@@ -293,13 +293,24 @@ def emit_json(payload: dict[str, Any]) -> None:
     ``NaN``/``Infinity`` that no JSON parser but Python's accepts) raises ValueError here, before
     anything is written, so scripts get valid JSON or nothing (and exit 70, a bug to report).
     """
-    text = json_text(payload)
     ctx = click.get_current_context(silent=True)
     invocation = None if ctx is None else invocation_of(ctx)
     if invocation is not None:
+        _check_strict(payload)
         invocation.report = payload
         return
-    sys.stdout.write(text)
+    sys.stdout.write(json_text(payload))
+
+
+def _check_strict(payload: Any) -> None:
+    """Raise ValueError now if ``payload`` holds a NaN or an infinity, as :func:`json_text`
+    would when main() writes it. Checked with the compact encoder, which is C code: the
+    indented one is pure Python and costs as much as the write itself on a large report."""
+    try:
+        json.dumps(payload, ensure_ascii=False, default=str, allow_nan=False)
+    except ValueError:
+        json_text(payload)  # the indented encoder's message, which names the value
+        raise
 
 
 def state_notes(groups: Iterable[NodeGroup | None], document: dict[str, Any] | None = None
