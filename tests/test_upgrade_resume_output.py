@@ -66,7 +66,9 @@ def test_resume_apply_waits_once_and_says_so(interrupted, monkeypatch, capsys) -
     assert ", cycle 1/3," in out  # progress against the 3 cycles of the 3-node plan
     summary = out.split("== summary", 1)[1]
     assert "update the version 0s" not in summary
-    assert "update the version 5m" in summary  # waited from 2 to 7 virtual minutes
+    # op-2 from its start (0m14s) to its end (7m14s), not only the 5 minutes this run waited
+    assert "update the version 7m" in summary
+    assert "set the deploy policy 14s" in summary  # the first run's step, from the journal
     updates = [c for c in fake.calls_to("NodeGroupService.Update")
                if "version" in c.request.update_mask.paths]
     assert len(updates) == 1
@@ -97,3 +99,29 @@ def test_resume_with_nothing_to_resume_says_it_starts(tmp_path: Path, monkeypatc
     assert ("note: yandex_kubernetes_node_group.workers: nothing to resume: no unfinished "
             "journal and no operation running on the group; "
             "starting the upgrade") in out
+
+
+def test_resume_continues_progress_and_summary_from_the_journal(
+        tmp_path: Path, monkeypatch, capsys) -> None:
+    # --timeout 4m stops the wait with 1 of the 3 old nodes done (updated in place, so it
+    # keeps its id: the cloud's node list alone cannot tell it is done), 4 virtual minutes
+    # into op-2. The resumed run showed 0/3 and 0 s, and its summary only its own 3 minutes.
+    journal = str(tmp_path / "j.json")
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, *BASE, "--apply", "--timeout", "4m",
+                             "--journal", journal, "-o", "json")
+        assert code == 6, err
+        assert "last seen 1/3 nodes done" in out.splitlines()[-1]
+        assert json.loads(Path(journal).read_text())["done_node_ids"] != []
+        code, out, err = cli(fake, monkeypatch, capsys, *BASE, "--apply", "--resume",
+                             "--journal", journal, "-o", "json")
+        assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    first = next(e for e in events if e["event"] == "progress")
+    assert (first["done"], first["total"]) == (1, 3)
+    assert first["elapsed"] >= 240                   # op-2's age, not the attach's 0
+    (summary,) = [e for e in events if e["event"] == "summary"]
+    steps = summary["groups"][0]["steps"]
+    assert set(steps) == {"policy_update", "version_update", "verify"}  # the first run's too
+    assert steps["version_update"] >= 400           # op-2 from its start: 7 minutes
+    assert summary["seconds"] >= steps["policy_update"] + steps["version_update"]

@@ -192,6 +192,9 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
                  "attaches to the running operation and never sends an Update twice",
             operation_id=ops[-1] if ops else None) from err
     took = runbook.timing.clock() - runbook.t0
+    since = [r.since for r in report.results if r.since is not None]
+    if since:  # a resumed run: from the first step of the upgrade, in an earlier run
+        took = max(took, runbook.timing.wall() - min(since))
     event(Summary(ok=all(r.ok for r in report.results),
                   groups=[{"address": r.address, "id": r.group_id, "ok": r.ok,
                            "version_before": r.version_before, "version_after": r.version_after,

@@ -121,9 +121,20 @@ class RolloutTracker:
 
     @classmethod
     def start(cls, start_ids: Iterable[str], group_size: int, max_unavailable: int,
-              drain_timeout: float | None = 420.0) -> RolloutTracker:
-        """A tracker for an upgrade that starts from these instances."""
-        return cls(frozenset(start_ids), group_size, max_unavailable, drain_timeout)
+              drain_timeout: float | None = 420.0, done: Iterable[str] = ()
+              ) -> RolloutTracker:
+        """A tracker for an upgrade that starts from these instances; ``done``: those an
+        earlier watch of the same upgrade saw done (a resumed wait), counted done while they
+        are gone or Ready and schedulable."""
+        tracker = cls(frozenset(start_ids), group_size, max_unavailable, drain_timeout)
+        tracker.updated.update(set(done) & tracker.start_ids)
+        return tracker
+
+    @property
+    def done_ids(self) -> list[str]:
+        """The old nodes seen done (gone, or updated in place), sorted: what a journal keeps
+        for a resumed watch."""
+        return sorted((self.gone | self.updated) & self.start_ids)
 
     def observe(self, nodes: Sequence[NodeView], now: float) -> list[RolloutChange]:
         """Take one reading; what changed since the last one, in node order."""
@@ -160,6 +171,10 @@ class RolloutTracker:
                 self.not_ready_since.setdefault(n.instance_id, now)
             else:
                 self.not_ready_since.pop(n.instance_id, None)
+        if not self.last:
+            # the first reading: an old node missing already left before this watch began
+            # (a resumed wait: replaced during the interrupted run), and is done
+            self.gone |= self.start_ids - seen.keys()
         self.last = dict(seen)
         return changes
 

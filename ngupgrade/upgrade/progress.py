@@ -23,8 +23,11 @@ from ngupgrade.upgrade.values import GroupResult
 from ngupgrade.upgrade.watch import RolloutWatch
 
 
-def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupResult) -> None:
-    """Wait for a version operation with ``progress`` events and the stall watchdog.
+def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupResult) -> float:
+    """Wait for a version operation with ``progress`` events and the stall watchdog; return
+    when the operation began on ``ctx.timing.clock`` (a resumed wait: its ``created_at``, so
+    that progress, the step's seconds and the summary continue from the operation's start,
+    not from the attach; otherwise when the wait began).
 
     Raises:
         OperationFailed: the operation ended in error (C10); the message names the group's
@@ -44,6 +47,9 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
     last: dict[str, Any] = {}
     position = [0]
 
+    def began() -> float:
+        return watch.clock0 if prep.resumed and watch.wall0 is not None else started
+
     def on_poll(state: OperationState, waited: float) -> None:
         if state.done:
             return
@@ -55,6 +61,7 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
         group = api.get_node_group(gid)
         nodes = api.list_nodes(gid)
         watch.observe(nodes, now)
+        j.record_done(tracker.done_ids)
         new = (sum(1 for n in nodes if n.instance_id not in tracker.start_ids
                    or n.instance_id in tracker.updated) if tracker.start_ids else None)
         cordoned = sum(1 for n in nodes if n.unschedulable)
@@ -66,7 +73,7 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
             cycle = prep.plan.timeline[position[0]].wave if prep.plan.timeline else 1
         ctx.emit(Progress(group=addr, operation_id=op_id, new_nodes=new, total=total,
                  nodes=len(nodes), status=group.status, cycle=cycle,
-                 cycles=prep.plan.cycles.max, elapsed=now - started,
+                 cycles=prep.plan.cycles.max, elapsed=now - began(),
                  expected={"min": expected[0], "max": expected[1]}, done=tracker.done,
                  cordoned=cordoned, ready=tracker.ready_schedulable()))
         watchdog.observe((new, group.status, len(nodes), cordoned,
@@ -94,6 +101,7 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
     nodes = api.list_nodes(gid)
     watch.observe(nodes, clock())
     _summary(watch, clock())
+    return began()
 
 
 def _rollout_watch(ctx: Context, prep: Prepared) -> tuple[RolloutTracker, RolloutWatch]:
@@ -103,7 +111,8 @@ def _rollout_watch(ctx: Context, prep: Prepared) -> tuple[RolloutTracker, Rollou
     j, addr = prep.journal, prep.address
     tracker = RolloutTracker.start(j.start_node_ids, j.start_nodes,
                                    prep.plan.effective.max_unavailable,
-                                   platform_of(prep.group).drain.drain_timeout_seconds)
+                                   platform_of(prep.group).drain.drain_timeout_seconds,
+                                   done=j.done_node_ids)
     pods = None
     if ctx.kube is not None:
         from ngupgrade.upgrade.pods import KubePodWatch

@@ -156,6 +156,7 @@ class Runbook:
             return result
         j.save()
         self.judged.discard(addr)
+        _carry_over(j, result)
         try:
             self._attach_running(prep, result)
             for step in prep.steps:
@@ -222,11 +223,11 @@ class Runbook:
         if step_name in (jr.STEP_POLICY, jr.STEP_RESTORE):
             self.ctx.wait_plain(prep, op_id)
         else:
-            wait_with_progress(self.ctx, prep, op_id, result)
+            t = wait_with_progress(self.ctx, prep, op_id, result)  # from the operation's start
         self.ctx.confirm(prep, op_id)
         if step_name in jr.STEPS and j.step(step_name) is not None:
             # The step is done by this wait: its turn says so instead of starting it again
-            # ("1.30 -> 1.30", "done in 0s"), and the summary counts the time waited.
+            # ("1.30 -> 1.30", "done in 0s"), and the summary counts the operation's time.
             j.finish_step(step_name)
             result.steps[step_name] = self.timing.clock() - t
             self.emit(StepFinished(group=prep.address, step=step_name, operation_id=op_id,
@@ -254,3 +255,16 @@ class Runbook:
                        f"{policy_text(live.policy)} (write it in the HCL to make it explicit)")
         return out
 
+
+def _carry_over(j: jr.Journal, result: GroupResult) -> None:
+    """What a resumed run keeps from the journal for its summary: the seconds and operation
+    of each step an earlier run finished, and when the first step started."""
+    starts = [t for t in (jr.iso_seconds(rec.started_at) for rec in j.steps.values())
+              if t is not None]
+    result.since = min(starts, default=None)
+    for name, rec in j.steps.items():
+        seconds = rec.seconds() if rec.status == "done" else None
+        if seconds is not None:
+            result.steps[name] = seconds
+            if rec.operation_id:
+                result.operations[name] = rec.operation_id

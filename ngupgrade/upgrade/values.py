@@ -75,9 +75,14 @@ class GroupResult:
     version_after: str
     nodes: int
     steps: dict[str, float] = field(default_factory=dict)
-    """Step name -> seconds it took in this run."""
+    """Step name -> seconds it took; on resume a step an earlier run finished keeps the
+    seconds its journal recorded, and the step attached to counts from its operation's
+    start."""
     operations: dict[str, str] = field(default_factory=dict)
     """Step name -> operation id."""
     note: str | None = None
     reminders: list[str] = field(default_factory=list)
     journal_path: str | None = None
+    since: float | None = None
+    """Wall seconds (epoch) when the group's first journaled step started: on resume, in an
+    earlier run (the summary's time counts from it); None when no step had started."""

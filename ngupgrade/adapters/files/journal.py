@@ -121,6 +121,22 @@ class StepRecord:
     started_at: str = ""
     finished_at: str | None = None
 
+    def seconds(self) -> float | None:
+        """Seconds from ``started_at`` to ``finished_at``; None unless both are read."""
+        began, ended = iso_seconds(self.started_at), iso_seconds(self.finished_at)
+        return None if began is None or ended is None else max(ended - began, 0.0)
+
+
+def iso_seconds(text: str | None) -> float | None:
+    """Seconds since the epoch of a journal's ISO time (as :func:`_now_iso` writes it); None
+    for an empty or unreadable one (an old or hand-edited journal)."""
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        return None
+
 
 @dataclass
 class Journal:
@@ -144,6 +160,11 @@ class Journal:
     ``advised`` (the stage of ``upgrade --schedule advised``); a resumed upgrade's plan names
     its policy so. A journal written before this key: ``override``."""
     outcome: str | None = None
+    done_node_ids: list[str] = field(default_factory=list)
+    """The old nodes (of ``start_node_ids``) the version step's wait saw done: gone, or
+    updated in place and back Ready. A resumed wait starts its progress from them (a node
+    updated in place keeps its id: the cloud's node list alone cannot tell it). A journal
+    written before this key: none."""
     path: str | None = None
     writer: Callable[[str, str], None] | None = None
     clock: Callable[[], float] | None = None
@@ -182,6 +203,13 @@ class Journal:
         rec.finished_at = _now_iso(self.clock)
         self.save()
 
+    def record_done(self, node_ids: list[str]) -> None:
+        """Record the old nodes seen done so far (saved when they changed)."""
+        ids = sorted(node_ids)
+        if ids != self.done_node_ids:
+            self.done_node_ids = ids
+            self.save()
+
     def finish(self, outcome: str) -> None:
         """Record the end of the upgrade: ``done`` or ``failed``."""
         self.outcome = outcome
@@ -219,6 +247,7 @@ class Journal:
                 for name, rec in self.steps.items()
             },
             "outcome": self.outcome,
+            "done_node_ids": list(self.done_node_ids),
             "updated_at": _now_iso(self.clock),
         }
 
@@ -255,6 +284,7 @@ class Journal:
             steps={read.text(name, "$.steps"): read.step(rec, f"$.steps.{name}")
                    for name, rec in steps.items()},
             outcome=read.text(doc.get("outcome"), "$.outcome", optional=True),
+            done_node_ids=read.texts(doc.get("done_node_ids") or [], "$.done_node_ids"),
             path=path,
         )
 
