@@ -197,26 +197,30 @@ def fitted_table(columns: Sequence[str], rows: Sequence[Sequence[str]], width: i
 
 
 COMMAND_STARTS = ("ngupgrade ", "terraform ", "tofu ", "kubectl ", "yc ")
-"""Lines that are commands to copy (``ngupgrade set-policy ...``): never wrapped, since a
-line broken by ngupgrade no longer pastes as one command (a terminal's own soft wrap does)."""
+"""Lines that are commands to copy (``ngupgrade set-policy ...``): wrapped only between
+shell words, each broken line ending in `` \\`` so that it still pastes as one command."""
 
 
 def wrap_prose(text: str, width: int | None) -> str:
     """``text`` with each line wider than ``width`` wrapped at spaces, the continuation lines
     indented two columns past the line's own indent; words (ids, addresses, pod names) are
     never cut, so a word longer than the room stands on a line of its own, and a command
-    line (:data:`COMMAND_STARTS`) stays whole. None: ``text`` as it is (a pipe). Table rows
-    from :func:`fit_rows` already fit and pass unchanged."""
+    line (:data:`COMMAND_STARTS`) breaks only between shell words, with `` \\``. None:
+    ``text`` as it is (a pipe). Table rows from :func:`fit_rows` already fit and pass
+    unchanged."""
     if width is None:
         return text
     out: list[str] = []
     for line in text.split("\n"):
         body = line.lstrip(" ")
-        if len(line) <= width or body.startswith(COMMAND_STARTS):
+        if len(line) <= width:
             out.append(line)
             continue
         indent = " " * (len(line) - len(body))
-        out += _wrap_spaced(body, indent, indent + "  ", width)
+        if body.startswith(COMMAND_STARTS):
+            out += _wrap_command(body, indent, width)
+        else:
+            out += _wrap_spaced(body, indent, indent + "  ", width)
     return "\n".join(out)
 
 
@@ -230,4 +234,44 @@ def _wrap_spaced(body: str, first: str, more: str, width: int) -> list[str]:
             lines[-1] += gap + word
         else:
             lines.append(more + word)
+    return lines
+
+
+def _shell_words(command: str) -> list[str]:
+    """``command`` split at the spaces outside quotes (``-g 'a["b c"]'`` is two words), each
+    word as written, quotes kept."""
+    words, word, quote = [], "", ""
+    for char in command:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == " ":
+            if word:
+                words.append(word)
+            word = ""
+            continue
+        word += char
+    return [*words, word] if word else words
+
+
+def _wrap_command(body: str, indent: str, width: int) -> list[str]:
+    """A command line broken between shell words, `` \\`` at each break (a shell reads it as
+    one line), the rest four columns in; an option stays with its value when both fit on a
+    line; a word longer than the room (a module address) stands on a line of its own."""
+    words = _shell_words(body)
+    lines = [indent + words[0]]
+    more = indent + "    "
+    i = 1
+    while i < len(words):
+        piece = words[i]
+        if piece.startswith("-") and i + 1 < len(words) and not words[i + 1].startswith("-") \
+                and len(more) + len(piece) + 1 + len(words[i + 1]) + 2 <= width:
+            piece, i = f"{piece} {words[i + 1]}", i + 1  # --max-expansion 2 together
+        i += 1
+        if len(lines[-1]) + 1 + len(piece) + 2 <= width or lines[-1] == more:
+            lines[-1] += " " + piece
+        else:
+            lines[-1] += " \\"
+            lines.append(more + piece)
     return lines
