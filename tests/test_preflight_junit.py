@@ -39,7 +39,10 @@ def cases(suite: ET.Element) -> dict[str, tuple[str, str | None]]:
 def test_the_suggested_policy_and_the_warnings_are_cases(run_cli) -> None:
     # Before: 13 cases, one per quota row, and nothing for the 0/1 WHOLE GROUP DOWN
     # suggestion nor for the warnings the table prints.
-    res = run_cli("preflight", "--state", STATE, "--quotas", QUOTAS, "-o", "junit", *START)
+    # --together: the three groups' surges at once (by default one group of their cluster
+    # at a time, and only the A100 GPUs are short)
+    res = run_cli("preflight", "--state", STATE, "--quotas", QUOTAS, "-o", "junit", *START,
+                  "--together")
     assert res.exit_code == 1  # cores and A100 GPUs short
     got = suites(res.stdout)
     (suggestion,) = got["preflight suggestions"].iter("testcase")

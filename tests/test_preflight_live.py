@@ -43,9 +43,10 @@ def run(run_cli, fake, *args: str):
 
 def test_live_short_cores_exit_1_one_list_per_service_and_no_update(live, run_cli):
     # Live sizes: batch has 7 nodes (its max), so its worst case is 2 extra, not 8.
-    # Extra cores: workers 4 + batch 2 x 2 + gpu 28 = 36.
+    # Extra cores: workers 4 + batch 2 x 2 + gpu 28 = 36, all at once (--together; the
+    # default counts one group of their one cluster at a time: gpu's 28).
     with live(cores_headroom=35) as fake:
-        res = run(run_cli, fake)
+        res = run(run_cli, fake, "--together")
         assert res.exit_code == 1, res.stderr
         assert "compute.instanceCores.count needs 36 cores, headroom 35 cores" in res.stderr
         doc = res.json()
@@ -60,7 +61,7 @@ def test_live_short_cores_exit_1_one_list_per_service_and_no_update(live, run_cl
 
 def test_live_equality_passes(live, run_cli):
     with live(cores_headroom=36) as fake:
-        res = run(run_cli, fake)
+        res = run(run_cli, fake, "--together")
         assert res.exit_code == 0, res.stderr
         cores = next(q for q in res.json()["clouds"][0]["quotas"]
                      if q["quota_id"] == "compute.instanceCores.count")

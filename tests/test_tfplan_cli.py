@@ -46,7 +46,9 @@ def quota_file(tmp_path: Path, **headroom: int) -> str:
 
 
 def test_two_groups_roll_in_one_apply_counted_together(run_cli, tmp_path: Path) -> None:
-    res = run_cli("preflight", "--plan", ROLL_PLAN, "--quotas", QUOTAS, "-o", "json")
+    # --together: both surges at once (the default counts one group of the cluster at a time)
+    res = run_cli("preflight", "--plan", ROLL_PLAN, "--quotas", QUOTAS, "--together",
+                  "-o", "json")
     assert res.exit_code == 0, res.stderr
     doc = res.json()
     assert changes(doc) == {GPU: "none", WORKERS: "roll", BATCH: "roll"}
@@ -68,9 +70,18 @@ def test_two_groups_roll_in_one_apply_counted_together(run_cli, tmp_path: Path) 
 
 
 def test_rolls_together_short_one_after_another_fits(run_cli, tmp_path: Path) -> None:
-    """C25: 9 extra VMs together against a headroom of 8: refused; --sequential: 8 fits."""
+    """C25: 9 extra VMs together (--together) against a headroom of 8: refused; one after
+    another (--sequential), or one group of the cluster at a time (the default: the cluster
+    runs one node-group operation at a time), 8 fits."""
     quotas = quota_file(tmp_path, compute_instances_count=8)
-    res = run_cli("preflight", "--plan", ROLL_PLAN, "--quotas", quotas, "-o", "json")
+    default = run_cli("preflight", "--plan", ROLL_PLAN, "--quotas", quotas, "-o", "json")
+    assert default.exit_code == 0, default.stderr
+    assert default.json()["mode"]["concurrency"] == "one-per-cluster"
+    assert demand(default.json())["compute.instances.count"] == 8
+    assert "the service runs one operation of a cluster at a time" in (
+        default.json()["plan"]["findings"][0]["message"])
+    res = run_cli("preflight", "--plan", ROLL_PLAN, "--quotas", quotas, "--together",
+                  "-o", "json")
     assert res.exit_code == 1
     doc = res.json()
     assert demand(doc)["compute.instances.count"] == 9

@@ -42,7 +42,7 @@ from ngupgrade.core.platform import platform_of
 from ngupgrade.core.policy import ResolvedPolicy, resolve
 from ngupgrade.core.quota import limits
 from ngupgrade.core.quota.catalog import service_of
-from ngupgrade.core.quota.demand import GroupDemand, check_groups, group_demand
+from ngupgrade.core.quota.demand import GroupDemand, check_groups, concurrency, group_demand
 from ngupgrade.core.quota.preflight import Preflight, evaluate
 
 if TYPE_CHECKING:
@@ -93,6 +93,9 @@ class PreflightRequest:
 
     cloud_id: str | None = None
     sequential: bool = False
+    together: bool = False
+    """Count every group's surge at once (``--together``: the sum, whatever the platform's
+    rule, :func:`ngupgrade.core.quota.demand.concurrency`)."""
     strict: bool = False
     at_current_size: bool = False
     max_expansion: int | None = None
@@ -217,7 +220,8 @@ def run_preflight(
 
     by_cloud = limits_by_cloud(listed)
     result = evaluate(demands, by_cloud, sequential=request.sequential,
-                            strict=request.strict, at_current_size=request.at_current_size)
+                      strict=request.strict, at_current_size=request.at_current_size,
+                      together=concurrency(groups, request.sequential, request.together))
     result = limits.extend(result, by_cloud, peers=peers, start=request.start,
                            minutes_per_cycle=request.minutes_per_cycle, runs=request.runs)
     return replace(result, api_calls=dict(calls.counts), listed=by_cloud)

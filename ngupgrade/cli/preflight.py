@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 @click.option("--cloud-id", metavar="ID",
               help="Cloud of every selected group (skips the cluster -> folder -> cloud lookup). "
                    "Offline, the default is the one cloud the quota file holds.")
+@click.option("--together", is_flag=True,
+              help="Count every group's surge at once (the sum), also for groups of one Yandex "
+                   "cluster, which runs one node-group operation at a time (the default counts "
+                   "the largest of each cluster, the clusters added up).")
 @click.option("--sequential", is_flag=True,
               help="Groups are upgraded one after another: the largest demand per quota "
                    "counts, not the sum.")
@@ -66,7 +70,7 @@ if TYPE_CHECKING:
 @plan_option
 @common_options
 def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | None,
-              sequential: bool, strict: bool, max_expansion: int | None,
+              together: bool, sequential: bool, strict: bool, max_expansion: int | None,
               max_unavailable: int | None, start_at: datetime | None, at_current_size: bool,
               pdbs_file: str | None, cluster_files: tuple[str, ...], kubeconfig: str | None,
               kube_context: str | None, accept: tuple[str, ...]) -> None:
@@ -111,9 +115,13 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
     from ngupgrade.app.load import forced_platform
     from ngupgrade.app.preflight import PreflightRequest
     from ngupgrade.app.preflight import preflight as run_preflight_command
+    from ngupgrade.core.errors import UsageError
     from ngupgrade.core.policy import check_overrides
 
     settings = settings_of(click.get_current_context())
+    if together and sequential:
+        raise UsageError("--together and --sequential: the surges are counted either at once "
+                         "or one after another", hint="pass one of them")
     stdin_once(settings, cluster=cluster_files, pdbs=pdbs_file)
     note_unused(settings, connects=quotas_file is None,
                 offline="with --quotas the limits come from the file, no API call is made")
@@ -123,7 +131,7 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
     start = (start_at.replace(tzinfo=timezone.utc) if start_at is not None
              else datetime.now(timezone.utc).replace(second=0, microsecond=0))
     report = run_preflight_command(settings, PreflightRequest(
-        cloud_id=cloud_id, sequential=sequential, strict=strict,
+        cloud_id=cloud_id, sequential=sequential, together=together, strict=strict,
         at_current_size=at_current_size, max_expansion=max_expansion,
         max_unavailable=max_unavailable, start=start, quotas_file=quotas_file,
         selectors=groups, pdbs_file=pdbs_file, cluster=cluster, accept=accepted))

@@ -387,9 +387,11 @@ def classify_plan(changes: Sequence[PlannedChange], *, sequential: bool = False)
     """Classify every group and add what concerns several of them (field report C25).
 
     Terraform applies independent resources in parallel (``terraform apply -parallelism``,
-    default 10), so groups that roll, are replaced or created in one apply change at the same
-    time: the preflight counts them together unless ``sequential`` (right only with
-    ``-parallelism=1``), and the finding says so.
+    default 10), so groups that roll, are replaced or created in one apply are sent at the
+    same time; the service runs one operation of a cluster at a time (a second one waits or
+    is refused: :func:`ngupgrade.core.quota.demand.concurrency`), so the preflight counts one
+    group of each cluster at a time and the clusters together, unless ``sequential`` (right
+    only with ``-parallelism=1``), and the finding says so.
     """
     classified = tuple(classify(c) for c in changes)
     busy = [c for c in classified if c.kind in CHANGING_KINDS]
@@ -398,8 +400,10 @@ def classify_plan(changes: Sequence[PlannedChange], *, sequential: bool = False)
         names = ", ".join(f"{c.address} ({c.kind})" for c in busy)
         how = ("counted one after another (--sequential): true only with `terraform apply "
                "-parallelism=1`" if sequential else
-               "their extra nodes are counted together (--sequential if you apply with "
-               "-parallelism=1)")
+               "the service runs one operation of a cluster at a time (a group's Update waits "
+               "or is refused while another runs), so the extra nodes of one group of each "
+               "cluster are counted at a time, the clusters' together (--sequential if you "
+               "apply with -parallelism=1)")
         findings.append(Finding(
             ROLLS_TOGETHER, "info",
             f"{len(busy)} node groups change in one apply and Terraform changes them at the "

@@ -169,6 +169,12 @@ class Platform:
     group_node_limit: int | None
     terraform_update_timeout_minutes: int | None
     drain: DrainRules
+    cluster_groups: Literal["one-at-a-time", "together"] = "together"
+    """What "several groups of one cluster upgraded together" can mean on this platform
+    (:func:`ngupgrade.core.quota.demand.concurrency`): ``one-at-a-time``, the service runs one
+    operation of a cluster at a time (a second node-group Update, such as the ones one
+    ``terraform apply`` sends in parallel, waits or is refused), so at most one group of a
+    cluster surges at once; ``together``, every group of a cluster may surge at once."""
 
     @property
     def default_method(self) -> InPlaceMethod:
@@ -279,6 +285,12 @@ YANDEX = Platform(
     group_node_limit=200,  # managed-kubernetes.groupNodes.count default (reference 2.2)
     terraform_update_timeout_minutes=60,  # yandexKubernetesNodeGroupUpdateTimeout (C12)
     drain=YANDEX_DRAIN_RULES,  # 7-minute drain timeout, then the node is stopped
+    # A node-group Update while another operation runs on the cluster is refused with
+    # FAILED_PRECONDITION, and the provider sends each group's Update with no retry
+    # (terraform-provider-yandex resource_yandex_kubernetes_node_group.go, Update): the
+    # cluster's operations run one at a time (the conflict of
+    # hashicorp/terraform-provider-google#3650, handled in upgrade/mutation.py)
+    cluster_groups="one-at-a-time",
 )
 """Yandex Managed Service for Kubernetes (seed 000)."""
 
@@ -303,6 +315,10 @@ SELECTEL = Platform(
     group_node_limit=None,  # not documented in seed 001 or the reference
     terraform_update_timeout_minutes=None,  # upgrades are cluster-level, not a Terraform update
     drain=SELECTEL_DRAIN_RULES,  # seed 001 L80, L88-L92: retries, then ERROR
+    # upgrades are cluster-level (UpgradePatchVersion/UpgradeMinorVersion, reference section
+    # 5): one operation upgrades every group of the cluster, in no documented order, so its
+    # groups are counted at once (the worst case)
+    cluster_groups="together",
 )
 """Selectel Managed Kubernetes (seed 001); read, planned and checked only."""
 

@@ -20,7 +20,9 @@ JSON (issue 14; keys may be added, never renamed)::
      "schedule": [{"stage", "start_minutes", "minutes", "why_not_earlier",
                    "groups": [{"address", "max_expansion", "max_unavailable", "minutes",
                                "cluster_id", "start_minutes", "after"}]}],
-     "schedule_minutes": {"total", "sequential"}}
+     "schedule_minutes": {"total", "sequential"},
+     "concurrency": "one-per-cluster" | "together" (what groups upgraded together means:
+                    ngupgrade.core.quota.demand.concurrency, as preflight counts)}
 
     POLICY = {"max_expansion", "max_unavailable", "cycles": {"min", "max"},
               "minutes": {"min", "max"}, "surge_node_hours", "min_available_nodes"}
@@ -165,6 +167,7 @@ def advise_json(advice: Advice) -> dict[str, Any]:
             for i, st in enumerate(plan.stages, start=1)],
         "schedule_minutes": {"total": _num(plan.total_minutes),
                              "sequential": _num(plan.sequential_minutes)},
+        "concurrency": advice.concurrency,
     }
 
 
@@ -260,6 +263,15 @@ def group_text(advice: GroupAdvice) -> list[str]:
     return lines
 
 
+CONCURRENCY_NOTE = {
+    "one-per-cluster": "one group of a cluster at a time, clusters together (as preflight "
+                       "counts)",
+    "together": "groups of a cluster together (as preflight counts)",
+    "sequential": "one group at a time",
+}
+"""The schedule line's note on :attr:`Advice.concurrency`."""
+
+
 def advise_text(advice: Advice) -> str:
     """The whole text report: each group, then the schedule when there are several."""
     lines: list[str] = []
@@ -270,7 +282,7 @@ def advise_text(advice: Advice) -> str:
     if len(advice.groups) > 1 and plan.stages:
         lines.append(f"schedule: {_num(plan.total_minutes)} min in all (one after another "
                      f"with each group's own recommendation: {_num(plan.sequential_minutes)} "
-                     "min)")
+                     f"min); {CONCURRENCY_NOTE[advice.concurrency]}")
         for i, st in enumerate(plan.stages, start=1):
             lines.append(f"  stage {i}: starts at {_num(st.start_minutes)} min, takes up to "
                          f"{_num(st.minutes)} min")

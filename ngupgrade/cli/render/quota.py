@@ -22,7 +22,9 @@ JSON (DESIGN.md section 5; stable keys, new keys may be added, none renamed)::
                       "whole_group_down", "rows": [the short rows' names, a per-group or
                       per-cluster limit with its scope as the table names it]}],
      "warnings": [{"code", "message"}],
-     "mode": {"sequential", "strict", "at_current_size"}, "api_calls": {method: count}}
+     "mode": {"sequential", "strict", "at_current_size", "concurrency": "together" |
+              "one-per-cluster" | "sequential" (which groups' surges are counted at once:
+              ngupgrade.core.quota.demand.concurrency)}, "api_calls": {method: count}}
 
 ``limit``/``usage``/``headroom`` are null when unknown; ``*.size`` values are bytes. ``demand`` of
 a group is the one the verdict counts (worst case, or at the current size with
@@ -120,7 +122,8 @@ def preflight_json(result: Preflight) -> dict[str, Any]:
                             "disruptions_allowed": p.disruptions_allowed,
                             "reason": why_blocked(p)} for p in result.drain_blockers],
         "mode": {"sequential": result.sequential, "strict": result.strict,
-                 "at_current_size": result.at_current_size},
+                 "at_current_size": result.at_current_size,
+                 "concurrency": result.concurrency},
         "api_calls": dict(result.api_calls),
     }
 
@@ -166,6 +169,14 @@ def _status_text(q: QuotaVerdict, strict: bool) -> str:
     return "ok"
 
 
+CONCURRENCY_TEXT = {
+    "sequential": "groups one after another (--sequential)",
+    "one-per-cluster": "one group of a cluster at a time, clusters together",
+    "together": "groups upgraded together",
+}
+"""How each :data:`ngupgrade.core.quota.demand.Concurrency` is named in the report's title."""
+
+
 def suggestion_text(s: Suggestion) -> str:
     """One line for people: the policy, what it costs in time and availability, and if it fits."""
     share = f" ({100 * s.min_ready_nodes // s.nodes}%)" if s.nodes else ""
@@ -197,8 +208,7 @@ def preflight_table(result: Preflight, *, shown_apart: Callable[[PlanWarning], b
     :func:`ngupgrade.cli.render.table.fit_rows`)."""
     lines: list[str] = []
     mode = ("at the current size" if result.at_current_size else "worst case") + ", " + (
-        "groups one after another (--sequential)" if result.sequential
-        else "groups upgraded together")
+        CONCURRENCY_TEXT[result.concurrency])
     short, unknown = len(result.short), len(result.unknown)
     if result.ok:
         verdict = "PASS"

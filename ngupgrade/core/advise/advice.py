@@ -41,6 +41,7 @@ from ngupgrade.core.plan_warnings import (
     PlanWarning,
 )
 from ngupgrade.core.platform import Platform, platform_of
+from ngupgrade.core.quota.demand import Concurrency, concurrency
 from ngupgrade.core.simulate import NodesSource, choose_nodes, plan_group
 
 CURRENT_SIZE_ASSUMED = "current-size-assumed"
@@ -179,10 +180,15 @@ def _plan_warnings(group: NodeGroup, live_size: int | None, nodes_override: int 
 
 @dataclass(frozen=True)
 class Advice:
-    """The whole answer: each group's advice and the schedule of the safe ones."""
+    """The whole answer: each group's advice and the schedule of the safe ones.
+
+    ``concurrency``: what "groups upgraded together" means for these groups
+    (:func:`ngupgrade.core.quota.demand.concurrency`, the rule ``preflight`` counts by too):
+    on Yandex one group of a cluster at a time, as the schedule's lanes run them."""
 
     groups: tuple[GroupAdvice, ...]
     schedule: Schedule
+    concurrency: Concurrency = "one-per-cluster"
 
     @property
     def ok(self) -> bool:
@@ -241,7 +247,8 @@ def advise_groups(groups: Sequence[NodeGroup], *,
     plan = schedule(jobs, headroom, max_parallel=max_parallel)
     placed = {p.address: (i, p.option.candidate)
               for i, st in enumerate(plan.stages, start=1) for p in st.groups}
-    return Advice(tuple(_with_place(a, placed.get(a.address)) for a in out), plan)
+    return Advice(tuple(_with_place(a, placed.get(a.address)) for a in out), plan,
+                  concurrency(groups))
 
 
 def _with_place(advice: GroupAdvice, place: tuple[int, Candidate] | None) -> GroupAdvice:

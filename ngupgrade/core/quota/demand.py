@@ -254,6 +254,48 @@ def group_demand(group: NodeGroup, cloud_id: str, current: int | None = None,
                        at_current_size=demand_of(consumption, extra, at_current_size=True))
 
 
+Concurrency = Literal["together", "one-per-cluster", "sequential"]
+"""Which groups' surges are up at once: ``together`` all of them (added up); ``one-per-cluster``
+one group of each cluster at a time, the clusters at once (per quota the largest of each
+cluster, added up over the clusters); ``sequential`` one group at a time (the largest)."""
+
+
+def concurrency(groups: Iterable[NodeGroup], sequential: bool = False,
+                together: bool = False) -> Concurrency:
+    """The one rule of what "groups upgraded together" means for ``groups``: ``sequential``
+    when they run one after another (``--sequential``, ``ngupgrade upgrade``); ``together``
+    when asked (``--together``: every surge at once, the worst case); otherwise
+    ``one-per-cluster`` when every group's platform runs one operation of a cluster at a time
+    (Yandex: :attr:`ngupgrade.core.platform.Platform.cluster_groups`), else ``together``
+    (Selectel's cluster-level upgrade: every group of the cluster at once)."""
+    if sequential:
+        return "sequential"
+    if together:
+        return "together"
+    if all(platform_of(g).cluster_groups == "one-at-a-time" for g in groups):
+        return "one-per-cluster"
+    return "together"
+
+
+def combine_by(demands: Iterable[tuple[str, Mapping[str, int]]], mode: Concurrency
+               ) -> dict[str, int]:
+    """Combine ``(cluster id, demand)`` pairs under ``mode`` (:data:`Concurrency`)."""
+    pairs = list(demands)
+    if mode != "one-per-cluster":
+        return combine((d for _, d in pairs), mode == "sequential")
+    lanes: dict[str, list[Mapping[str, int]]] = {}
+    for cluster, demand in pairs:
+        lanes.setdefault(cluster, []).append(demand)
+    return combine(combine(lane, True) for lane in lanes.values())
+
+
+def mode_of(sequential: bool, mode: Concurrency | None) -> Concurrency:
+    """``mode`` when given, else what the older ``sequential`` flag meant (sum or largest)."""
+    if mode is not None:
+        return mode
+    return "sequential" if sequential else "together"
+
+
 def combine(demands: Iterable[Mapping[str, int]], sequential: bool = False) -> dict[str, int]:
     """Add demands up (groups upgraded together), or take the largest per quota (sequential)."""
     total: dict[str, int] = {}

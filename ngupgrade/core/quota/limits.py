@@ -45,7 +45,7 @@ from ngupgrade.core.plan_warnings import (
     spread_placement,
 )
 from ngupgrade.core.policy import clamp
-from ngupgrade.core.quota.demand import GroupDemand, NodeCount, combine
+from ngupgrade.core.quota.demand import Concurrency, GroupDemand, NodeCount, combine_by, mode_of
 from ngupgrade.core.quota.preflight import Preflight
 from ngupgrade.core.quota.suggest import Suggestion, suggest
 from ngupgrade.core.quota.verdict import CloudVerdict, QuotaVerdict, verdict
@@ -93,7 +93,8 @@ def _scoped(quota_id: str, scope: str, nodes: int, surge: int, limit: QuotaLimit
 
 def node_count_verdicts(demands: Sequence[GroupDemand], peers: Sequence[NodeGroup],
                         limits: Mapping[str, QuotaLimit], *, sequential: bool = False,
-                        at_current_size: bool = False) -> list[QuotaVerdict]:
+                        at_current_size: bool = False, together: Concurrency | None = None
+                        ) -> list[QuotaVerdict]:
     """The ``groupNodes``/``clusterNodes`` rows of one cloud's groups (``demands``), when
     ``limits`` lists them. ``peers`` are every group of the state (their clusters' other
     groups count at their size); empty: only the groups checked.
@@ -120,7 +121,8 @@ def node_count_verdicts(demands: Sequence[GroupDemand], peers: Sequence[NodeGrou
                          if g.cluster_id == cluster_id and str(g.address) not in upgraded)
             counts = [peak(gd, at_current_size) for gd in mine]
             nodes = others + sum(c.before for c in counts)
-            surge = combine(({"n": c.added} for c in counts), sequential).get("n", 0)
+            surge = combine_by(((cluster_id, {"n": c.added}) for c in counts),
+                               mode_of(sequential, together)).get("n", 0)
             row = _scoped(CLUSTER_NODES, f"cluster {cluster_id}", nodes, surge, cluster_limit,
                           any(gd.reducible for gd in mine))
             if row is not None:
@@ -129,8 +131,8 @@ def node_count_verdicts(demands: Sequence[GroupDemand], peers: Sequence[NodeGrou
 
 
 def zonal_verdicts(demands: Sequence[GroupDemand], limits: Mapping[str, QuotaLimit], *,
-                   sequential: bool = False, at_current_size: bool = False
-                   ) -> list[QuotaVerdict]:
+                   sequential: bool = False, at_current_size: bool = False,
+                   together: Concurrency | None = None) -> list[QuotaVerdict]:
     """Rows of the zonal quotas ``limits`` lists (``<quota id>.<zone>``) that a group with a
     node in that zone draws on: its whole demand of the cloud-wide quota, the worst case."""
     rows = []
@@ -138,18 +140,19 @@ def zonal_verdicts(demands: Sequence[GroupDemand], limits: Mapping[str, QuotaLim
         base, _, zone = quota_id.rpartition(".")
         if not base or "." not in base:
             continue
-        drawing = [gd.demand(at_current_size).get(base, 0) for gd in demands
-                   if zone in gd.group.zones and base in gd.per_node]
+        drawing = [(gd.group.cluster_id, {"n": gd.demand(at_current_size).get(base, 0)})
+                   for gd in demands if zone in gd.group.zones and base in gd.per_node]
         if not drawing:
             continue
-        total = combine(({"n": d} for d in drawing), sequential).get("n", 0)
+        total = combine_by(drawing, mode_of(sequential, together)).get("n", 0)
         rows.append(verdict(quota_id, total, limits[quota_id]))
     return rows
 
 
 def limit_rows(demands: Sequence[GroupDemand], limits: Mapping[str, QuotaLimit],
                peers: Sequence[NodeGroup] = (), *, sequential: bool = False,
-               at_current_size: bool = False) -> list[QuotaVerdict]:
+               at_current_size: bool = False, together: Concurrency | None = None
+               ) -> list[QuotaVerdict]:
     """Every row of one cloud's limits beside the cloud-wide quotas for ``demands`` (those
     ``limits`` lists): the zonal rows (:func:`zonal_verdicts`), then the ``groupNodes``/
     ``clusterNodes`` rows (:func:`node_count_verdicts`, ``peers`` as there). The one judge of
@@ -157,11 +160,11 @@ def limit_rows(demands: Sequence[GroupDemand], limits: Mapping[str, QuotaLimit],
     upgrade's gate ask it. The spread placement groups' rows (:func:`placement_rows`) come
     last, whatever ``limits`` lists: their limit is fixed."""
     return [*zonal_verdicts(demands, limits, sequential=sequential,
-                            at_current_size=at_current_size),
+                            at_current_size=at_current_size, together=together),
             *node_count_verdicts(demands, peers, limits, sequential=sequential,
-                                 at_current_size=at_current_size),
+                                 at_current_size=at_current_size, together=together),
             *placement_rows(demands, peers, sequential=sequential,
-                            at_current_size=at_current_size)]
+                            at_current_size=at_current_size, together=together)]
 
 
 PLACEMENT_VMS = "compute.placementGroupInstances.count"
@@ -172,11 +175,11 @@ ID``; its unit VMs."""
 
 def _placement_counts(demands: Sequence[GroupDemand], peers: Sequence[NodeGroup],
                       at_current_size: bool
-                      ) -> dict[str, tuple[PlacementGroup, int, list[int]]]:
+                      ) -> dict[str, tuple[PlacementGroup, int, list[tuple[str, int]]]]:
     """Spread placement group id -> (the group, the VMs its node groups hold before the
     change, the surge of each of ``demands`` in it). A peer in it that is not checked counts
     at its size (fixed, or the autoscaler max)."""
-    out: dict[str, tuple[PlacementGroup, int, list[int]]] = {}
+    out: dict[str, tuple[PlacementGroup, int, list[tuple[str, int]]]] = {}
     checked = {gd.address for gd in demands}
     for gd in demands:
         placement = gd.group.placement_group
@@ -185,7 +188,8 @@ def _placement_counts(demands: Sequence[GroupDemand], peers: Sequence[NodeGroup]
         assert placement is not None
         count = peak(gd, at_current_size)
         held, before, surges = out.get(placement.id, (placement, 0, []))
-        out[placement.id] = (held, before + count.before, [*surges, count.added])
+        out[placement.id] = (held, before + count.before,
+                             [*surges, (gd.group.cluster_id, count.added)])
     for g in peers:
         p = g.placement_group
         if p is not None and p.id in out and str(g.address) not in checked:
@@ -195,8 +199,8 @@ def _placement_counts(demands: Sequence[GroupDemand], peers: Sequence[NodeGroup]
 
 
 def placement_rows(demands: Sequence[GroupDemand], peers: Sequence[NodeGroup] = (), *,
-                   sequential: bool = False, at_current_size: bool = False
-                   ) -> list[QuotaVerdict]:
+                   sequential: bool = False, at_current_size: bool = False,
+                   together: Concurrency | None = None) -> list[QuotaVerdict]:
     """One :data:`PLACEMENT_VMS` row per spread placement group that ``demands`` run in:
     limit :data:`~ngupgrade.core.plan_warnings.SPREAD_PLACEMENT_MAX_VMS`, usage the VMs its
     node groups hold before the change, demand their surge (added up, or the largest with
@@ -204,7 +208,8 @@ def placement_rows(demands: Sequence[GroupDemand], peers: Sequence[NodeGroup] = 
     placement group that are not nodes of the state's groups are not seen."""
     rows = []
     for pid, (_, before, surges) in _placement_counts(demands, peers, at_current_size).items():
-        surge = combine(({"n": s} for s in surges), sequential).get("n", 0)
+        surge = combine_by(((c, {"n": s}) for c, s in surges),
+                           mode_of(sequential, together)).get("n", 0)
         row = _scoped(PLACEMENT_VMS, f"placement group {pid}", before, surge,
                       QuotaLimit(PLACEMENT_VMS, SPREAD_PLACEMENT_MAX_VMS, 0.0),
                       any(gd.reducible for gd in demands))
@@ -344,7 +349,8 @@ def extend(result: Preflight, limits: Mapping[str, Mapping[str, QuotaLimit]], *,
         mine = [gd for gd in result.groups if gd.cloud_id == cloud.cloud_id]
         cloud_limits = limits.get(cloud.cloud_id, {})
         beside = partial(limit_rows, limits=cloud_limits, peers=peers,
-                         sequential=result.sequential, at_current_size=result.at_current_size)
+                         sequential=result.sequential, at_current_size=result.at_current_size,
+                         together=result.concurrency)
         extra = beside(mine)
         known = {(q.quota_id, q.scope) for q in cloud.quotas}
         added = tuple(q for q in extra if (q.quota_id, q.scope) not in known)
@@ -352,7 +358,8 @@ def extend(result: Preflight, limits: Mapping[str, Mapping[str, QuotaLimit]], *,
         clouds.append(judged)
         if any(q.status == "short" for q in added):
             suggestions += suggest(judged, mine, cloud_limits, sequential=result.sequential,
-                                   at_current_size=result.at_current_size, beside=beside)
+                                   at_current_size=result.at_current_size, beside=beside,
+                                   together=result.concurrency)
         else:
             suggestions += [s for s in result.suggestions if s.cloud_id == cloud.cloud_id]
     warnings = [*result.warnings,

@@ -17,7 +17,7 @@ from ngupgrade.core.model import QuotaLimit
 from ngupgrade.core.plan_warnings import PlanWarning
 from ngupgrade.core.platform import platform_of
 from ngupgrade.core.policy import policy_text
-from ngupgrade.core.quota.demand import GroupDemand, combine
+from ngupgrade.core.quota.demand import Concurrency, GroupDemand, combine_by, mode_of
 from ngupgrade.core.quota.suggest import Suggestion, suggest
 from ngupgrade.core.quota.verdict import CloudVerdict, QuotaVerdict, verdict
 from ngupgrade.core.units import human_quota
@@ -41,6 +41,9 @@ class Preflight:
     api_calls: Mapping[str, int] = field(default_factory=dict)
     drain_blockers: tuple[PodDisruptionBudget, ...] = ()
     """PodDisruptionBudgets that allow 0 disruptions (``--pdbs``; C15): fail under strict."""
+    concurrency: Concurrency = "together"
+    """Which groups' surges were counted at once (:func:`ngupgrade.core.quota.demand.
+    concurrency`); ``sequential`` is True exactly when it is ``sequential``."""
     listed: Mapping[str, Mapping[str, QuotaLimit]] = field(default_factory=dict)
     """The limits as the quota source listed them, cloud id -> quota id (``run_preflight``
     keeps them: the advisor judges other policies against the same limits)."""
@@ -60,19 +63,24 @@ class Preflight:
 
 def evaluate(groups: Sequence[GroupDemand],
              limits: Mapping[str, Mapping[str, QuotaLimit]], *, sequential: bool = False,
-             strict: bool = False, at_current_size: bool = False) -> Preflight:
+             strict: bool = False, at_current_size: bool = False,
+             together: Concurrency | None = None) -> Preflight:
     """Compare the combined demand of ``groups`` with the limits of their clouds.
 
     ``limits`` maps cloud id -> quota id -> :class:`QuotaLimit`; a quota id missing there is
     ``unknown``. Clouds appear in the order their first group does; quotas by id.
+    ``together``: which surges are up at once (:data:`~ngupgrade.core.quota.demand.
+    Concurrency`; None: what ``sequential`` says, all or one).
     """
+    mode = mode_of(sequential, together)
     clouds: list[CloudVerdict] = []
     suggestions: list[Suggestion] = []
     warnings: list[PlanWarning] = []
     order = list(dict.fromkeys(gd.cloud_id for gd in groups))
     for cloud_id in order:
         mine = [gd for gd in groups if gd.cloud_id == cloud_id]
-        total = combine((gd.demand(at_current_size) for gd in mine), sequential)
+        total = combine_by(((gd.group.cluster_id, gd.demand(at_current_size)) for gd in mine),
+                           mode)
         quota_ids = sorted({q for gd in mine for q in gd.per_node})
         cloud_limits = limits.get(cloud_id, {})
         cloud = CloudVerdict(cloud_id, tuple(
@@ -85,7 +93,7 @@ def evaluate(groups: Sequence[GroupDemand],
                 "quota-unknown",
                 f"cloud {cloud_id}: {q.quota_id} is unknown ({why}); its demand is unchecked"))
         suggestions.extend(suggest(cloud, mine, cloud_limits, sequential=sequential,
-                                   at_current_size=at_current_size))
+                                   at_current_size=at_current_size, together=mode))
     for gd in groups:
         if gd.extra.policy_assumed:
             platform = platform_of(gd.group)
@@ -99,8 +107,8 @@ def evaluate(groups: Sequence[GroupDemand],
                 f"{gd.address}: live node count unknown; assumed the autoscaler min "
                 f"{gd.extra.current}"))
     return Preflight(clouds=tuple(clouds), groups=tuple(groups), suggestions=tuple(suggestions),
-                     warnings=tuple(warnings), sequential=sequential, strict=strict,
-                     at_current_size=at_current_size)
+                     warnings=tuple(warnings), sequential=mode == "sequential", strict=strict,
+                     at_current_size=at_current_size, concurrency=mode)
 
 
 _PLACEMENT_PREFIX = "compute.placementGroupInstances"

@@ -13,7 +13,7 @@ from typing import Literal
 from ngupgrade.core import simulate
 from ngupgrade.core.model import DeployPolicy, QuotaLimit
 from ngupgrade.core.policy import clamp
-from ngupgrade.core.quota.demand import GroupDemand, combine
+from ngupgrade.core.quota.demand import Concurrency, GroupDemand, combine_by, mode_of
 from ngupgrade.core.quota.verdict import CloudVerdict, QuotaVerdict, verdict
 
 
@@ -78,7 +78,8 @@ limits bound)."""
 
 def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
             limits: Mapping[str, QuotaLimit], *, sequential: bool = False,
-            at_current_size: bool = False, beside: Beside | None = None) -> list[Suggestion]:
+            at_current_size: bool = False, beside: Beside | None = None,
+            together: Concurrency | None = None) -> list[Suggestion]:
     """Smaller deploy policies that make ``cloud``'s short rows fit.
 
     ``cloud`` holds the rows as the report names them (:attr:`QuotaVerdict.name`): the
@@ -101,6 +102,7 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
     short = {q.name: q.quota_id for q in cloud.short}
     if not short:
         return []
+    mode = mode_of(sequential, together)
     mine = [gd for gd in groups if gd.cloud_id == cloud.cloud_id]
     consumed = {q for gd in mine for q in gd.per_node}
     wide = tuple(q for name, q in short.items() if name == q and q in consumed)
@@ -108,7 +110,8 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
 
     def judged(demands: Sequence[GroupDemand]) -> list[QuotaVerdict]:
         """The rows ``cloud`` has short, judged again for ``demands``."""
-        total = combine((gd.demand(at_current_size) for gd in demands), sequential)
+        total = combine_by(((gd.group.cluster_id, gd.demand(at_current_size))
+                            for gd in demands), mode)
         rows = [verdict(q, total.get(q, 0), limits.get(q)) for q in wide]
         if beside is not None and len(wide) < len(short):
             rows += [v for v in beside(demands) if v.name in short]
@@ -123,7 +126,7 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
             return ()
         alone = judged([current[gd.address]])
         used = {v.name for v in alone if v.demand > 0
-                and (not sequential or v.status == "short")}
+                and (mode != "sequential" or v.status == "short")}
         return tuple(name for name in short if name in used)
 
     def reduce(gd: GroupDemand) -> DeployPolicy | None:
@@ -139,7 +142,7 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
                 break
         return chosen  # None when E' was already 0: nothing to give up in this group
 
-    if not sequential:
+    if mode != "sequential":
         best: tuple[GroupDemand, DeployPolicy, tuple[str, ...]] | None = None
         for gd in mine:
             used = drawing(gd)
@@ -168,5 +171,5 @@ def suggest(cloud: CloudVerdict, groups: Sequence[GroupDemand],
         if ok:
             break
     # Each is a part of one fix: say whether the parts together are enough.
-    together = bool(out) and out[-1].fits
-    return [replace(s, fits_together=together) for s in out]
+    enough = bool(out) and out[-1].fits
+    return [replace(s, fits_together=enough) for s in out]
