@@ -76,6 +76,11 @@ def test_groups_of_different_clusters_surge_at_once(run_cli, tmp_path) -> None:
     (cores,) = [q for q in pre.json()["clouds"][0]["quotas"]
                 if q["quota_id"] == "compute.instanceCores.count"]
     assert (cores["demand"], cores["status"]) == (8, "short")  # 4 + 4: two clusters at once
+    # the hint says how they were counted and how else they may run
+    assert ("the surges are counted one group of each cluster at a time, the clusters at once "
+            "(a cluster runs one node-group operation at a time): upgraded one after another "
+            "(`ngupgrade upgrade` does so), --sequential counts the largest alone"
+            ) in pre.json()["error"]["hint"]
     seq = run_cli("preflight", "--state", state, "--quotas", quotas, "--sequential", "-o",
                   "json")
     assert (seq.exit_code, seq.json()["mode"]["concurrency"]) == (0, "sequential")

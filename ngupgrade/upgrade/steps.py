@@ -17,9 +17,11 @@ The steps, in order (issue 6, steps 5 to 8; each journaled):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ngupgrade.adapters.cloud.proto import mask_paths
+from ngupgrade.adapters.cloud.types import LiveNode
 from ngupgrade.adapters.cloud.waiter import wait_reconciled
 from ngupgrade.adapters.files import journal as jr
 from ngupgrade.core.errors import CheckFailed
@@ -31,6 +33,7 @@ from ngupgrade.upgrade.events import StepFinished, StepSkipped, StepStarted, Ver
 from ngupgrade.upgrade.mutation import Change
 from ngupgrade.upgrade.progress import wait_with_progress
 from ngupgrade.upgrade.values import GroupResult, PlannedCall, UpgradeOptions
+from ngupgrade.upgrade.watch import node_view
 
 
 def done_reason(step: str, result: GroupResult) -> str:
@@ -209,7 +212,8 @@ class VersionStep:
 
 @dataclass
 class VerifyStep:
-    """The verdict: done without error, RUNNING, on the target, back to the starting size."""
+    """The verdict: done without error, RUNNING, on the target, back to the starting size,
+    every node Ready and schedulable (:func:`unfit_nodes`)."""
 
     prep: Prepared
     options: UpgradeOptions
@@ -235,7 +239,7 @@ class VerifyStep:
         nodes = api.list_nodes(gid)
         scale = prep.group.scale
         for _ in range(timing.poll.settle_polls):
-            if _size_ok(len(nodes), j.start_nodes, scale):
+            if _size_ok(len(nodes), j.start_nodes, scale) and not unfit_nodes(nodes):
                 break
             timing.sleep(timing.poll.settle_interval)
             nodes = api.list_nodes(gid)
@@ -250,6 +254,10 @@ class VerifyStep:
             problems.append(f"a newer revision of {group.version} is still available")
         if not _size_ok(len(nodes), j.start_nodes, scale):
             problems.append(f"{len(nodes)} nodes, not back to the starting {j.start_nodes}")
+        unfit = unfit_nodes(nodes)
+        if unfit:
+            problems.append(f"{len(unfit)} node(s) not Ready and schedulable: "
+                            + ", ".join(unfit))
         ok = not problems
         ctx.emit(Verdict(group=addr, ok=ok, operation_id=op_id, status=group.status,
                  version=group.version, target=target, nodes=len(nodes),
@@ -262,6 +270,21 @@ class VerifyStep:
         result.nodes = len(nodes)
         result.version_after = group.version
         ctx.emit(StepFinished(group=addr, step=self.name, seconds=result.steps[self.name]))
+
+
+def unfit_nodes(nodes: Sequence[LiveNode]) -> list[str]:
+    """The nodes of ``ListNodes`` that do not take pods, each as ``name (why)``: not Ready
+    (the Kubernetes Ready condition, else the platform's READY status; a STOPPED node) or
+    cordoned (the ``node.kubernetes.io/unschedulable`` taint). An upgrade is done when every
+    node of the group is back Ready and schedulable: the version alone says nothing of them."""
+    out = []
+    for n in nodes:
+        view = node_view(n)
+        why = [w for w, bad in (("not Ready", not view.ready), ("cordoned", view.cordoned))
+               if bad]
+        if why:
+            out.append(f"{view.label} ({', '.join(why)})")
+    return out
 
 
 def _size_ok(count: int, start: int, scale: FixedScale | AutoScale) -> bool:
