@@ -32,8 +32,8 @@ from harness import pair_calls, record  # noqa: E402
 
 from ngupgrade.core.address import TfAddress  # noqa: E402
 from ngupgrade.core.drain.check import check_model  # noqa: E402
+from ngupgrade.core.drain.drain_model import DrainModel  # noqa: E402
 from ngupgrade.core.drain.index import ClusterIndex  # noqa: E402
-from ngupgrade.core.drain.model import DrainModel  # noqa: E402
 from ngupgrade.core.drain.waves import CONCERN_ORDERS  # noqa: E402
 from ngupgrade.core.k8s import (  # noqa: E402
     NODE_GROUP_LABEL,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ngupgrade.core.drain.check import check_group, check_groups, check_model
-from ngupgrade.core.drain.model import DrainModel
+from ngupgrade.core.drain.drain_model import DrainModel
 from ngupgrade.core.k8s import (
     NODE_GROUP_LABEL,
     ClusterSnapshot,

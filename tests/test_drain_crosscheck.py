@@ -32,8 +32,8 @@ from hypothesis import strategies as st
 
 from ngupgrade.core.drain import run, walk
 from ngupgrade.core.drain.check import GroupDrainReport, check_model
+from ngupgrade.core.drain.drain_model import DrainModel
 from ngupgrade.core.drain.fit import _ORDER, FEASIBLE_NODES_TO_FIND, Need, Placer
-from ngupgrade.core.drain.model import DrainModel
 from ngupgrade.core.drain.resources import short_of
 from ngupgrade.core.k8s import NodeSelectorTerm, Pod, Taint
 from ngupgrade.core.platform import SELECTEL_DRAIN_RULES, YANDEX_DRAIN_RULES, DrainRules

@@ -22,7 +22,7 @@ from conftest import EXAMPLES
 from ngupgrade.adapters.kube import read_dumps
 from ngupgrade.adapters.state.parse import parse_state
 from ngupgrade.core.drain.check import GroupDrainReport, check_group
-from ngupgrade.core.drain.model import DrainModel
+from ngupgrade.core.drain.drain_model import DrainModel
 from ngupgrade.core.k8s import NODE_GROUP_LABEL, ClusterSnapshot, Node
 from ngupgrade.core.membership import group_node_names, is_member, nodes_per_group
 from ngupgrade.core.model import DeployPolicy, NodeGroup

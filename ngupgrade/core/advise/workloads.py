@@ -2,7 +2,7 @@
 
 :class:`DrainJudge` is a :class:`~ngupgrade.core.advise.judge.WorkloadJudge`: for one policy it
 plans the group as ``ngupgrade plan`` would (:func:`ngupgrade.core.simulate.plan_group`, the
-same ``N``), runs the plan on a :class:`~ngupgrade.core.drain.model.DrainModel` built once for
+same ``N``), runs the plan on a :class:`~ngupgrade.core.drain.drain_model.DrainModel` built once for
 the group (DESIGN.md section 8), and returns the blocking findings as reasons, keeping their
 stable codes (``pdb-blocks-eviction``, ``pods-do-not-fit``, ``forced-stop``...), except those
 whose code the user accepted (``--accept CODE``, as ``drain-check`` and the upgrade's drain
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 from ngupgrade.core.advise.judge import Reason
 from ngupgrade.core.drain.check import check_model
+from ngupgrade.core.drain.drain_model import DrainModel
 from ngupgrade.core.drain.findings import CONSTRAINT_NOT_MODELLED
 from ngupgrade.core.drain.index import ClusterIndex
-from ngupgrade.core.drain.model import DrainModel
 from ngupgrade.core.k8s import ClusterSnapshot
 from ngupgrade.core.model import DeployPolicy, NodeGroup
 from ngupgrade.core.platform import DrainRules, platform_of

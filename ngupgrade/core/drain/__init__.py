@@ -2,7 +2,7 @@
 
 Entry points: :func:`ngupgrade.core.drain.check.check_group` /
 :func:`~ngupgrade.core.drain.check.check_groups`, or for many plans of one group
-:meth:`ngupgrade.core.drain.model.DrainModel.build` then
+:meth:`ngupgrade.core.drain.drain_model.DrainModel.build` then
 ``check_model(model, plan)``. The platform's
 reaction is a :class:`ngupgrade.core.platform.DrainRules` (``YANDEX_DRAIN_RULES``,
 ``SELECTEL_DRAIN_RULES``). Modules, inside out: ``selectors``, ``resources``, ``eviction``,

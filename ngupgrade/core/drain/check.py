@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ngupgrade.core.drain.drain_model import DrainModel
 from ngupgrade.core.drain.findings import (
     DRAIN_DEPENDENT,
     GROUP_SIZE_MISMATCH,
@@ -26,7 +27,6 @@ from ngupgrade.core.drain.findings import (
     Finding,
 )
 from ngupgrade.core.drain.index import SCALABLE_KINDS, ClusterIndex
-from ngupgrade.core.drain.model import DrainModel
 from ngupgrade.core.drain.walk import OrderResult, WaveSummary, walk
 from ngupgrade.core.drain.waves import orders, wave_shapes
 from ngupgrade.core.k8s import ClusterSnapshot

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ngupgrade.core.drain.drain_model import DrainModel
 from ngupgrade.core.drain.facts import Unit
 from ngupgrade.core.drain.findings import Finding
 from ngupgrade.core.drain.fit import Placer
-from ngupgrade.core.drain.model import DrainModel
 from ngupgrade.core.drain.unplaced import Unplaced
 from ngupgrade.core.platform import DrainRules
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from ngupgrade.core.drain.drain_model import SURGE_PREFIX, DrainModel
 from ngupgrade.core.drain.eviction import eviction_gate
 from ngupgrade.core.drain.facts import Unit
 from ngupgrade.core.drain.findings import (
@@ -26,7 +27,6 @@ from ngupgrade.core.drain.findings import (
     UPGRADE_STOPS,
     Finding,
 )
-from ngupgrade.core.drain.model import SURGE_PREFIX, DrainModel
 from ngupgrade.core.drain.reactions import blocks, losses, slows, whole_group
 from ngupgrade.core.drain.run import OrderResult, Walk, WaveSummary
 from ngupgrade.core.drain.unplaced import Unplaced, unplaced_findings
