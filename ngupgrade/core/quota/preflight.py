@@ -116,6 +116,18 @@ _PLACEMENT_PREFIX = "compute.placementGroupInstances"
 a fixed limit, not raised on request."""
 
 
+def _concurrency_hint(result: Preflight) -> str:
+    """How the surges of several groups were counted, and the other way to run them, for the
+    short-quota hint: empty for one group or a count of one group at a time."""
+    if len(result.groups) < 2 or result.concurrency == "sequential":
+        return ""
+    counted = ("one group of each cluster at a time, the clusters at once (a cluster runs "
+               "one node-group operation at a time)" if result.concurrency == "one-per-cluster"
+               else "every group at once")
+    return (f"; the surges are counted {counted}: upgraded one after another (`ngupgrade "
+            "upgrade` does so), --sequential counts the largest alone")
+
+
 def failure_summary(result: Preflight) -> str:
     """One line naming what failed, for the error the CLI prints: ``quota preflight failed:``
     and the quota ids with need/headroom (or unknown, strict); a PodDisruptionBudget that
@@ -172,7 +184,8 @@ def failure_hints(result: Preflight, *, offline: bool, where: str = "Quota Manag
                    "a smaller max_expansion cannot help" +
                    (" (--at-current-size judges an autoscaled group at its current size)"
                     if growth else ""))
-        hints.append(f"a short quota: {way} ({where}) before the upgrade{why}")
+        hints.append(f"a short quota: {way} ({where}) before the upgrade{why}"
+                     + _concurrency_hint(result))
     if result.strict and result.unknown:
         source = ("export their limits into the quota file (docs/quota-preflight.md, "
                   "\"Exporting the limits\")" if offline else
