@@ -138,9 +138,11 @@ def test_without_quotas_the_quota_is_not_checked(run_cli) -> None:
     assert result.exit_code == 0, result.stderr
     workers, = result.json()["groups"]
     assert workers["quota"]["checked"] is False
-    # Nothing limits the surge: 3/0 replaces all 3 nodes in one cycle.
+    # No quota limits the surge, but workers' spread placement group holds 5 VMs: 2 surge
+    # nodes at most, so 0/2 (floor 1 Ready), two cycles, as fast as 2/0 without a surge.
+    assert workers["quota"]["max_expansion"] == 2
     assert (workers["recommended"]["max_expansion"],
-            workers["recommended"]["max_unavailable"]) == (3, 0)
+            workers["recommended"]["max_unavailable"]) == (0, 2)
 
 
 def test_usage_errors(run_cli) -> None:

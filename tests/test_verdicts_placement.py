@@ -77,3 +77,22 @@ def test_plan_strict_fails_on_a_surge_the_placement_group_cannot_hold(run_cli, t
     fine = run_cli("plan", "--state", state, "-g", "workers", "--max-expansion", "1",
                    "--max-unavailable", "0", "--strict", "-o", "json")
     assert fine.exit_code == 0
+
+
+def test_advise_without_a_quota_source_still_judges_the_placement_group(run_cli, tmp_path):
+    # No quota source: the quotas are not checked, but the placement group's fixed 5 VMs are.
+    # Before: 3/0 (peak 7) was recommended, with its set-policy --apply.
+    state = _spread_state(tmp_path)
+    result = run_cli("advise", "--state", state, "-g", "workers", "-o", "json")
+    (group,) = result.json()["groups"]
+    assert group["quota"] == {"checked": False, "cloud_id": None, "max_expansion": 1,
+                              "unknown": []}
+    assert group["recommended"]["max_expansion"] <= 1
+    (faster,) = [r for r in group["rejected"] if r["max_expansion"] >= 2]
+    assert faster["reasons"][0]["message"] == (
+        "compute.placementGroupInstances.count (placement group fd8pg0example) needs "
+        f"{faster['max_expansion']} VMs, headroom 1 VM (short by "
+        f"{faster['max_expansion'] - 1} VM{'s' if faster['max_expansion'] > 2 else ''})")
+    text = run_cli("advise", "--state", state, "-g", "workers")
+    assert ("  quota: not checked (give --quotas FILE or --endpoint); the spread placement "
+            "group: max_expansion up to 1 fits") in text.stdout.splitlines()

@@ -131,7 +131,7 @@ def advise(settings: Settings, request: AdviseRequest, *,
             if request.minutes_per_cycle is None:
                 calibrations = {g.id: history_calibration(gateway, g.id) for g in groups}
     quotas, sizes = (_quota_judges(result, request, peers) if result is not None
-                     else ({}, {}))
+                     else (_fixed_limit_judges(groups, peers), {}))
     for group in groups:
         if group.id not in calibrations:
             calibrations[group.id] = calibrate(
@@ -233,6 +233,18 @@ def _for_preflight(groups: list[NodeGroup]) -> list[NodeGroup]:
     but the advisor is there to replace it, so a state with ``0/0`` must still be advised.
     Only the per-node consumption, the cloud and the live size of the preflight are used."""
     return [replace(g, policy=platform_of(g).default_policy) for g in groups]
+
+
+def _fixed_limit_judges(groups: Sequence[NodeGroup], peers: Sequence[NodeGroup]
+                        ) -> dict[str, QuotaJudge]:
+    """Without a quota source: a judge (``listed=False``) for each group in a spread
+    placement group, whose 5 VMs are a fixed limit no source lists, so that ``advise``
+    recommends no surge it cannot place, as ``plan`` and ``preflight`` refuse it."""
+    from ngupgrade.core.plan_warnings import spread_placement
+
+    return {str(g.address): QuotaJudge(group=g, cloud_id="", per_node={}, limits={},
+                                       peers=peers, listed=False)
+            for g in groups if spread_placement(g.placement_group)}
 
 
 def _quota_judges(result: Preflight, request: AdviseRequest, peers: Sequence[NodeGroup]

@@ -121,6 +121,7 @@ def group_json(advice: GroupAdvice) -> dict[str, Any]:
     scheduled = None
     if advice.scheduled is not None:
         scheduled = {**policy_json(advice, advice.scheduled), "stage": advice.stage}
+    checked = advice.quota is not None and advice.quota.listed
     return {
         "address": advice.address, "id": g.id, "name": g.name,
         "nodes": advice.nodes, "nodes_source": advice.nodes_source,
@@ -135,10 +136,10 @@ def group_json(advice: GroupAdvice) -> dict[str, Any]:
                          "source": _OVERRIDE.get(rule.floor_source, rule.floor_source),
                          "max_unavailable": s.max_unavailable,
                          "autoscaler_min": rule.autoscaler_min},
-        "quota": {"checked": advice.quota is not None,
-                  "cloud_id": advice.quota.cloud_id if advice.quota else None,
+        "quota": {"checked": checked,
+                  "cloud_id": advice.quota.cloud_id if advice.quota and checked else None,
                   "max_expansion": s.max_expansion if advice.quota else None,
-                  "unknown": advice.quota.unknown() if advice.quota else []},
+                  "unknown": advice.quota.unknown() if advice.quota and checked else []},
         "workloads_checked": advice.workloads_checked,
         "platform": advice.platform.name,
         "scheduled": scheduled,
@@ -200,6 +201,11 @@ def group_text(advice: GroupAdvice) -> list[str]:
     lines.append(f"  minutes per cycle: {_num(cal.minutes_per_cycle)} ({where})")
     if advice.quota is None:
         lines.append("  quota: not checked (give --quotas FILE or --endpoint)")
+    elif not advice.quota.listed:
+        fit = ("no surge fits" if s.max_expansion is None
+               else f"max_expansion up to {s.max_expansion} fits")
+        lines.append("  quota: not checked (give --quotas FILE or --endpoint); the spread "
+                     f"placement group: {fit}")
     else:
         fit = ("no surge fits" if s.max_expansion is None
                else f"max_expansion up to {s.max_expansion} fits")

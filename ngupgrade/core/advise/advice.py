@@ -128,7 +128,8 @@ def advise_group(group: NodeGroup, *, live_size: int | None = None,
     if nodes < 0:
         raise ValueError(f"node count must be >= 0, got {nodes}")
     warnings: list[PlanWarning] = []
-    if quota is not None and quota.current is None and isinstance(group.scale, AutoScale):
+    if (quota is not None and quota.listed and quota.current is None
+            and isinstance(group.scale, AutoScale)):
         quota, note = _judged_size(quota, nodes, source, group.scale)
         warnings.append(PlanWarning(CURRENT_SIZE_ASSUMED, f"{group.address}: {note}"))
     cal = calibration or calibrate(())
@@ -202,7 +203,7 @@ def scope_of(advice: GroupAdvice) -> str:
     g = advice.group
     if g.folder_id:
         return g.folder_id
-    if advice.quota is not None:
+    if advice.quota is not None and advice.quota.listed:
         return advice.quota.cloud_id
     return g.cluster_id
 

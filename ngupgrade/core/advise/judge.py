@@ -212,6 +212,11 @@ class QuotaJudge:
     at_current_size: bool = False
     strict: bool = False
     peers: Sequence[NodeGroup] = ()
+    listed: bool = True
+    """The limits came from a quota source. False: none was given (``per_node`` and
+    ``limits`` empty), and the judge holds only the limits no source lists (a spread
+    placement group's 5 VMs: :func:`ngupgrade.core.quota.limits.placement_rows`); the report
+    says the quota was not checked."""
     _verdicts: dict[int, list[QuotaVerdict]] = field(default_factory=dict, repr=False)
 
     def verdicts(self, e: int) -> list[QuotaVerdict]:
@@ -266,10 +271,11 @@ class QuotaJudge:
         """``quota-short`` (the row's name, need, headroom, shortfall) for each short row,
         and ``quota-unknown`` under strict."""
         out: list[Reason] = []
+        where = f"cloud {self.cloud_id}: " if self.listed else ""
         for v in self.verdicts(e):
             if v.status == "short":
                 out.append(Reason(QUOTA_SHORT, (
-                    f"cloud {self.cloud_id}: {v.name} needs "
+                    f"{where}{v.name} needs "
                     f"{human_quota(v.quota_id, v.demand)}, headroom "
                     f"{human_quota(v.quota_id, v.headroom)} (short by "
                     f"{human_quota(v.quota_id, v.shortfall)})")))
