@@ -38,3 +38,26 @@ def test_all_nodes_ready_verifies(tmp_path: Path) -> None:
     assert out.code == 0, out.error
     (verdict,) = out.of("verdict")
     assert verdict.ok and verdict.problems == []
+
+
+def test_a_pending_pod_that_outlives_the_upgrade_is_in_the_verdict(tmp_path: Path) -> None:
+    """With kube access (a fake Kubernetes API on loopback, the real client): shop/web had a
+    pod on a drained node, and its other pod is still Pending (0/3 nodes are available) when
+    the operation ends: the verdict names it and fails; jobs/batch's Pending pod is not this
+    upgrade's doing and is left out. The verdict said ok."""
+    from ngupgrade.testing.kube_api import FakeKubeApi
+    from tests.test_upgrade_pods import ACCEPT, _cluster, _hash
+
+    web_pending = f"shop/web-{_hash('web')}-1"
+    with FakeKubeApi(_cluster(api_pdb_allows=1)) as kube, \
+            example_cloud(step_seconds=60) as fake:
+        kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+        out = run(fake, tmp_path / "j.json", stall_after=3600, kubeconfig=kubeconfig,
+                  accept=ACCEPT)
+        assert fake.operation("op-1").done
+    assert out.code == 1, out.error
+    (verdict,) = out.of("verdict")
+    assert verdict.ok is False
+    (problem,) = verdict.problems
+    assert problem == (f"1 pod(s) of workloads the drains evicted still Pending: {web_pending} "
+                       "(0/3 nodes are available: 3 Insufficient cpu.)")

@@ -65,6 +65,9 @@ class Prepared:
     """The preflight's quota with the least room after the surge, as text (the watchdog
     names it when a surge node is not created)."""
     steps: list[Step] = field(default_factory=list)
+    pod_watch: Any = None
+    """The version step's pod watch (``upgrade.watch.PodWatch``, with kube access), kept for
+    the verdict's look at the evicted pods still Pending; None without kube access."""
 
     @property
     def address(self) -> str:

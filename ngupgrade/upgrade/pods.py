@@ -172,6 +172,19 @@ class KubePodWatch:
         """Workload -> pods of it seen leaving a draining node so far."""
         return dict(self._disrupted)
 
+    def pending(self) -> tuple[PendingPod, ...]:
+        """The Pending pods (no node) of the workloads seen on a draining node, read now (one
+        list call): the evicted pods no node took; () when none was seen or the pods are no
+        longer read (advisory, as :meth:`look`)."""
+        if not self._workloads or not self.seeing:
+            return ()
+        try:
+            pods = self._read("pods", self.lister.pods, "spec.nodeName=,status.phase=Pending")
+        except _Lost:
+            return ()
+        return tuple(PendingPod(p.ref, p.unschedulable or "Pending, not yet judged")
+                     for p in pods if workload_of(p) in self._workloads)
+
     def _read(self, kind: str, call: Callable[..., T], *args: Any) -> T:
         """``call(*args)``, tried again per :data:`READ_RETRY` while it fails transiently;
         raises _Lost (after the warning) once ``kind`` is switched off."""

@@ -120,7 +120,7 @@ def _rollout_watch(ctx: Context, prep: Prepared) -> tuple[RolloutTracker, Rollou
         def warn(text: str) -> None:
             ctx.emit(Warned(group=addr, code="kube-watch-degraded", message=text))
 
-        pods = KubePodWatch(ctx.kube, sleep=ctx.timing.sleep, warn=warn)
+        pods = prep.pod_watch = KubePodWatch(ctx.kube, sleep=ctx.timing.sleep, warn=warn)
     watch = RolloutWatch(tracker, ctx.emit, addr, surge=prep.plan.effective.max_expansion,
                          tight_quota=prep.tight_quota, pods=pods, virtual=ctx.timing.virtual)
     return tracker, watch

@@ -27,6 +27,7 @@ from ngupgrade.adapters.files import journal as jr
 from ngupgrade.core.errors import CheckFailed
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
 from ngupgrade.core.policy import in_force, policy_text
+from ngupgrade.core.stall import PendingPod
 from ngupgrade.core.units import span_text
 from ngupgrade.upgrade.context import Context, Prepared, Step
 from ngupgrade.upgrade.events import StepFinished, StepSkipped, StepStarted, Verdict
@@ -238,11 +239,14 @@ class VerifyStep:
             group = api.get_node_group(gid)
         nodes = api.list_nodes(gid)
         scale = prep.group.scale
+        pending = _pending(prep)
         for _ in range(timing.poll.settle_polls):
-            if _size_ok(len(nodes), j.start_nodes, scale) and not unfit_nodes(nodes):
+            if _size_ok(len(nodes), j.start_nodes, scale) and not unfit_nodes(nodes) \
+                    and not pending:
                 break
             timing.sleep(timing.poll.settle_interval)
             nodes = api.list_nodes(gid)
+            pending = _pending(prep)
         problems = []
         if group.status != "RUNNING":
             problems.append(f"status {group.status}, not RUNNING")
@@ -258,6 +262,9 @@ class VerifyStep:
         if unfit:
             problems.append(f"{len(unfit)} node(s) not Ready and schedulable: "
                             + ", ".join(unfit))
+        if pending:
+            problems.append(f"{len(pending)} pod(s) of workloads the drains evicted still "
+                            "Pending: " + ", ".join(f"{p.pod} ({p.reason})" for p in pending))
         ok = not problems
         ctx.emit(Verdict(group=addr, ok=ok, operation_id=op_id, status=group.status,
                  version=group.version, target=target, nodes=len(nodes),
@@ -285,6 +292,13 @@ def unfit_nodes(nodes: Sequence[LiveNode]) -> list[str]:
         if why:
             out.append(f"{view.label} ({', '.join(why)})")
     return out
+
+
+def _pending(prep: Prepared) -> tuple[PendingPod, ...]:
+    """With kube access: the pods of workloads seen on a draining node that no node took,
+    read now (an upgrade that leaves one Pending took it down for good); () without."""
+    watch = prep.pod_watch
+    return () if watch is None else tuple(watch.pending())
 
 
 def _size_ok(count: int, start: int, scale: FixedScale | AutoScale) -> bool:

@@ -68,6 +68,10 @@ class PodWatch(Protocol):
         """Workload (``namespace/kind/name``) -> pods of it seen evicted so far."""
         ...
 
+    def pending(self) -> tuple[PendingPod, ...]:
+        """The Pending pods of the workloads seen on a draining node, read now."""
+        ...
+
     @property
     def seeing(self) -> bool:
         """False once the pods are no longer read (a failed advisory read)."""
