@@ -110,9 +110,11 @@ def upgrade(groups: tuple[str, ...], version: str | None, latest_revision: bool,
     minor step); plan; quota preflight as a gate (before any change); with
     --max-expansion/--max-unavailable set the deploy policy alone and verify it took; update
     the version alone and wait with progress; verdict (operation without error, RUNNING,
-    on the target, back to the starting size); with --restore-policy put back Terraform's
+    on the target, back to the starting size, every node Ready and schedulable; with
+    --kubeconfig no evicted pod still Pending); with --restore-policy put back Terraform's
     policy. A stall or the --timeout exits 6 and never cancels the cloud operation;
-    --resume continues from the journal. With cluster objects (--cluster FILE, or
+    --resume continues from the journal (its progress and summary from where the
+    interrupted run left them). With cluster objects (--cluster FILE, or
     --kubeconfig/--context) the drain check is part of the gate: a blocking finding
     (docs/drain.md) stops the run before any change unless --accept CODE. With
     --kubeconfig/--context the wait also names the pods left on each draining node, the PDB
