@@ -506,9 +506,12 @@ def test_each_later_group_is_read_again_before_its_turn(journal: Path) -> None:
 def test_override_equal_to_the_server_default_of_an_unset_policy_sends_nothing(
         journal: Path) -> None:
     """The API shows no deploy_policy (the server default 3/0 applies): --max-expansion 3
-    --max-unavailable 0 is already in force, so no policy Update is sent (as set-policy)."""
-    with example_cloud(node_groups={"workers": {"policy": None}}) as fake:
-        out = run(fake, journal, max_expansion=3, max_unavailable=0)
+    --max-unavailable 0 is already in force, so no policy Update is sent (as set-policy).
+    workers outside a spread placement group (the example's holds 5 VMs: 3 + 3 do not fit)."""
+    groups = [node_group(WORKERS_ID, size=3, policy=DeployPolicy(1, 0))]
+    sc = scenario(versions=None, node_groups={"workers": {"policy": None}})
+    with FakeCloud(groups, sc).start() as fake:
+        out = run(fake, journal, groups=groups, max_expansion=3, max_unavailable=0)
         assert out.code == 0, out.error
         assert updates(fake) == [["version"]]
         skipped = [e.data["reason"] for e in out.of("step_skipped")]
