@@ -110,8 +110,8 @@ def test_the_whole_example_gpu_has_no_safe_policy(run_cli) -> None:
              "max_unavailable": 0, "minutes": 12, "cluster_id": cluster, "start_minutes": 0,
              "after": None}]},
         {"stage": 2, "start_minutes": 12, "minutes": 6, "why_not_earlier": (
-            f"with stage 1: its cluster {cluster} runs one operation at a time (field report "
-            "C13): it would wait for yandex_kubernetes_node_group.workers (12 min); joining "
+            f"with stage 1: its cluster {cluster} runs one operation at a time: "
+            "it would wait for yandex_kubernetes_node_group.workers (12 min); joining "
             "stage 1 at 7/0 would add 6 min, no less than running alone"), "groups": [
             {"address": BATCH, "max_expansion": 7, "max_unavailable": 0, "minutes": 6,
              "cluster_id": cluster, "start_minutes": 12, "after": None}]}]

@@ -58,7 +58,7 @@ def test_groups_of_one_cluster_alone_get_a_stage_each() -> None:
     assert placed(plan) == [[("a2", 0, None)], [("a1", 20, None)]]
     assert plan.total_minutes == 30
     assert plan.stages[1].why_new == (
-        f"with stage 1: its cluster {A} runs one operation at a time (field report C13): it "
+        f"with stage 1: its cluster {A} runs one operation at a time: it "
         "would wait for a2 (20 min); joining stage 1 at 1/0 would add 10 min, no less than "
         "running alone")
 

@@ -370,7 +370,7 @@ def removed_group_report(change: GroupChange, snapshot: ClusterSnapshot) -> Grou
         GROUP_REMOVED, "blocking",
         f"Terraform {verb} the node group (actions {json.dumps(list(change.actions))}): "
         f"{size} are deleted at once, not drained under the deploy policy, so all "
-        f"{len(pods)} pod(s) on them go down together (plan gate C24)",
+        f"{len(pods)} pod(s) on them go down together",
         node=None, count=len(pods), subject=group.id)
     return GroupDrainReport(
         address=str(group.address), group_id=group.id,

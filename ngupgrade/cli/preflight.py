@@ -62,7 +62,7 @@ if TYPE_CHECKING:
               help="Judge autoscaled groups at their current size instead of the worst case "
                    "(the autoscaler grown to max before the upgrade starts).")
 @click.option("--pdbs", "pdbs_file", metavar="FILE",
-              help="PodDisruptionBudgets to check for drain blockers (C15): the output of "
+              help="PodDisruptionBudgets to check for drain blockers: the output of "
                    "`kubectl get pdb --all-namespaces -o json` ('-' reads stdin). A PDB that "
                    "allows 0 disruptions is a warning, a failure with --strict.")
 @cluster_options

@@ -245,7 +245,7 @@ def classify(change: PlannedChange) -> GroupChange:
         findings.append(Finding(
             REPLACE_DELETES_ALL_NODES, "blocking",
             f"{where}: Terraform replaces the node group (actions {_actions(actions)}; caused by "
-            f"{reason}): the deploy policy does not apply, {side} (C24)"))
+            f"{reason}): the deploy policy does not apply, {side}"))
         return GroupChange(change.address, "replace", actions, group, change.before, why,
                            change.unknown, tuple(findings), replace_order=order,
                            action_reason=change.action_reason)
@@ -283,7 +283,7 @@ def classify(change: PlannedChange) -> GroupChange:
             f"plan says {_actions(actions)} (a provider whose schema ngupgrade does not know?): "
             f"taken as a replace, the worst case: the deploy policy does not apply, all "
             f"{counted(_nodes_of(change.before), 'node')} are deleted before the new group "
-            "exists (C24)"))
+            "exists"))
         return GroupChange(change.address, "replace", actions, group, change.before, forced,
                            change.unknown, tuple(findings), replace_order="delete-first",
                            action_reason=change.action_reason)
@@ -326,7 +326,7 @@ def _roll(change: PlannedChange, group: NodeGroup, causes: tuple[str, ...],
             "provider sends both in one Update, and which one the service rolls with is not "
             f"documented; planned with the new {policy_text(new)}, quota "
             f"counted with max_expansion {worse.max_expansion}, up to {worse.max_unavailable} "
-            "node(s) down at once; apply the policy alone first to be sure (C16)"))
+            "node(s) down at once; apply the policy alone first to be sure"))
     return GroupChange(change.address, "roll", change.actions, group, change.before, causes,
                        change.unknown, tuple(findings), policy=new, quota_policy=quota_policy,
                        action_reason=change.action_reason)
@@ -407,5 +407,5 @@ def classify_plan(changes: Sequence[PlannedChange], *, sequential: bool = False)
         findings.append(Finding(
             ROLLS_TOGETHER, "info",
             f"{len(busy)} node groups change in one apply and Terraform changes them at the "
-            f"same time: {names}; {how} (C25)"))
+            f"same time: {names}; {how}"))
     return PlanVerdict(classified, tuple(findings))

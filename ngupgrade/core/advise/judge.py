@@ -161,7 +161,7 @@ class Availability:
             out.append(Reason(AUTOSCALER_MIN,
                               f"max_unavailable {u} is at or above the autoscaler min "
                               f"{self.autoscaler_min}: a group shrunk to its min is drained "
-                              "whole (seed 001)"))
+                              "whole"))
         return out
 
 

@@ -220,8 +220,8 @@ def _misfit(stage: _Open, job: Job, option: Option,
                     f"{human_quota(qid, amount)} more needed")
     lane = [p.address for p in stage.placed if p.cluster_id == job.cluster_id]
     if lane:
-        return (f"its cluster {job.cluster_id} runs one operation at a time (field report "
-                f"C13): it would wait for {', '.join(lane)} "
+        return (f"its cluster {job.cluster_id} runs one operation at a time: "
+                f"it would wait for {', '.join(lane)} "
                 f"({stage.lanes[job.cluster_id]:g} min)")
     return "it fits, but a stage of its own is faster"
 

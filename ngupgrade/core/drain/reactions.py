@@ -28,8 +28,8 @@ def whole_group(group_id: str, wave: int, nodes: tuple[str, ...]) -> Finding:
         WHOLE_GROUP_UNAVAILABLE, "warning",
         f"wave {wave} drains {len(nodes)} node(s) while no other node of the group "
         "takes pods (no surge node Ready yet, none back from an update): pods pinned to the "
-        "group wait Pending, others must fit on other groups (seed 001, autoscaling examples "
-        "2 and 3: keep max_unavailable below the group's size)",
+        "group wait Pending, others must fit on other groups (keep max_unavailable below the "
+        "group's size)",
         wave=wave, node=nodes[0] if nodes else None, subject=group_id)
 
 
@@ -41,7 +41,7 @@ def losses(pod: Pod, *, subject: str, local: bool, node: str, wave: int, in_plac
     out = []
     if any(v.source == "emptyDir" for v in pod.volumes):
         out.append(Finding(EMPTYDIR_DATA_LOST, "warning",
-                           f"pod {pod.ref}: its emptyDir data goes with the pod (seed 001 L73)",
+                           f"pod {pod.ref}: its emptyDir data goes with the pod",
                            wave=wave, pod=pod.ref, node=node, subject=subject))
     if local:
         sev: Severity = "warning" if in_place else "blocking"
@@ -68,7 +68,7 @@ def slows(pdb: PodDisruptionBudget, waits: int, wave: int, node: str,
             "stopped with pods left" if rules.drain_timeout_seconds else "")
     return Finding(PDB_SLOWS_WAVE, "warning",
                    f"PDB {pdb.ref}: {waits} eviction(s) in wave {wave} wait for a replacement "
-                   f"pod to become Ready (429, retried every 5 s; seed 004 L92, L94){tail}",
+                   f"pod to become Ready (429, retried every 5 s){tail}",
                    wave=wave, pdb=pdb.ref, node=node, count=waits, subject=pdb.ref)
 
 
@@ -77,7 +77,7 @@ def blocks(pdb: PodDisruptionBudget, left: list[tuple[Pod, str]], wave: int, hea
     """``left`` pods (with their nodes) of ``pdb`` cannot be evicted in this wave."""
     react = ("Yandex stops the node after the drain timeout anyway (forced-stop)"
              if rules.on_blocked_eviction == "force-stop" else
-             "the upgrade stops with the cluster in ERROR (seed 001 L88-L92)")
+             "the upgrade stops with the cluster in ERROR")
     pod, node = left[0]
     if pdb.min_available is None and pdb.max_unavailable is None:
         # the disruption controller sets neither expectedCount nor desiredHealthy for such a

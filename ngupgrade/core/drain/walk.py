@@ -132,7 +132,7 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
             elif pod.owner is None:
                 w.once(Finding(BARE_POD_LOST, "blocking",
                                f"pod {pod.ref} has no controller: the drain deletes it and "
-                               "nothing recreates it (seed 001 L72)", wave=wave,
+                               "nothing recreates it", wave=wave,
                                pod=pod.ref, node=name, subject=unit.facts.origin))
             else:
                 leaving.append((unit, name))
@@ -302,8 +302,8 @@ def _blocked(w: Walk, blocked: list[tuple[Unit, str, PodDisruptionBudget]], wave
         w.result.findings.append(Finding(
             UPGRADE_STOPS, "blocking",
             f"wave {wave}: pods on {nodes} cannot be evicted: the upgrade stops with the "
-            "cluster in ERROR; nodes updated so far stay new, these stay old and running "
-            "(seed 001 L88-L92); later waves do not run", wave=wave, node=sorted(by_node)[0],
+            "cluster in ERROR; nodes updated so far stay new, these stay old and running; "
+            "later waves do not run", wave=wave, node=sorted(by_node)[0],
             pod=blocked[0][0].pod.ref, pdb=blocked[0][2].ref, subject="upgrade"))
         w.result.stopped_at = wave
         w.result.held.update(u.facts.origin for u, _n, _p in blocked if u.facts.single)
