@@ -1,30 +1,40 @@
 """A managed-Kubernetes platform's upgrade rules as one value: :class:`Platform`.
 
-Pure: no I/O. Yandex Managed Service for Kubernetes (:data:`YANDEX`, seed 000) and Selectel
-Managed Kubernetes (:data:`SELECTEL`, seed 001) side by side, so the core reads a rule from
-the platform instead of a constant:
+Pure: no I/O. Yandex Managed Service for Kubernetes (:data:`YANDEX`) and Selectel Managed
+Kubernetes (:data:`SELECTEL`) side by side, so the core reads a rule from the platform instead
+of a constant. Sources (each rule with its figure in ``docs/sources.md``): for Yandex, the
+Yandex Cloud docs page "Node group deploy policy" (Managed Service for Kubernetes > Concepts >
+Node group, https://yandex.cloud/en/docs/managed-kubernetes/concepts/node-group/deploy-policy;
+"the deploy-policy page" below) and the node-drain page next to it; for Selectel, the docs page
+"Стратегия обновления версии Kubernetes в группе нод Managed Kubernetes" ("the Selectel
+strategy page" below, its sections quoted):
 
 ============================  ===========================  ==================================
-rule                          Yandex (seed 000)            Selectel (seed 001)
+rule                          Yandex (deploy-policy page)  Selectel (strategy page)
 ============================  ===========================  ==================================
-default E/U                   3/0 (L15, L20)               0/1 (L34, L46)
-bounds of each knob           0..100 (L15, L20)            0..node count; the autoscaler max
-                                                           for an autoscaled group (L30, L32,
-                                                           L44)
-not both 0                    yes (L25)                    yes (L36, L48)
-reduced to the current size   yes (DESIGN 3, from 001)     yes (L229-L232)
-surge outside the autoscaler  yes (DESIGN 3, from 001)     yes: up to twice its max (L234,
-                                                           L238: max 7 with 7 gives 14)
+default E/U                   3/0 (parameter table)        0/1 ("Параметры обновления нод")
+bounds of each knob           0..100 (parameter table)     0..node count; the autoscaler max
+                                                           for an autoscaled group (same
+                                                           section)
+not both 0                    yes (below the table)        yes (same section)
+reduced to the current size   yes (as on Selectel)         yes ("Особенности обновления нод
+                                                           при автомасштабировании")
+surge outside the autoscaler  yes (as on Selectel)         yes: up to twice its max (same
+                                                           section: max 7 with 7 gives 14)
 a cycle                       E new nodes stay, as many    up to E+U nodes: the extras stay,
                               old go, the rest updated in  as many old nodes are deleted, the
-                              place (L13, L101-L121)       rest updated in place (L189-L193)
-in-place method               reboot (L53)                 reboot (default) or reinstall,
-                                                           fixed at creation (L19-L22)
+                              place (the three examples    rest updated in place
+                              with 5 nodes)                ("Комбинированный сценарий")
+in-place method               reboot (the example with 5   reboot (default) or reinstall,
+                              nodes at 0/2)                fixed at creation ("Способы
+                                                           обновления нод")
 blocked drain                 node stopped after 7 min     eviction retried, then the upgrade
-                              (reference section 1)        stops, cluster ERROR (L80, L88-L92)
+                              (the node-drain page)        stops, cluster ERROR ("Если PDB не
+                                                           дает вытеснить поды")
 ngupgrade applies changes     yes (SDK, ``set-policy``)    no: the strategy lives in the
-                                                           control panel (L52-L59; reference
-                                                           section 5: no API/Terraform field)
+                                                           control panel ("Изменить параметры
+                                                           обновления нод"; no API or
+                                                           Terraform field)
 ============================  ===========================  ==================================
 
 How to take it (for ``plan``, ``preflight``, the drain check and the advisor)::
@@ -65,8 +75,9 @@ class InPlaceMethod:
     """How an old node that is not deleted gets the new version.
 
     ``keeps_boot_disk`` is False when the node is recreated and its boot-disk data lost
-    (Selectel "переустановка", seed 001 L20); True for a reboot (L19: "данные на дисках
-    сохранятся"; Yandex seed 000 L53: "обновлены, перезагружены").
+    (Selectel "переустановка", the strategy page, "Способы обновления нод"); True for a reboot
+    (same section: "данные на дисках сохранятся"; the Yandex deploy-policy page, the example
+    with 5 nodes at 0/2: "обновлены, перезагружены").
     """
 
     name: str
@@ -74,8 +85,11 @@ class InPlaceMethod:
     source: str
 
 
-REBOOT = InPlaceMethod("reboot", keeps_boot_disk=True, source="seed 001 L19; seed 000 L53")
-REINSTALL = InPlaceMethod("reinstall", keeps_boot_disk=False, source="seed 001 L20")
+REBOOT = InPlaceMethod(
+    "reboot", keeps_boot_disk=True,
+    source="Selectel strategy page, Способы обновления нод; Yandex deploy-policy page")
+REINSTALL = InPlaceMethod(
+    "reinstall", keeps_boot_disk=False, source="Selectel strategy page, Способы обновления нод")
 
 # Stable codes of the data notes (scripts match on them).
 DELETED_NODES_LOSE_DATA = "deleted-nodes-lose-local-data"
@@ -100,13 +114,14 @@ class DrainRules:
       420 s, docs ``managed-kubernetes/concepts/node-group/node-drain``: "таймаут до
       остановки узла (7 минут)"); None when the platform waits for ever.
     * ``on_blocked_eviction``: ``force-stop`` (Yandex: the node is stopped "несмотря на
-      оставшиеся поды", the pods go down) or ``stop-upgrade`` (Selectel, seed 001 L80, L88-92:
-      no forced delete, retries, then the upgrade stops with the cluster in ERROR; the
-      blocked node stays on the old version, later waves never run).
-    * ``nodes_at_once``: ``wave`` drains the wave's nodes together (seed 000: "max_unavailable
-      узлов за раз"), ``one`` drains them one after another (the Yandex node-drain page:
-      "по одному"). The sources disagree (reference section 1, marked ⚠): both are modelled;
-      the report names the one used.
+      оставшиеся поды", the pods go down) or ``stop-upgrade`` (Selectel, the strategy page,
+      "Если PDB не дает вытеснить поды": no forced delete, retries, then the upgrade stops
+      with the cluster in ERROR; the blocked node stays on the old version, later waves
+      never run).
+    * ``nodes_at_once``: ``wave`` drains the wave's nodes together (the deploy-policy page:
+      "max_unavailable узлов за раз"), ``one`` drains them one after another (the Yandex
+      node-drain page: "по одному"). The two pages disagree: both are modelled; the report
+      names the one used.
     """
 
     platform: str
@@ -196,9 +211,9 @@ class Platform:
     def upper_bound(self, scale: ScalePolicy) -> int:
         """The largest value of each knob for a group of this scale.
 
-        Yandex: 100 whatever the size. Selectel: the node count of a fixed group (seed 001
-        L30: "от нуля до числа, которое вы указали в поле Количество нод"), the autoscaler
-        max of an autoscaled one (L32, L44).
+        Yandex: 100 whatever the size. Selectel: the node count of a fixed group (the strategy page,
+        "Параметры обновления нод": "от нуля до числа, которое вы указали в поле Количество
+        нод"), the autoscaler max of an autoscaled one (same section).
         """
         if self.knob_max is not None:
             return self.knob_max
@@ -213,8 +228,9 @@ class Platform:
     def worst_case_peak(self, policy: DeployPolicy, scale: AutoScale) -> int:
         """Most nodes of an autoscaled group grown to its max: ``max + min(E, max)``.
 
-        Seed 001 L234, L238: surge nodes are outside the autoscaler's limits, up to twice its
-        max (max 7 with E 7 gives 14). Without that rule the group stays within ``max``.
+        The Selectel strategy page, "Особенности обновления нод при автомасштабировании":
+        surge nodes are outside the autoscaler's limits, up to twice its max (max 7 with E 7
+        gives 14). Without that rule the group stays within ``max``.
         """
         if not self.surge_outside_autoscaler:
             return scale.max
@@ -225,9 +241,10 @@ class Platform:
         """What the upgrade does to data, for ``deleted`` old nodes deleted and ``in_place``
         updated in place by ``method`` (None: the group's method is not known).
 
-        Seed 001: deleted old nodes lose their local disks and emptyDir volumes, and the nodes
-        that replace them get new private IPs (L178); a reinstall wipes the boot disk (L20),
-        a reboot keeps the disks (L19). Empty for a platform whose documentation is silent
+        The Selectel strategy page: deleted old nodes lose their local disks and emptyDir
+        volumes, and the nodes that replace them get new private IPs ("Обновление с
+        дополнительными нодами"); a reinstall wipes the boot disk, a reboot keeps the disks
+        ("Способы обновления нод"). Empty for a platform whose documentation is silent
         (``data_notes_source`` None).
         """
         if self.data_notes_source is None:
@@ -271,19 +288,19 @@ YANDEX = Platform(
     title="Yandex Managed Service for Kubernetes",
     vendor="Yandex",
     node_group_type="yandex_kubernetes_node_group",
-    default_policy=DeployPolicy(max_expansion=3, max_unavailable=0),  # seed 000 L15, L20
-    knob_max=100,  # seed 000 L15, L20; proto ``value: "0-100"``
-    reduces_to_current_size=True,  # DESIGN.md section 3, taken from seed 001 L229
-    surge_outside_autoscaler=True,  # DESIGN.md section 3, taken from seed 001 L234
-    in_place_methods=(REBOOT,),  # seed 000 L53: "будут обновлены, перезагружены"
-    data_notes_source=None,  # seed 000 says nothing about data on the nodes
+    default_policy=DeployPolicy(max_expansion=3, max_unavailable=0),  # deploy-policy page, table
+    knob_max=100,  # deploy-policy page, table; proto ``value: "0-100"``
+    reduces_to_current_size=True,  # as on Selectel (docs/sources.md)
+    surge_outside_autoscaler=True,  # as on Selectel (docs/sources.md)
+    in_place_methods=(REBOOT,),  # deploy-policy page: "будут обновлены, перезагружены"
+    data_notes_source=None,  # the Yandex pages say nothing about data on the nodes
     policy_noun="deploy_policy",
     unset_hint="set deploy_policy in Terraform to make it explicit",
     applies_changes=True,
     change_hint="deploy_policy of yandex_kubernetes_node_group in Terraform, or "
                 "`ngupgrade set-policy`",
     group_node_limit=200,  # managed-kubernetes.groupNodes.count default (reference 2.2)
-    terraform_update_timeout_minutes=60,  # yandexKubernetesNodeGroupUpdateTimeout (C12)
+    terraform_update_timeout_minutes=60,  # the provider's yandexKubernetesNodeGroupUpdateTimeout
     drain=YANDEX_DRAIN_RULES,  # 7-minute drain timeout, then the node is stopped
     # A node-group Update while another operation runs on the cluster is refused with
     # FAILED_PRECONDITION, and the provider sends each group's Update with no retry
@@ -292,35 +309,36 @@ YANDEX = Platform(
     # hashicorp/terraform-provider-google#3650, handled in upgrade/mutation.py)
     cluster_groups="one-at-a-time",
 )
-"""Yandex Managed Service for Kubernetes (seed 000)."""
+"""Yandex Managed Service for Kubernetes (the deploy-policy and node-drain pages)."""
 
 SELECTEL = Platform(
     name="selectel",
     title="Selectel Managed Kubernetes",
     vendor="Selectel",
     node_group_type="selectel_mks_nodegroup_v1",
-    default_policy=DeployPolicy(max_expansion=0, max_unavailable=1),  # seed 001 L34, L46
-    knob_max=None,  # seed 001 L30, L32, L44: the node count, or the autoscaler max
-    reduces_to_current_size=True,  # seed 001 L229-L232
-    surge_outside_autoscaler=True,  # seed 001 L234, L238
-    in_place_methods=(REBOOT, REINSTALL),  # seed 001 L19-L22: reboot is the default
-    data_notes_source="seed 001 L19-L20, L122, L178",
+    default_policy=DeployPolicy(max_expansion=0, max_unavailable=1),  # strategy page, Параметры
+    knob_max=None,  # strategy page, Параметры: the node count, or the autoscaler max
+    reduces_to_current_size=True,  # strategy page, автомасштабирование
+    surge_outside_autoscaler=True,  # strategy page, автомасштабирование
+    in_place_methods=(REBOOT, REINSTALL),  # Способы обновления нод: reboot is the default
+    data_notes_source="Selectel strategy page: Способы обновления нод; Обновление с "
+                      "дополнительными нодами",
     policy_noun="the update strategy",
     unset_hint="Selectel keeps it in the control panel, not in Terraform: pass "
                "--max-expansion and --max-unavailable with the values it shows",
     applies_changes=False,  # reference section 5: no strategy field in the API or Terraform
-    # seed 001 L52-L59: where the strategy is changed
+    # the strategy page, "Изменить параметры обновления нод": where it is changed
     change_hint="the Selectel control panel: Managed Kubernetes -> the cluster -> Состав "
                 "кластера -> the node group's menu -> Изменить стратегию обновления",
-    group_node_limit=None,  # not documented in seed 001 or the reference
+    group_node_limit=None,  # not documented by Selectel
     terraform_update_timeout_minutes=None,  # upgrades are cluster-level, not a Terraform update
-    drain=SELECTEL_DRAIN_RULES,  # seed 001 L80, L88-L92: retries, then ERROR
+    drain=SELECTEL_DRAIN_RULES,  # Если PDB не дает вытеснить поды: retries, then ERROR
     # upgrades are cluster-level (UpgradePatchVersion/UpgradeMinorVersion, reference section
     # 5): one operation upgrades every group of the cluster, in no documented order, so its
     # groups are counted at once (the worst case)
     cluster_groups="together",
 )
-"""Selectel Managed Kubernetes (seed 001); read, planned and checked only."""
+"""Selectel Managed Kubernetes (the strategy page); read, planned and checked only."""
 
 PLATFORMS: Mapping[PlatformName, Platform] = {p.name: p for p in (YANDEX, SELECTEL)}
 """Every platform by name, in ``--platform`` order."""
