@@ -4,12 +4,17 @@ Pure: no I/O, no clock. The numbers that differ between platforms (bounds, defau
 :class:`~ngupgrade.core.platform.Platform`'s; every function takes one (``platform=``, Yandex
 when not given, so the Yandex rules read as before). Sources:
 
-* seed 000 (Yandex ``deploy-policy.md``): ``max_expansion`` and ``max_unavailable`` are
-  integers 0..100, not both 0; server-side default ``3/0``;
-* seed 001 (Selectel's upgrade strategy): each 0..the node count (the autoscaler max when
-  autoscaled), not both 0, default ``0/1``; values are reduced to the group size at the start
-  of the upgrade;
-* field reports C04 (clamp direction), C05 (0/0 and unset read as 0/0).
+* Yandex Cloud docs, "Node group deploy policy" (the parameter table): ``max_expansion`` and
+  ``max_unavailable`` are integers 0..100, not both 0; server-side default ``3/0``;
+* Selectel docs, "Стратегия обновления версии Kubernetes в группе нод Managed Kubernetes"
+  ("Параметры обновления нод"; "Особенности обновления нод при автомасштабировании"): each
+  0..the node count (the autoscaler max when autoscaled), not both 0, default ``0/1``; values
+  are reduced to the group size at the start of the upgrade;
+* the clamp's direction: MicrosoftDocs/azure-docs#90212 and hashicorp/terraform-provider-aws#26535;
+  0/0 and unset read as 0/0: stackitcloud/terraform-provider-stackit#530 and
+  hashicorp/terraform-provider-google#17164.
+
+Each rule with its figure: ``docs/sources.md``.
 
 The warnings about a policy (clamped values, the whole group down, the autoscaler's range, the
 Terraform timeout) are :mod:`ngupgrade.core.plan_warnings`'.
@@ -25,10 +30,11 @@ from ngupgrade.core.model import AutoScale, DeployPolicy, ScalePolicy
 from ngupgrade.core.platform import YANDEX, Platform
 
 POLICY_MIN = 0
-"""Lower bound of each knob on every platform (seed 000 L15, L20; seed 001 L30, L44)."""
+"""Lower bound of each knob on every platform (both platforms' parameter tables)."""
 
 BOTH_ZERO_MESSAGE = "at least one of max_expansion / max_unavailable must be > 0"
-"""The one message for 0/0 (field report C05 A); tests and scripts match it."""
+"""The one message for 0/0 (stackitcloud/terraform-provider-stackit#530); tests and scripts
+match it."""
 
 PolicySource = Literal["state", "default", "override", "live", "plan", "advised"]
 """Where a policy came from: the Terraform state, the platform default (assumed, the state
@@ -42,8 +48,8 @@ class ResolvedPolicy:
     """The deploy policy a plan uses, before clamping, and where it came from.
 
     ``assumed`` is True when the state leaves the policy unset and the platform's default
-    (Yandex 3/0, Selectel 0/1) stands in for it (C05 D, C06): reported as assumed, never read
-    as 0/0.
+    (Yandex 3/0, Selectel 0/1) stands in for it (yandex-cloud/terraform-provider-yandex PR #61:
+    old states have no ``deploy_policy``): reported as assumed, never read as 0/0.
     """
 
     policy: DeployPolicy
@@ -99,10 +105,10 @@ def validate(policy: DeployPolicy, *, subject: str | None = None,
              platform: Platform = YANDEX, scale: ScalePolicy | None = None) -> None:
     """Check a deploy policy the way the platform would, before any API call.
 
-    Rules: each knob an integer from 0 to the platform's bound (Yandex 100, seed 000;
-    Selectel the group's node count or autoscaler max, seed 001 L30, L44: checked when
-    ``scale`` is given); not both 0 (seed 000 L25; seed 001 L36, L48; field report C05).
-    On Yandex, values above the group size are valid (the service clamps them; C04 C).
+    Rules (``docs/sources.md``): each knob an integer from 0 to the platform's bound (Yandex
+    100; Selectel the group's node count or autoscaler max: checked when ``scale`` is given);
+    not both 0 (both platforms' pages; hashicorp/terraform-provider-google#17164). On Yandex,
+    values above the group size are valid (the service clamps them).
 
     Args:
         policy: the policy as configured (state, override or live).
@@ -132,7 +138,7 @@ def check_overrides(max_expansion: int | None, max_unavailable: int | None,
     cannot take; a value valid in general but not for one group (Selectel's 0..the node
     count) is that group's policy check, once a group resolves it (:func:`validate`:
     ``PolicyInvalid``, exit 1, naming the group and its bound). Both given as 0 is the 0/0
-    policy, a combination the platform refuses (seed 000 L25; C05 A): ``PolicyInvalid``, as
+    policy, a combination the platform refuses (the deploy-policy page): ``PolicyInvalid``, as
     a state's 0/0 is. A single override is checked again with the other knob once a group
     resolves it.
 
@@ -156,9 +162,10 @@ def check_overrides(max_expansion: int | None, max_unavailable: int | None,
 def clamp(policy: DeployPolicy, nodes: int) -> DeployPolicy:
     """The effective policy for a group of ``nodes`` nodes: ``min(E, N)``, ``min(U, N)``.
 
-    The clamp lowers a value above the group size, never raises one below it (C04: the
-    direction is easy to invert). Seed 001 L229-L232: the service reduces the values to the
-    size at the start (both platforms: ``Platform.reduces_to_current_size``).
+    The clamp lowers a value above the group size, never raises one below it (the direction
+    is easy to invert: MicrosoftDocs/azure-docs#90212). The Selectel strategy page, "Особенности
+    обновления нод при автомасштабировании": the service reduces the values to the size at the
+    start (both platforms: ``Platform.reduces_to_current_size``).
     A group of 0 nodes gives 0/0: nothing to do, not an invalid policy.
     """
     if nodes < 0:
@@ -170,13 +177,13 @@ def clamp(policy: DeployPolicy, nodes: int) -> DeployPolicy:
 
 
 def default_policy(platform: Platform = YANDEX) -> ResolvedPolicy:
-    """The platform's default (Yandex 3/0, Selectel 0/1), marked assumed (C05 D)."""
+    """The platform's default (Yandex 3/0, Selectel 0/1), marked assumed."""
     return ResolvedPolicy(platform.default_policy, "default", assumed=True)
 
 
 def in_force(policy: DeployPolicy | None, platform: Platform = YANDEX) -> DeployPolicy:
     """The deploy policy a group runs with: an unset one (an API answer or a state without
-    ``deploy_policy``) is the platform's default, never 0/0 (C05); see
+    ``deploy_policy``) is the platform's default, never 0/0; see
     :meth:`Platform.in_force`."""
     return platform.in_force(policy)
 
