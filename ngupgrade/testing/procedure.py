@@ -1,23 +1,27 @@
 """The platform's node-by-node upgrade procedure, as the fake cloud performs it.
 
-Written from seed 000 (Yandex deploy policy) and DESIGN.md section 3, and on purpose NOT taken
+Written from the Yandex Cloud docs page "Node group deploy policy" (Managed Service for
+Kubernetes > Concepts > Node group; "the page" below), and on purpose NOT taken
 from the planner (:mod:`ngupgrade.core.simulate`): the fake plays the cloud, so a runbook test
 against it can catch a planner that predicts the wrong steps. The planner counts nodes in a
 loop; the fake looks at its live nodes before each step and decides what the platform does
 next:
 
-* drained nodes come first. Expansion only (``U'=0``, seed 000 L65 "с последующим удалением
-  таких узлов"): they are deleted. Otherwise (L33, L118) a drained node is updated in place
-  while fewer than N nodes run the new version, and deleted once N do (surge nodes are
-  permanent, L13, so the group ends at N);
-* expansion only: with no surge node waiting, create ``min(E', old left)`` new nodes (L65,
-  L86, L90); once they are up, drain as many old nodes (L87);
-* ``U'>0``: with ``E'>0`` the group first grows by ``E'`` (L101, L114), then old nodes are
-  drained ``U'`` at a time (L33, L114, L117, L119).
+* drained nodes come first. Expansion only (``U'=0``, the page's ``max_expansion > 0`` policy:
+  "с последующим удалением таких узлов"): they are deleted. Otherwise (the ``max_unavailable >
+  0`` policy, and the example with 5 nodes at 2/2) a drained node is updated in place while
+  fewer than N nodes run the new version, and deleted once N do (surge nodes are permanent,
+  the parameter table, so the group ends at N);
+* expansion only: with no surge node waiting, create ``min(E', old left)`` new nodes (the
+  ``max_expansion > 0`` policy and its example with 5 nodes at 2/0); once they are up, drain
+  as many old nodes;
+* ``U'>0``: with ``E'>0`` the group first grows by ``E'`` (the combined policy and its example
+  with 5 nodes at 2/2), then old nodes are drained ``U'`` at a time.
 
-``E' = min(E, N)``, ``U' = min(U, N)`` (DESIGN.md section 3, clamping from seed 001 L30, L44).
-Seed 000 L121 allows the platform to reorder events within a cycle; the fake does one action
-per step: create before drain.
+``E' = min(E, N)``, ``U' = min(U, N)`` (the values are reduced to the group size: Selectel's
+"Стратегия обновления версии Kubernetes в группе нод Managed Kubernetes"; ``docs/sources.md``).
+The page's 2/2 example allows the platform to reorder events within a cycle; the fake does one
+action per step: create before drain.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ def next_step(group: FakeGroup, op: FakeOperation) -> tuple[str, int] | None:
 
     Raises:
         ValueError: ``op`` has neither surge nor unavailability for a non-empty group (the API
-            refuses such a policy; seed 000 L25).
+            refuses such a policy: the deploy-policy page).
     """
     target, n = op.target_version, op.start_nodes
     new = [m for m in group.members if m.version == target]
