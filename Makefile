@@ -47,7 +47,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	PYTHONPATH=. $(BIN)/lint-imports
 	$(BIN)/python .ci/function_length.py
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_exit_codes.py
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_exit_codes.py tests/test_public_sources.py
 
 ## bench: every speed and call-count measurement, each against a baseline in the same run (in
 ## pairs, the median), then one table of every figure, its target and its verdict; fails at the

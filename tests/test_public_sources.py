@@ -85,7 +85,7 @@ NOT_YET_CLEAN: dict[str, int] = {
     "ngupgrade/core/drain/index.py": 3,
     "ngupgrade/core/drain/reactions.py": 20,
     "ngupgrade/core/drain/unplaced.py": 7,
-    "ngupgrade/core/drain/walk.py": 11,
+    "ngupgrade/core/drain/walk.py": 9,
     "ngupgrade/core/drain/waves.py": 7,
     "ngupgrade/core/drain/ytsaurus.py": 6,
     "ngupgrade/core/errors.py": 7,
