@@ -4,12 +4,15 @@ checks of a deploy policy, a peak and a duration against the platform's limits. 
 The numbers are the :class:`~ngupgrade.core.platform.Platform`'s (``platform=``, Yandex when
 not given). Sources:
 
-* seed 000 (Yandex ``deploy-policy.md``) and seed 001 (Selectel's upgrade strategy): values
+* the Yandex Cloud docs page "Node group deploy policy" and the Selectel docs page "Стратегия
+  обновления версии Kubernetes в группе нод Managed Kubernetes" (``docs/sources.md``): values
   are reduced to the group size at the start of the upgrade; surge nodes are not counted
   against the autoscaler max; ``max_unavailable`` at or above the autoscaler min can take the
   whole group down;
-* field reports C04 (clamp direction), C05 (an unset policy, assumed), C12 (a long upgrade
-  outlives Terraform's 60-minute update timeout);
+* public issues: the clamp's direction (MicrosoftDocs/azure-docs#90212), an unset policy
+  (stackitcloud/terraform-provider-stackit#530), a long upgrade outliving the client's wait
+  (terraform-google-modules/terraform-google-kubernetes-engine#939; here Terraform's
+  60-minute update timeout);
 * reference facts: ``managed-kubernetes.groupNodes.count`` (200 nodes per group by default),
   the provider's ``yandexKubernetesNodeGroupUpdateTimeout`` (60 minutes).
 
@@ -103,11 +106,11 @@ def policy_warnings(
 ) -> list[PlanWarning]:
     """Warnings about the policy itself for a group of ``nodes`` nodes at the start.
 
-    Codes: ``policy-assumed`` (C05 D), ``max-expansion-clamped`` / ``max-unavailable-clamped``
-    with both numbers (C04 A), ``whole-group-unavailable`` when ``U' == N`` (C04 C; seed 001
-    examples 2 and 3), ``max-unavailable-at-autoscaler-min`` when ``U >= min`` (seed 001
-    example 2), ``peak-above-autoscaler-max`` when ``E' > max - N`` (seed 001: surge nodes are
-    not counted against the autoscaler max), ``empty-group`` when ``N == 0``.
+    Codes: ``policy-assumed``, ``max-expansion-clamped`` / ``max-unavailable-clamped`` with
+    both numbers, ``whole-group-unavailable`` when ``U' == N`` (the Selectel strategy page's
+    autoscaling examples 2 and 3), ``max-unavailable-at-autoscaler-min`` when ``U >= min``
+    (its example 2), ``peak-above-autoscaler-max`` when ``E' > max - N`` (same section:
+    surge nodes are not counted against the autoscaler max), ``empty-group`` when ``N == 0``.
     """
     out: list[PlanWarning] = []
     configured = resolved.policy
@@ -265,7 +268,9 @@ def suggested_update_timeout(max_minutes: float) -> str:
 def duration_warnings(
     max_minutes: float, *, timeout_minutes: int | None = None, platform: Platform = YANDEX,
 ) -> list[PlanWarning]:
-    """Warn when the upper duration estimate reaches Terraform's update timeout (C12).
+    """Warn when the upper duration estimate reaches Terraform's update timeout (a long
+    upgrade outlives the client's wait:
+    terraform-google-modules/terraform-google-kubernetes-engine#939).
 
     Above the timeout: ``terraform-update-timeout-exceeded``; from 80% of it up to it:
     ``terraform-update-timeout-borderline``. Both name ``timeouts { update = "..." }``.

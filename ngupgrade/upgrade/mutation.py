@@ -11,12 +11,13 @@ one place, for the runbook's steps and for ``set-policy`` alike:
   cloud): look for the operation it may have started with ``ListOperations`` and attach to
   it. Never resend, and never claim a negative that was not established: when nothing is
   listed yet the outcome is unknown (:class:`OutcomeUnknown`), and the caller keeps its step
-  open so that ``--resume`` looks again (issue 10 item 6);
-* **another operation in progress** (``FAILED_PRECONDITION``, field report C13): wait for the
+  open so that ``--resume`` looks again;
+* **another operation in progress** (``FAILED_PRECONDITION``,
+  hashicorp/terraform-provider-google#3650): wait for the
   blocking operation within :attr:`ConflictPolicy.wait_seconds`, then read the group again and
   send only what is still needed. When the group is already where the user wants it (the
   blocker was the same change: a second operator, a CI job, ``terraform apply``), say so and
-  attach to that operation instead of starting a second one (issue 10 item 1). At most
+  attach to that operation instead of starting a second one. At most
   :attr:`ConflictPolicy.attempts` Update calls in all.
 
 Waiting for the mutation's own operation is the caller's business (explicit, never inside).
@@ -66,18 +67,21 @@ class MutationApi(Protocol):
 
 LIMIT_RETRY_SECONDS = 5.0
 """After "the limit on maximum number of active operations has exceeded", try again every 5 s
-(field report C23: the Ansible module's interval), within ``ConflictPolicy.limit_seconds``."""
+(arenadata/ansible-module-yandex-cloud PR #9: its retry interval), within
+``ConflictPolicy.limit_seconds``."""
 
 
 def is_operations_limit(err: CloudApiError) -> bool:
-    """The cloud refused because too many operations are active (field report C23; its gRPC
-    code is not documented, so the message decides, whatever the code)."""
+    """The cloud refused because too many operations are active
+    (arenadata/ansible-module-yandex-cloud PR #9; its gRPC code is not documented, so the
+    message decides, whatever the code)."""
     return "limit on maximum number of active operations" in err.message.lower()
 
 
 @dataclass(frozen=True)
 class ConflictPolicy:
-    """What to do when Update is refused because another operation runs (field report C13).
+    """What to do when Update is refused because another operation runs
+    (hashicorp/terraform-provider-google#3650).
 
     At most ``attempts`` Update calls in all (the first plus ``attempts - 1`` retries); between
     them wait for the blocking operation at most ``wait_seconds``; past that bound, stop and
@@ -87,7 +91,7 @@ class ConflictPolicy:
     attempts: int = 2
     wait_seconds: float = 1800.0
     limit_seconds: float = 60.0
-    """How long to keep retrying a refusal by the active-operations limit (C23)."""
+    """How long to keep retrying a refusal by the active-operations limit."""
 
 
 DEFAULT_CONFLICT = ConflictPolicy()
@@ -104,9 +108,9 @@ class Change:
     def reached(self, group: LiveNodeGroup) -> bool:
         """True when ``group`` already is where this change would take it.
 
-        A policy compares as in force (unset is the server default 3/0, seed 000); a version
-        compares with ``version_info.current_version``; the latest revision is reached when
-        no newer one is offered.
+        A policy compares as in force (unset is the server default 3/0, the deploy-policy
+        page); a version compares with ``version_info.current_version``; the latest revision
+        is reached when no newer one is offered.
         """
         if self.policy is not None:
             return in_force(group.policy) == self.policy
@@ -179,8 +183,8 @@ class Mutation:
                     latest_revision=change.latest_revision, current=current)
             except CloudApiError as err:
                 if is_operations_limit(err):
-                    # A definite refusal under load (field report C23): retry within a
-                    # bound, but only while no operation of ours shows up (issue 10 item 3).
+                    # A definite refusal under load: retry within a bound, but only while
+                    # no operation of ours shows up.
                     if refused_for_limit * LIMIT_RETRY_SECONDS >= self.conflict.limit_seconds:
                         raise _wrap(
                             err, f"{err.message}; not submitted: refused {calls} times in "
@@ -252,13 +256,13 @@ class Mutation:
             "to an operation if one started", cls=OutcomeUnknown) from err
 
     def _find_blocker(self, group_id: str, current: LiveNodeGroup) -> OperationState | None:
-        """The unfinished operation in the way (field report C13: the cloud serializes the
-        operations of a cluster): on the group (``NodeGroupService.ListOperations``), else on
-        its cluster (``ClusterService.ListOperations``: a master upgrade), else on another
-        group of the cluster (``ClusterService.ListNodeGroups``, then each group's
-        ``ListOperations``: another group's upgrade, which the cluster's list need not show).
-        None when nothing unfinished is listed anywhere. Costs at most 3 + (groups - 1) calls,
-        only after a refusal."""
+        """The unfinished operation in the way (the cloud serializes the operations of a cluster:
+        hashicorp/terraform-provider-google#3650): on the group
+        (``NodeGroupService.ListOperations``), else on its cluster
+        (``ClusterService.ListOperations``: a master upgrade), else on another group of the cluster
+        (``ClusterService.ListNodeGroups``, then each group's ``ListOperations``: another group's
+        upgrade, which the cluster's list need not show). None when nothing unfinished is listed
+        anywhere. Costs at most 3 + (groups - 1) calls, only after a refusal."""
         found = newest(op for op in self.api.list_operations(group_id) if not op.done)
         if found is not None:
             return found

@@ -1,8 +1,11 @@
 """Findings about what a drain does to a pod, and the PDB messages. Pure.
 
-Sources: seed 001 L72-L74 (bare pods, emptyDir, DaemonSets), L88-L92 (Selectel stops);
-Yandex node-drain docs (7-minute timeout, then the node stops); seed 004 L92, L94 (429,
-retried every 5 s); seed 001 L262-L278 (the whole group drained at once).
+Sources (``docs/sources.md``): the Selectel docs page "Стратегия обновления версии Kubernetes
+в группе нод Managed Kubernetes", sections "Вытеснение подов при обновлении" (bare pods,
+emptyDir, DaemonSets), "Если PDB не дает вытеснить поды" (Selectel stops) and the autoscaling
+examples 2 and 3 (the whole group drained at once); the Yandex node-drain docs (7-minute
+timeout, then the node stops); Kubernetes "API-initiated Eviction" and ``kubectl drain`` (429,
+retried every 5 s).
 """
 
 from __future__ import annotations

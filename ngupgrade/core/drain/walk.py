@@ -1,11 +1,11 @@
 """One run of the upgrade's waves over one order of the group's nodes. Pure.
 
-Each wave (seed 001 L65-L68, DESIGN.md section 8): the wave's nodes are cordoned; pods left
-Pending by earlier waves try again; the pods of the drained nodes are evicted under the
-eviction API (:mod:`eviction`) with one budget per PDB shared by the whole wave (a second
-eviction waits until a replacement is Ready; a replacement that fits nowhere never brings
-the budget back: reference section 2, cluster-autoscaler's ``RemainingPdbTracker``); every
-evicted pod of a controller needs a node (:mod:`fit`); then the nodes come back updated in
+Each wave (the Selectel strategy page, "Вытеснение подов при обновлении"; docs/drain.md):
+the wave's nodes are cordoned; pods left Pending by earlier waves try again; the pods of the
+drained nodes are evicted under the eviction API (:mod:`eviction`) with one budget per PDB
+shared by the whole wave (a second eviction waits until a replacement is Ready; a replacement
+that fits nowhere never brings the budget back: cluster-autoscaler's ``RemainingPdbTracker``);
+every evicted pod of a controller needs a node (:mod:`fit`); then the nodes come back updated in
 place or are deleted, as the timeline says. What cannot be evicted meets the platform's
 reaction (:class:`DrainRules`): Yandex stops the node at the drain timeout and the pods go
 down with it; Selectel stops the upgrade.
@@ -224,8 +224,8 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
 def _ytsaurus(w: Walk, gone: list[Unit], wave: int, step: tuple[str, ...]) -> None:
     """Pods of one YTsaurus component down at once: those leaving together now (not those
     a covering PDB made wait, which leave one by one as a replacement becomes Ready), those
-    still Pending from earlier waves, those not Ready elsewhere (seed 002 L107); the PDBs
-    that cover the leaving pods go to the finding."""
+    still Pending from earlier waves, those not Ready elsewhere (YTsaurus docs, "Стратегии
+    обновления YTsaurus"); the PDBs that cover the leaving pods go to the finding."""
     counts: dict[str, int] = defaultdict(int)
     targets = {}
     covers: dict[str, set[str]] = defaultdict(set)
