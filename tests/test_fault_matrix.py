@@ -438,7 +438,8 @@ def _open_version_step(fake, journal: Path) -> None:
 @pytest.mark.parametrize("finished", [True, False], ids=["finished", "running"])
 def test_resume_refuses_to_adopt_an_operation_that_changed_something_else(
         tmp_path: Path, finished: bool) -> None:
-    """After the journal's snapshot someone else (terraform apply) sets deploy policy 3/1:
+    """After the journal's snapshot someone else (terraform apply) sets deploy policy 2/1 (3/1
+    would not pass the gate: 3 + 3 VMs in the example's spread placement group of 5):
     op-1. --resume used to adopt it as its version update, wait, and fail "did not verify".
     Now: a finished op-1 is judged by what it left (the group it answered with); a running one
     is waited for first, then judged the same way, and never journaled as ours."""
@@ -449,7 +450,7 @@ def test_resume_refuses_to_adopt_an_operation_that_changed_something_else(
         _open_version_step(fake, journal)
         fake.sleep(600)
         theirs = fake.gateway()
-        theirs.update_node_group(WORKERS, policy=DeployPolicy(3, 1))
+        theirs.update_node_group(WORKERS, policy=DeployPolicy(2, 1))
         theirs.close()
         if finished:
             fake.sleep(60)
@@ -462,7 +463,7 @@ def test_resume_refuses_to_adopt_an_operation_that_changed_something_else(
             "2027-01-15T08:10:00+00:00 by ajeng0pgrade0000test, finished) ")
         assert ("is not the operation of step version_update (the step began "
                 "2027-01-15T08:00:00+00:00): it changed version 1.29 (unchanged), deploy "
-                "policy 1/0 -> 3/1, not version 1.30 as this step asks. Someone else started "
+                "policy 1/0 -> 2/1, not version 1.30 as this step asks. Someone else started "
                 "it; it was not adopted, and nothing was sent") in out.error.message
         assert "did not verify" not in out.error.message
         assert "run the same command again without --resume" in (out.error.hint or "")
@@ -473,7 +474,7 @@ def test_resume_refuses_to_adopt_an_operation_that_changed_something_else(
         assert updates(fake) == [POLICY_MASK]              # theirs only: nothing sent by us
         assert list(fake.operations) == ["op-1"]
         group = fake.group("workers")
-        assert (group.version, group.policy, group.nodes) == ("1.29", DeployPolicy(3, 1), 3)
+        assert (group.version, group.policy, group.nodes) == ("1.29", DeployPolicy(2, 1), 3)
         # the way forward the hint gives: one version Update, one operation
         again = run(fake, journal)
         assert again.code == 0, again.error

@@ -24,7 +24,8 @@ def test_the_loser_names_the_operation_that_keeps_the_group_reconciling(tmp_path
                 fake.sleep(30)   # op-1 (the policy, 10 s) is done: the other run's version
                 other.update_node_group(WORKERS_ID, version="1.30")   # Update starts op-2
 
-        out = run(fake, tmp_path / "j.json", max_expansion=3, hook=the_other_run_goes_on)
+        # 2: workers' spread placement group holds 5 VMs (3 nodes + 3 would not pass the gate)
+        out = run(fake, tmp_path / "j.json", max_expansion=2, hook=the_other_run_goes_on)
         other.close()
         assert list(fake.operations) == ["op-1", "op-2"]
     assert out.code == 6, out.error

@@ -55,6 +55,8 @@ def many_groups_state(path: Path) -> Path:
             attrs = g["instances"][0]["attributes"]
             attrs.update(id=group_id(n), name=f"g{n:02d}", cluster_id=cluster_id(c),
                          instance_group_id=f"cl1ig{n:015d}")
+            # out of workers' spread placement group (5 VMs: not for 8 groups of 3)
+            attrs["instance_template"][0]["placement_policy"] = []
             g["dependencies"] = [f"yandex_kubernetes_cluster.c{c:02d}"]
             doc["resources"].append(g)
     path.write_text(json.dumps(doc, indent=2))
@@ -223,7 +225,8 @@ def test_a_stop_request_stops_the_restore_step_before_its_update(
     with example_cloud() as fake:
         FAKE[:] = [fake]
         seen = signal_on(monkeypatch, signal.SIGTERM, at_restore)
-        argv = ("-g", "workers", "--version", "1.30", "--max-expansion", "3", "--restore-policy",
+        # 2: workers' spread placement group holds 5 VMs (3 nodes + 3 would not pass the gate)
+        argv = ("-g", "workers", "--version", "1.30", "--max-expansion", "2", "--restore-policy",
                 "--apply", "--journal", str(journal))
         code, _out, err = cli(fake, monkeypatch, capsys, *argv)
         assert code == 130, err
