@@ -189,3 +189,14 @@ def test_package_gains_no_private_citation() -> None:
         if len(found) > NOT_YET_CLEAN.get(name, 0):
             grown.append(f"{name}: {len(found)} > {NOT_YET_CLEAN.get(name, 0)}: {found[:3]}")
     assert grown == []
+
+
+def test_links_to_a_sources_row_name_a_heading_of_sources_md() -> None:
+    from tests.test_docs_cite_what_exists import _anchor
+
+    sources = (ROOT / "docs" / "sources.md").read_text()
+    headings = {_anchor(h) for h in re.findall(r"^#+ (.*)$", sources, re.M)}
+    links = [(page.name, anchor) for page in PAGES
+             for anchor in re.findall(r"sources\.md#([\w-]+)", page.read_text())]
+    assert len(links) >= 4  # docs/drain.md, selectel.md, advise.md, upgrade-math.md link rows
+    assert [link for link in links if link[1] not in headings] == []
