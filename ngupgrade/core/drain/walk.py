@@ -115,7 +115,22 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
            ) -> tuple[int, int, int]:
     """Evict the pods of ``step``'s nodes; return (pods evicted, PDB waits, pods whose
     eviction was refused: forced down with their node, or left when the upgrade stops)."""
-    wave, rules = shape.number, w.rules
+    wave = shape.number
+    leaving = _leaving(w, wave, step)
+    free, queues, blocked = _gated(w, wave, leaving, in_place)
+    evicted, waits, waited = _evict(w, wave, free, queues, blocked)
+    if blocked:
+        _blocked(w, blocked, wave)
+    stopped = w.result.stopped_at is not None
+    held = {id(u) for u, _n, _p in blocked} if stopped else set()
+    _ytsaurus(w, [u for u, _n in leaving if id(u) not in held and id(u) not in waited], wave,
+              step)
+    return evicted, waits, len(blocked)
+
+
+def _leaving(w: Walk, wave: int, step: tuple[str, ...]) -> list[tuple[Unit, str]]:
+    """The pods of ``step``'s nodes the drain evicts, with their nodes; a pod with no
+    controller is lost (``bare-pod-lost``), a finished or terminating one is not evicted."""
     leaving: list[tuple[Unit, str]] = []
     for name in step:
         keep = []
@@ -138,6 +153,15 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
                 leaving.append((unit, name))
                 keep.append(unit)
         w.units[name] = keep
+    return leaving
+
+
+def _gated(w: Walk, wave: int, leaving: list[tuple[Unit, str]], in_place: tuple[str, ...]
+           ) -> tuple[list[tuple[Unit, str]], dict[str, list[tuple[Unit, str]]],
+                      list[tuple[Unit, str, PodDisruptionBudget]]]:
+    """What the eviction API answers each leaving pod: free to go, queued behind its PDB
+    (by PDB), or refused (several PDBs); with what each eviction loses on the way."""
+    rules = w.rules
     free: list[tuple[Unit, str]] = []
     queues: dict[str, list[tuple[Unit, str]]] = defaultdict(list)
     blocked: list[tuple[Unit, str, PodDisruptionBudget]] = []
@@ -173,6 +197,16 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
                                "controller catches up", wave=wave, pdb=pdb.ref,
                                subject=pdb.ref))
             queues[facts.pdb_ref or ""].append((unit, name))
+    return free, queues, blocked
+
+
+def _evict(w: Walk, wave: int, free: list[tuple[Unit, str]],
+           queues: dict[str, list[tuple[Unit, str]]],
+           blocked: list[tuple[Unit, str, PodDisruptionBudget]]) -> tuple[int, int, set[int]]:
+    """Evict the free pods and as many queued ones as each PDB allows at once, place them,
+    then the rest one by one as replacements become Ready; those a PDB still refuses join
+    ``blocked``. Returns (pods evicted, PDB waits, ids of the units that waited)."""
+    rules = w.rules
     evicted = 0
     out = []
     for unit, name in free:
@@ -212,13 +246,7 @@ def _drain(w: Walk, shape: WaveShape, step: tuple[str, ...], in_place: tuple[str
         if queue[done:] and pdb is not None:
             w.result.findings.append(blocks(pdb, [(u.pod, n) for u, n in queue[done:]], wave,
                                             w.healthy.get(pdb.ref, 0), spec, rules))
-    if blocked:
-        _blocked(w, blocked, wave)
-    stopped = w.result.stopped_at is not None
-    held = {id(u) for u, _n, _p in blocked} if stopped else set()
-    _ytsaurus(w, [u for u, _n in leaving if id(u) not in held and id(u) not in waited], wave,
-              step)
-    return evicted, waits, len(blocked)
+    return evicted, waits, waited
 
 
 def _ytsaurus(w: Walk, gone: list[Unit], wave: int, step: tuple[str, ...]) -> None:
