@@ -1,6 +1,6 @@
 """Use-case helpers shared by the commands that talk to a cloud: open the gateway, find a group.
 
-A group is named by Terraform address, name or id (DESIGN.md section 5). With a state at hand
+A group is named by Terraform address, name or id (README.md). With a state at hand
 the selector is resolved there (so the Terraform address and the declared deploy policy are
 known); without one, a node-group id (20 lowercase letters and digits) is used as is.
 """

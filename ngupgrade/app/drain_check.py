@@ -294,7 +294,7 @@ def plan_drains(gate: TfPlanGate) -> tuple[list[NodeGroup], list[GroupChange]]:
     """What a Terraform plan drains: the groups whose nodes it rolls (their planned values,
     under the policy in force during the roll, :mod:`ngupgrade.core.change`), and the changes
     that delete a group's nodes all at once (``replace``, ``delete``: no drain policy applies,
-    C24)."""
+    yandex-cloud/terraform-provider-yandex#113)."""
     rolls = [replace(c.group, policy=c.policy or c.group.policy) for c in gate.rolls()]
     removed = [c for c in gate.changes if c.kind in REMOVES_NODES]
     return rolls, removed
@@ -354,10 +354,10 @@ def _with_size_drift(report: GroupDrainReport, group: NodeGroup, plan: GroupPlan
 
 def removed_group_report(change: GroupChange, snapshot: ClusterSnapshot) -> GroupDrainReport:
     """The drain report of a group that a plan replaces or deletes: its nodes go all at once,
-    without a drain under the deploy policy (plan gate C24, docs/plan-gate.md), so every pod
-    of a workload on them goes down together: one blocking ``group-removed`` finding naming
-    how many nodes and pods (DaemonSet, mirror and finished pods are not counted: they go
-    with their node whatever the upgrade)."""
+    without a drain under the deploy policy (plan gate yandex-cloud/terraform-provider-yandex#113,
+    docs/plan-gate.md), so every pod of a workload on them goes down together: one blocking
+    ``group-removed`` finding naming how many nodes and pods (DaemonSet, mirror and finished pods
+    are not counted: they go with their node whatever the upgrade)."""
     group = change.before or change.group
     nodes = group_node_names(group, snapshot.nodes)
     on_group = set(nodes)

@@ -1,10 +1,10 @@
 """The quota check every gate shares (``preflight``, ``preflight --plan``, ``advise`` and the
-upgrade's pre-change gate; DESIGN.md section 4): where the limits come from
+upgrade's pre-change gate; docs/quota-preflight.md): where the limits come from
 (:func:`read_quotas`: the Yandex quota file or a Selectel project's), which cloud the groups
 are in (:func:`quota_cloud`), the file or the live API (:func:`check_quotas`, which opens and
 closes the gateway), and :func:`run_preflight`, which gathers and judges.
 
-The order of work keeps API calls few and concurrent (DESIGN.md section 7):
+The order of work keeps API calls few and concurrent (bench/):
 
 0. every group is checked locally first (deploy policy valid, resources placeable on quota ids):
    a bad group fails before any API call;
@@ -394,7 +394,7 @@ def blocked_drain_reaction(platforms: Iterable[str]) -> str:
 
 
 def with_drain_blockers(result: Preflight, pdbs: Sequence[PodDisruptionBudget]) -> Preflight:
-    """Add the PodDisruptionBudgets that block a drain (field report C15) to a verdict.
+    """Add the PodDisruptionBudgets that block a drain (aws/containers-roadmap#1282) to a verdict.
 
     Each blocker is a ``pdb-blocks-drain`` warning saying what the platform of the checked
     groups does then (:func:`blocked_drain_reaction`); under ``strict`` it fails the check.

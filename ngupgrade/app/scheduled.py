@@ -26,13 +26,15 @@ Order of work, so that nothing changes before every check has passed:
    shown with the calls (:func:`ngupgrade.app.upgrade.show_calls`); without ``apply`` that
    is all;
 5. with ``apply``: the stages one after another; the groups of a stage in parallel, one thread
-   and one runbook (its own gateway, journal and policy override) each. Groups of one
-   cluster in a stage run one after another inside it, as the advisor counted them
-   (:func:`ngupgrade.core.advise.schedule.by_cluster`): the cloud serializes operations per
-   cluster (field report C13; C25: "never starts a group while another in the same cluster is
-   still reconciling"), and the fake refuses a second Update with FAILED_PRECONDITION. A stage
-   ends when all its groups end; a group failing stops the later stages. The run exits as its
-   worst group (the largest exit code), after a summary naming which groups ran, which did
+   and one runbook (its own gateway, journal and policy override) each. Groups of one cluster in a
+   stage run one after another inside it, as the advisor counted them
+   (:func:`ngupgrade.core.advise.schedule.by_cluster`): the cloud serializes operations per cluster
+   (hashicorp/terraform-provider-google#3650;
+   iits-consulting/terraform-opentelekomcloud-project-factory#62: "never starts a group while
+   another in the same cluster is still reconciling"), and the fake refuses a second Update with
+   FAILED_PRECONDITION. A stage ends when all its groups end; a group failing stops the later
+   stages. The run exits as its worst group (the largest exit code), after a summary naming which
+   groups ran, which did
    not, and why.
 
 Ctrl-C, SIGTERM and SIGHUP reach the main thread only; the CLI's handler requests the run's

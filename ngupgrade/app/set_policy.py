@@ -1,4 +1,4 @@
-"""Use case ``set-policy``: change a node group's deploy policy safely (field report C16).
+"""Use case ``set-policy``: change a node group's deploy policy safely (Azure/azure-cli#19902).
 
 Order: read the live group; validate the wanted policy (seed 000: 0..100 each, not both 0);
 compute the masked change (only the paths that differ); with ``apply``, send ONE masked
@@ -43,7 +43,8 @@ class PolicyChange:
 
     @property
     def terraform_differs(self) -> bool:
-        """True when the Terraform state still declares another policy (C06, C16)."""
+        """True when the Terraform state still declares another policy
+        (yandex-cloud/terraform-provider-yandex PR #61, Azure/azure-cli#19902)."""
         return self.target.in_state and self.target.state_policy != self.after
 
 
@@ -90,14 +91,16 @@ def apply_change(gw: CloudGateway, change: PolicyChange, *, timing: Timing, time
                  on_poll: OnPoll | None = None, on_started: OnStarted | None = None,
                  ) -> Applied:
     """Send the masked Update (the one mutation path, :mod:`ngupgrade.upgrade.mutation`),
-    wait for it and the reconcile, verify the values took (C16).
+    wait for it and the reconcile, verify the values took (Azure/azure-cli#19902).
 
     The wait for another operation in the way is bounded by ``timeout`` too (at most the
     mutation's own 30-minute bound), so ``--timeout 0`` never blocks.
 
     Raises:
-        OperationFailed, OperationTimeout: from the waiter (C10, C11).
-        CheckFailed: the cloud says done but the policy read back differs (C16 variant A).
+        OperationFailed, OperationTimeout: from the waiter (hashicorp/terraform#15601,
+            yandex-cloud/python-sdk ``_operation_waiter.py``).
+        CheckFailed: the cloud says done but the policy read back differs
+            (Azure/azure-cli#19902).
         CloudApiError: the Update was refused (another operation in the way past the bound);
             OutcomeUnknown when it failed ambiguously and no operation is listed yet.
     """

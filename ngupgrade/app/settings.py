@@ -8,7 +8,7 @@ from typing import Literal
 
 @dataclass
 class Settings:
-    """Shared options of every command (DESIGN.md section 5); defaults are the documented ones.
+    """Shared options of every command (README.md); defaults are the documented ones.
 
     ``state`` None means ``./terraform.tfstate``. ``endpoint`` None means the public cloud
     (``api.cloud.yandex.net``) when a command needs the API at all.

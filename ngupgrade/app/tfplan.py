@@ -102,8 +102,9 @@ def plan_rolls(gate: TfPlanGate, request: UpgradePlanRequest) -> list[GroupPlan 
 def preflight_plan(gate: TfPlanGate, quotas: QuotaSource, request: PreflightRequest,
                    **live: Any) -> Preflight:
     """The quota preflight of every change that needs nodes (``roll``, ``resize``, ``create``,
-    ``replace``), together by default (C25), the plan's other groups (``gate.peers``) counted
-    in their cluster's node limit. ``live`` passes the live sources of
+    ``replace``), together by default
+    (iits-consulting/terraform-opentelekomcloud-project-factory#62), the plan's other groups
+    (``gate.peers``) counted in their cluster's node limit. ``live`` passes the live sources of
     :func:`ngupgrade.app.quota_check.run_preflight` (``directory``, ``nodes``, ``live_groups``).
 
     Raises: as :func:`ngupgrade.app.quota_check.run_preflight`.

@@ -33,14 +33,15 @@ class UpgradePlanRequest:
     ``selectors``: Terraform addresses, names or ids (empty: every group).
     ``max_expansion`` / ``max_unavailable``: overrides, to compare policies without editing
     Terraform. ``nodes``: ``N`` for autoscaled groups whose live size is unknown.
-    ``minutes_per_cycle``: the time one cycle takes (default 6, field report C12).
-    ``group_node_limit`` / ``update_timeout_minutes``: None means each group's platform's.
-    ``method``: the in-place method of the groups (Selectel: ``reboot`` or ``reinstall``, not
-    in the state); None leaves it unknown, and the plan's data notes say so.
-    ``declared``: what the groups' own policy is (``state``, or ``plan`` for a Terraform
-    plan's planned values); ``policies``: by Terraform address, a policy already decided with
-    its source (the upgrade gate's: the override, the advised stage's or the live one), planned
-    as it is. Both name the source once, in :func:`ngupgrade.core.policy.resolve`.
+    ``minutes_per_cycle``: the time one cycle takes (default 6,
+    terraform-google-modules/terraform-google-kubernetes-engine#939). ``group_node_limit`` /
+    ``update_timeout_minutes``: None means each group's platform's. ``method``: the in-place method
+    of the groups (Selectel: ``reboot`` or ``reinstall``, not in the state); None leaves it unknown,
+    and the plan's data notes say so. ``declared``: what the groups' own policy is (``state``, or
+    ``plan`` for a Terraform plan's planned values); ``policies``: by Terraform address, a policy
+    already decided with its source (the upgrade gate's: the override, the advised stage's or the
+    live one), planned as it is. Both name the source once, in
+    :func:`ngupgrade.core.policy.resolve`.
     """
 
     selectors: tuple[str, ...] = ()

@@ -1,5 +1,6 @@
 """Use case ``wait``: attach to a running operation (by id, or the group's latest unfinished one)
-and wait for the verdict. Never sends a mutation; never cancels anything (C11, C12)."""
+and wait for the verdict. Never sends a mutation; never cancels anything (yandex-cloud/python-sdk
+``_operation_waiter.py``, terraform-google-modules/terraform-google-kubernetes-engine#939)."""
 
 from __future__ import annotations
 
@@ -67,7 +68,8 @@ def wait_for(gw: CloudGateway, target: WaitTarget, *, timing: Timing, timeout: f
     """Wait for the operation and, when the group is known, for the reconcile verdict.
 
     ``stall_seconds`` > 0 (and a known group) watches the group's nodes and gives up as
-    Stalled when they do not change for that long (C15); 0 turns the watchdog off.
+    Stalled when they do not change for that long (aws/containers-roadmap#1282); 0 turns the
+    watchdog off.
 
     Raises OperationFailed (exit 5), OperationTimeout or Stalled (exit 6), CloudApiError (4).
     """
@@ -96,7 +98,7 @@ def _judge_latest(group: LiveNodeGroup, latest: OperationState | None) -> None:
 
     Raises:
         OperationFailed: exit 5, with the operation's code and message, and the group's
-            status and version (field report C10: RUNNING is not success).
+            status and version (hashicorp/terraform#15601: RUNNING is not success).
     """
     if latest is None or not latest.failed:
         return

@@ -1,7 +1,7 @@
 """Command-line entry point: the one place where errors become exit codes and text is printed.
 
 Commands live one per module in this package and are imported only when invoked, so that
-``ngupgrade groups`` never pays for the cloud SDK or boto3 (DESIGN.md section 7).
+``ngupgrade groups`` never pays for the cloud SDK or boto3 (bench/).
 
 Exit codes: the one table is :data:`ngupgrade.core.errors.EXIT_CODES` (the root ``--help``
 epilog and README's table are checked against it).
@@ -244,7 +244,7 @@ def _cannot_write(err: OSError, run: Invocation) -> int:
 
 
 def _run(words: list[str], run: Invocation) -> int:
-    """Run one command; return its exit code (the mapping of DESIGN.md section 5)."""
+    """Run one command; return its exit code (the mapping of README.md)."""
     settings = run.settings
     failure = _Failure(run, _wants_json(settings, words), _wants_junit(settings, words))
     try:

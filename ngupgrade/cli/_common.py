@@ -2,7 +2,7 @@
 
 Every shared option is accepted before or after the command name
 (``ngupgrade --output json groups`` and ``ngupgrade groups --output json`` are the same) and
-reads an environment variable, as DESIGN.md section 5 asks.
+reads an environment variable, as README.md asks.
 """
 
 from __future__ import annotations

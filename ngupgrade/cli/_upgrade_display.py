@@ -189,7 +189,7 @@ class PlainDisplay(Display):
                 self._drain(event)
             case ev.NodeRemoved():
                 # a node this upgrade created, gone with no drain before it: an autoscaler
-                # (C19); old nodes gone between two polls are the upgrade's own work
+                # (Azure/AKS#5340); old nodes gone between two polls are the upgrade's own work
                 self.out(f"!  {event.node} ({event.instance_id}) removed with no drain seen: "
                          "a node created by this upgrade (the cluster autoscaler, or the "
                          "platform replacing it); progress counts old nodes only")

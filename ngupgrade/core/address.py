@@ -3,8 +3,8 @@
 ``module.k8s["prod"].yandex_kubernetes_node_group.ng["gpu.v100"]``: module steps, the resource
 type and name, an index key (``count``: an int, ``for_each``: a string). String keys use HCL's
 quoted-string syntax (Terraform's ``addrs.StringKey.String``), so ``terraform state list`` and
-ngupgrade print the same address; keys may hold dots, quotes and spaces (field report C07), so
-an address is never split on dots.
+ngupgrade print the same address; keys may hold dots, quotes and spaces
+(adammck/terraform-inventory#133), so an address is never split on dots.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class TfAddress:
 
     ``str(addr)`` gives e.g. ``module.k8s["prod"].yandex_kubernetes_node_group.ng["gpu.v100"]``;
     :meth:`parse` reads it back (round-trip). Keys may hold dots, quotes and spaces
-    (field report C07), so an address is never split on dots.
+    (adammck/terraform-inventory#133), so an address is never split on dots.
     """
 
     type: str

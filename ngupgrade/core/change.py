@@ -3,12 +3,12 @@
 Pure: plain values in (what the plan adapter read from ``terraform show -json PLANFILE``),
 plain values out. One owner for each decision below; each rule names its source.
 
-Change kinds (DESIGN.md section 11), most severe first:
+Change kinds (docs/plan-gate.md), most severe first:
 
 * ``replace``: Terraform deletes and creates the group (``actions`` ``["delete","create"]``, or
   ``["create","delete"]`` with ``create_before_destroy``; ``hashicorp/terraform``
   ``internal/command/jsonplan/plan.go``, ``Change.Actions``). The deploy policy does not apply:
-  every node of the old group is deleted with it (field report C24,
+  every node of the old group is deleted with it (yandex-cloud/terraform-provider-yandex#113,
   ``yandex-cloud/terraform-provider-yandex#113``). Delete-first leaves no node of the group for
   the time between; create-first needs a second whole group's quota at once. The attributes the
   provider marks ForceNew (``yandex/resource_yandex_kubernetes_node_group.go`` @ b52b1df):
@@ -45,7 +45,7 @@ The deploy policy during a roll: the provider sends one ``NodeGroupService.Updat
 ``version`` of one apply arrive in the same request; the provider does not set the policy
 first. Which policy the service rolls that request with is not documented. The roll is planned
 with the new policy (``after``); the quota preflight takes the worse of the two surges and a
-warning says so (field report C16 shows a surge sent with an upgrade being ignored elsewhere).
+warning says so (Azure/azure-cli#19902 shows a surge sent with an upgrade being ignored elsewhere).
 
 Unknown values after apply (``after_unknown``) are named in every report and taken at their
 worst: a scale size as :data:`UNKNOWN_SIZE` (the per-group node quota), a deploy-policy knob as
@@ -384,7 +384,8 @@ class PlanVerdict:
 
 
 def classify_plan(changes: Sequence[PlannedChange], *, sequential: bool = False) -> PlanVerdict:
-    """Classify every group and add what concerns several of them (field report C25).
+    """Classify every group and add what concerns several of them
+    (iits-consulting/terraform-opentelekomcloud-project-factory#62).
 
     Terraform applies independent resources in parallel (``terraform apply -parallelism``,
     default 10), so groups that roll, are replaced or created in one apply are sent at the

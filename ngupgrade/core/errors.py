@@ -3,7 +3,7 @@ of exit codes (:data:`EXIT_CODES`).
 
 Adapters translate foreign errors (``grpc.RpcError``, botocore errors, JSON errors,
 subprocess failures) into these, always with ``raise ... from err``. ``ngupgrade.cli`` is
-the one place where an error becomes an exit code and a printed line (DESIGN.md section 5).
+the one place where an error becomes an exit code and a printed line (README.md).
 
 The tree (every error the tool raises on purpose is one of these)::
 
@@ -101,7 +101,8 @@ class CheckFailed(NgUpgradeError):
 
 
 class PolicyInvalid(CheckFailed):
-    """A deploy policy outside 0..100 or with both values 0 (seed 000; field report C05)."""
+    """A deploy policy outside 0..100 or with both values 0 (seed 000;
+    stackitcloud/terraform-provider-stackit#530)."""
 
 
 class QuotaMappingUnknown(CheckFailed):
@@ -211,7 +212,7 @@ class KubeApiError(NgUpgradeError):
 
 
 class OperationFailed(NgUpgradeError):
-    """A cloud operation finished with an error (exit 5; field report C10).
+    """A cloud operation finished with an error (exit 5; hashicorp/terraform#15601).
 
     ``code`` is the google.rpc code number, ``code_name`` its name (e.g. FAILED_PRECONDITION).
     """
@@ -232,7 +233,9 @@ class OperationFailed(NgUpgradeError):
 
 
 class OperationTimeout(NgUpgradeError):
-    """The wait ended while the operation still runs (exit 6; field reports C11, C12). Resumable."""
+    """The wait ended while the operation still runs (exit 6; yandex-cloud/python-sdk
+    ``_operation_waiter.py``, terraform-google-modules/terraform-google-kubernetes-engine#939).
+    Resumable."""
 
     exit_code = EXIT_TIMEOUT
 
@@ -243,7 +246,8 @@ class OperationTimeout(NgUpgradeError):
 
 
 class Stalled(OperationTimeout):
-    """No progress for the stall window while the operation still runs (exit 6; C15)."""
+    """No progress for the stall window while the operation still runs (exit 6;
+    aws/containers-roadmap#1282)."""
 
 
 class UpgradeInterrupted(NgUpgradeError):

@@ -193,10 +193,10 @@ class NodeGroup:
     ``selectel_mks_nodegroup_v1``).
 
     ``policy`` is the deploy policy declared in state, or None when the state leaves it unset
-    (attribute missing, ``[]`` or ``null``; field reports C05, C06): never read as 0/0.
-    ``node`` is None when the state has no ``instance_template`` (plans still work; the quota
-    preflight refuses such a group by name).
-    ``folder_id`` comes from the cluster resource in the same state, when present.
+    (attribute missing, ``[]`` or ``null``; stackitcloud/terraform-provider-stackit#530,
+    yandex-cloud/terraform-provider-yandex PR #61): never read as 0/0. ``node`` is None when the
+    state has no ``instance_template`` (plans still work; the quota preflight refuses such a group
+    by name). ``folder_id`` comes from the cluster resource in the same state, when present.
     ``master_version`` likewise (the cluster's ``master[0].version``).
     ``platform`` names the rules it is upgraded under (from the resource type, or forced by
     ``--platform``).
@@ -246,7 +246,7 @@ class QuotaLimit:
     """One quota of one cloud: ``limit`` and ``usage`` in the quota's unit (bytes for ``*.size``).
 
     Either may be None when the API leaves the wrapper unset; such a quota is ``unknown``,
-    never unlimited (DESIGN.md section 4).
+    never unlimited (docs/quota-preflight.md).
     """
 
     quota_id: str

@@ -8,14 +8,14 @@ into facts that cannot lie:
 * **done**: an old node (there when the upgrade started) is done when it is gone, or when it
   was cordoned for its drain and is back schedulable and Ready (updated in place). Nodes
   created during the upgrade never count, so progress never passes 100 % even when an
-  autoscaler removes new nodes mid-upgrade (field report C19: "7/5 nodes completed").
+  autoscaler removes new nodes mid-upgrade (Azure/AKS#5340: "7/5 nodes completed").
 * **drains**: a node tainted ``node.kubernetes.io/unschedulable`` is cordoned; the first poll
   that sees the taint is when its drain started (the API gives no time). The drain ends when
   the node is gone or schedulable again; it was **forced** when that took longer than the
   platform's drain timeout (Yandex: 7 minutes, docs node-drain), or the node went STOPPED
   while cordoned past it.
 * **removed unexpectedly**: a node created by this upgrade that disappears without having
-  been cordoned (C19: the autoscaler deleted a new node). An old node that goes without a
+  been cordoned (Azure/AKS#5340: the autoscaler deleted a new node). An old node that goes without a
   cordon seen is the upgrade's own work, drained and deleted between two polls (at 3/0 on a
   3-node group the platform drains all three at once, with room for every pod on the new
   nodes, in less than a poll interval of up to 30 s): it is done, and no news.

@@ -1,6 +1,6 @@
 """Cycle-by-cycle simulation of a node-group upgrade, and the figures of a plan.
 
-Pure: no I/O, no clock. Notation (DESIGN.md section 3): ``N`` nodes at the start, ``E'`` and
+Pure: no I/O, no clock. Notation (docs/upgrade-math.md): ``N`` nodes at the start, ``E'`` and
 ``U'`` the effective (clamped) ``max_expansion`` / ``max_unavailable``.
 
 * ``surge_nodes = E'``, ``peak_nodes = N + E'``, ``min_available_nodes = N - U'`` (a lower
@@ -37,7 +37,8 @@ from ngupgrade.core.platform import DataNote, InPlaceMethod, platform_of
 from ngupgrade.core.policy import PolicySource, ResolvedPolicy, clamp, resolve, validate
 
 DEFAULT_MINUTES_PER_CYCLE = 6.0
-"""Minutes one cycle takes when nothing is known: field report C12 assumes 6.
+"""Minutes one cycle takes when nothing is known:
+terraform-google-modules/terraform-google-kubernetes-engine#939 assumes 6.
 
 One cycle is: create a VM from the node template and let it join as Ready (about 3 min),
 cordon and drain the old nodes (about 1-2 min without blocking PodDisruptionBudgets), then
@@ -89,7 +90,7 @@ def timeline(nodes: int, policy: DeployPolicy) -> tuple[Step, ...]:
     """The step sequence of an upgrade of ``nodes`` nodes under an effective policy.
 
     ``policy`` must already be clamped (:func:`ngupgrade.core.policy.clamp`) and valid for a
-    non-empty group. Sequences (seed 000; DESIGN.md section 3):
+    non-empty group. Sequences (seed 000; docs/upgrade-math.md):
 
     * ``E'>0, U'=0``: create ``min(E', old left)`` new nodes; drain as many old; delete them.
       N=5, 2/0: create2(7) drain2 delete2(5) create2(7) drain2 delete2(5) create1(6) drain1
@@ -185,7 +186,7 @@ def duration(span: Cycles, minutes_per_cycle: float = DEFAULT_MINUTES_PER_CYCLE)
 def choose_nodes(
     group: NodeGroup, *, live_size: int | None = None, nodes_override: int | None = None,
 ) -> tuple[int, NodesSource]:
-    """``N`` for a plan and where it came from (DESIGN.md section 3).
+    """``N`` for a plan and where it came from (docs/upgrade-math.md).
 
     Fixed group: the live node count when known (the upgrade starts from what exists; a
     difference from the state's size is drift, warned about in :func:`plan_group`), else
@@ -206,7 +207,7 @@ def choose_nodes(
 
 @dataclass(frozen=True)
 class GroupPlan:
-    """Everything the plan report says about one node group (DESIGN.md section 5).
+    """Everything the plan report says about one node group (README.md).
 
     ``policy`` is the configured policy with its source; ``effective`` the clamped one.
     ``data_notes`` say what the upgrade does to data on the nodes (the platform's rules;

@@ -1,5 +1,5 @@
-"""Stall detection (field report C15): has the progress reading changed lately, and what holds
-it (issue 13: :func:`diagnose` names the cause). Pure.
+"""Stall detection (aws/containers-roadmap#1282): has the progress reading changed lately, and what
+holds it (issue 13: :func:`diagnose` names the cause). Pure.
 
 An upgrade whose drain is blocked (a PodDisruptionBudget that allows 0 disruptions, seeds
 001 and 004) keeps its cloud operation running with nothing moving. Both the runbook

@@ -74,7 +74,8 @@ class FaultBook:
         return 0.0
 
     def policy_ignored(self, group: FakeGroup) -> bool:
-        """True when a deploy-policy change of ``group`` is to be dropped (C16 A)."""
+        """True when a deploy-policy change of ``group`` is to be dropped
+        (Azure/azure-cli#19902)."""
         return any(f.kind == "policy_ignored" and group.matches(f.group) for f in self.items)
 
     def take_deadline_after_apply(self, group: FakeGroup) -> bool:

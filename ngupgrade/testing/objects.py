@@ -155,7 +155,7 @@ class FakeOperation:
     polls_left: int | None = None
     ignore_policy: bool = False
     removed: int = 0
-    """Nodes the autoscaler removed mid-update (fault ``autoscaler_delete``, C19)."""
+    """Nodes the autoscaler removed mid-update (fault ``autoscaler_delete``, Azure/AKS#5340)."""
     steps: list[AppliedStep] = field(default_factory=list)
     history: list[str] = field(default_factory=list)
     created_by: str = OTHER_SUBJECT

@@ -109,8 +109,8 @@ def _node_faults(g: FakeGroup, op: FakeOperation, number: int,
 
 
 def _autoscaler_delete(g: FakeGroup, op: FakeOperation, quotas: QuotaBook) -> bool:
-    """C19: the cluster autoscaler deletes the newest Ready node already on the new version
-    (empty and new: a scale-down candidate). False when there is none."""
+    """Azure/AKS#5340: the cluster autoscaler deletes the newest Ready node already on the new
+    version (empty and new: a scale-down candidate). False when there is none."""
     victim = next((m for m in reversed(g.members) if m.version == op.target_version
                    and m.ready and not m.drained), None)
     if victim is None:

@@ -92,16 +92,17 @@ class Fault:
       when it reaches step ``at_step`` (1-based; the step is not applied);
     * ``operation_in_progress``: operation ``operation_id`` runs on the cluster from the start,
       done after ``polls`` Get calls or ``seconds`` (whichever first; neither: never); Update
-      answers FAILED_PRECONDITION while it runs, and ``times`` more refusals when given (C13);
-      it is listed by the node group's ListOperations, or with ``scope: cluster`` only by the
-      cluster's (a master upgrade);
+      answers FAILED_PRECONDITION while it runs, and ``times`` more refusals when given
+      (hashicorp/terraform-provider-google#3650); it is listed by the node group's ListOperations,
+      or with ``scope: cluster`` only by the cluster's (a master upgrade);
     * ``stall``: the version update stops after step ``at_step`` (0: before the first) and
       never finishes;
     * ``running_after_update``: the group still reads RUNNING ``seconds`` after an Update;
     * ``reconciling_after_done``: the group reads RECONCILING ``seconds`` after its op is done;
-    * ``policy_ignored``: a deploy-policy Update finishes fine but the policy stays (C16 A);
+    * ``policy_ignored``: a deploy-policy Update finishes fine but the policy stays
+      (Azure/azure-cli#19902);
     * ``autoscaler_delete``: right before step ``at_step`` the cluster autoscaler deletes one
-      Ready node already on the new version (field report C19);
+      Ready node already on the new version (Azure/AKS#5340);
     * ``node_not_ready``: the nodes created or updated in place by step ``at_step`` never
       turn Ready (the procedure goes on, as the platform's does);
     * ``detach_stuck``: the nodes drained by step ``at_step`` are stopped with their volume

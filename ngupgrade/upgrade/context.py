@@ -114,7 +114,8 @@ class Context:
     """Operation id -> step: adopted while running, not yet confirmed as the step's."""
 
     def timeout(self, prep: Prepared) -> float:
-        """``--timeout``, else twice the plan's longest estimate, at least an hour (C12)."""
+        """``--timeout``, else twice the plan's longest estimate, at least an hour
+        (terraform-google-modules/terraform-google-kubernetes-engine#939)."""
         if self.options.timeout is not None:
             return self.options.timeout
         return max(MIN_TIMEOUT_SECONDS, 2 * prep.plan.duration.max_minutes * 60)

@@ -297,7 +297,7 @@ class NodeDrainEvent(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class NodeRemoved(Event):
-    """A node gone without a drain (field report C19: the autoscaler deleted a new node)."""
+    """A node gone without a drain (Azure/AKS#5340: the autoscaler deleted a new node)."""
 
     kind: ClassVar[str] = "node_removed"
     node: str
@@ -382,7 +382,7 @@ class Verdict(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Reminder(Event):
-    """Keep Terraform in step (C16): what to write in the HCL."""
+    """Keep Terraform in step (Azure/azure-cli#19902): what to write in the HCL."""
 
     kind: ClassVar[str] = "reminder"
     message: str

@@ -13,7 +13,7 @@ it, open its journal (:func:`prepare_group`; :meth:`ngupgrade.upgrade.runbook.Ru
 
 And what a prepared group tells the user about Terraform before any change: the policy it
 runs when Terraform declares another (:func:`policy_drift`, :func:`drift_notice`), and the
-override the next ``terraform apply`` reverts (:func:`terraform_warning`, C16).
+override the next ``terraform apply`` reverts (:func:`terraform_warning`, Azure/azure-cli#19902).
 """
 
 from __future__ import annotations
@@ -77,7 +77,8 @@ def drift_notice(prep: Prepared, event: Emit) -> None:
 
 
 def terraform_warning(prep: Prepared, event: Emit, restore: bool) -> None:
-    """C16: an override that differs from the HCL is reverted by the next terraform apply.
+    """Azure/azure-cli#19902: an override that differs from the HCL is reverted by the next
+    terraform apply.
 
     When the upgrade runs with an override (``--max-expansion``/``--max-unavailable``) other
     than the policy Terraform declares: without ``restore`` (``--restore-policy``) one

@@ -1,8 +1,9 @@
 """Waiting for a version update with progress: old nodes done (gone, or updated in place and
-Ready) out of the nodes at the start, never above 100 % (C19), nodes on the new version, the
-cycle estimate from the plan's timeline, elapsed against expected, each node's drain, and the
-stall watchdog (C15) with a diagnosis by name (issue 13, :mod:`ngupgrade.upgrade.watch`).
-The cloud operation is never cancelled: a stall or a deadline raises, resumable."""
+Ready) out of the nodes at the start, never above 100 % (Azure/AKS#5340), nodes on the new
+version, the cycle estimate from the plan's timeline, elapsed against expected, each node's
+drain, and the stall watchdog (aws/containers-roadmap#1282) with a diagnosis by name
+(:mod:`ngupgrade.upgrade.watch`). The cloud operation is never cancelled: a stall or a deadline
+raises, resumable."""
 
 from __future__ import annotations
 
@@ -30,9 +31,11 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
     not from the attach; otherwise when the wait began).
 
     Raises:
-        OperationFailed: the operation ended in error (C10); the message names the group's
-            version and how many nodes had been replaced; a ``verdict`` event is sent first.
-        Stalled: nothing moved for ``options.stall_after`` seconds (C15), not cancelled.
+        OperationFailed: the operation ended in error (hashicorp/terraform#15601); the message
+            names the group's version and how many nodes had been replaced; a ``verdict``
+            event is sent first.
+        Stalled: nothing moved for ``options.stall_after`` seconds
+            (aws/containers-roadmap#1282), not cancelled.
         OperationTimeout: the deadline passed while the operation still runs.
     """
     api, clock = ctx.api, ctx.timing.clock

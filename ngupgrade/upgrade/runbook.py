@@ -134,8 +134,9 @@ class Runbook:
         """Run (or resume) the sequence for one prepared group.
 
         Raises:
-            CheckFailed: the policy did not take (C16 A), or the verdict failed.
-            OperationFailed: an operation ended in error (C10); the group's version is named.
+            CheckFailed: the policy did not take (Azure/azure-cli#19902), or the verdict failed.
+            OperationFailed: an operation ended in error (hashicorp/terraform#15601); the group's
+                version is named.
             OperationTimeout / Stalled: the wait ended while the operation still runs.
             CloudApiError: a call failed.
         """
@@ -234,7 +235,8 @@ class Runbook:
                                    seconds=result.steps[step_name]))
 
     def _reminders(self, prep: Prepared) -> list[str]:
-        """Keep Terraform in step (C16): the version, and a policy that differs from the HCL."""
+        """Keep Terraform in step (Azure/azure-cli#19902): the version, and a policy that differs
+        from the HCL."""
         out: list[str] = []
         addr = prep.address
         live = self.api.get_node_group(prep.group.id)

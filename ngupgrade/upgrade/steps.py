@@ -9,7 +9,7 @@ policy in one place and the policy in force in the other).
 The steps, in order (issue 6, steps 5 to 8; each journaled):
 
 * :class:`PolicyStep` ``policy_update``: the override alone (masked), wait, verify it took
-  (C16 variant A: abort before the version when it did not);
+  (Azure/azure-cli#19902 variant A: abort before the version when it did not);
 * :class:`VersionStep` ``version_update``: ``version`` alone, wait with progress;
 * :class:`VerifyStep` ``verify``: done without error, RUNNING, on the target, back to size;
 * :class:`PolicyStep` ``restore_policy``: put back what Terraform declares, and verify.
@@ -48,7 +48,7 @@ def done_reason(step: str, result: GroupResult) -> str:
 
 @dataclass
 class PolicyStep:
-    """Set the deploy policy alone (masked), wait, verify it took (C16).
+    """Set the deploy policy alone (masked), wait, verify it took (Azure/azure-cli#19902).
 
     ``name`` is ``policy_update`` (the override) or ``restore_policy`` (what Terraform
     declares, else the policy before). ``expected`` is the policy the group should run when

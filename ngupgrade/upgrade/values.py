@@ -11,9 +11,10 @@ from ngupgrade.adapters.cloud.types import LiveCluster, LiveNode
 from ngupgrade.upgrade.mutation import MutationApi
 
 DEFAULT_STALL_SECONDS = 30 * 60.0
-"""No progress for this long means stalled (C15: "watchdog 30 min")."""
+"""No progress for this long means stalled (aws/containers-roadmap#1282: "watchdog 30 min")."""
 MIN_TIMEOUT_SECONDS = 60 * 60.0
-"""The default wait is twice the plan's longest estimate, and never under an hour (C12)."""
+"""The default wait is twice the plan's longest estimate, and never under an hour
+(terraform-google-modules/terraform-google-kubernetes-engine#939)."""
 
 
 class UpgradeApi(MutationApi, Protocol):

@@ -5,8 +5,8 @@ One :class:`RolloutWatch` per wait. Each poll it reads ``ListNodes`` once (the c
 do not grow with the group: one ``Get``, one ``ListNodes`` page per 1000 nodes, and with kube
 access one list per kind, :mod:`ngupgrade.upgrade.pods`), feeds the pure tracker
 (:class:`ngupgrade.core.rollout.RolloutTracker`) and turns what changed into events:
-``drain`` (started, pods_left, finished, forced), ``node_removed`` (C19), and at the end a
-``drain_summary``. When the watchdog stops the wait (no change for ``--stall-after``, or
+``drain`` (started, pods_left, finished, forced), ``node_removed`` (Azure/AKS#5340), and at the end
+a ``drain_summary``. When the watchdog stops the wait (no change for ``--stall-after``, or
 fewer Ready nodes than the policy allows while a new node is not Ready) :meth:`diagnosis`
 names the cause (:func:`ngupgrade.core.stall.diagnose`).
 

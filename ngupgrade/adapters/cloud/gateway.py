@@ -20,7 +20,7 @@ request ids, retry, translation) is :mod:`ngupgrade.adapters.cloud.rpc`, and wha
 look like is :mod:`ngupgrade.adapters.cloud.proto`.
 
 The SDK is imported lazily (:func:`open_gateway`), so commands that never talk to a cloud
-do not pay for it (DESIGN.md section 7).
+do not pay for it (bench/).
 """
 
 from __future__ import annotations
@@ -148,7 +148,8 @@ class CloudGateway:
             what=f"ClusterService.Get({cluster_id})"))
 
     def get_folder_cloud_id(self, folder_id: str) -> str:
-        """``FolderService.Get(folder).cloud_id`` (quotas are per cloud; DESIGN.md section 4)."""
+        """``FolderService.Get(folder).cloud_id`` (quotas are per cloud;
+        docs/quota-preflight.md)."""
         from yandex.cloud.resourcemanager.v1 import folder_service_pb2 as svc
         from yandex.cloud.resourcemanager.v1 import folder_service_pb2_grpc as grpc_svc
 
@@ -213,7 +214,8 @@ class CloudGateway:
             what=f"ClusterService.ListNodeGroups({cluster_id})")]
 
     def running_operation(self, node_group_id: str) -> OperationState | None:
-        """The newest unfinished operation on the group, or None (resume by group, C11)."""
+        """The newest unfinished operation on the group, or None (resume by group,
+        yandex-cloud/python-sdk ``_operation_waiter.py``)."""
         return newest(op for op in self.list_operations(node_group_id) if not op.done)
 
     # -- mutation ---------------------------------------------------------------------------

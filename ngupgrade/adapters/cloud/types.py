@@ -81,7 +81,8 @@ class OperationRef:
 
     ``attached`` is True when the Update call itself failed ambiguously (a deadline or
     UNAVAILABLE) and the operation it had started was found through ``ListOperations``.
-    ``update_calls`` counts the Update requests sent for this mutation (conflict retries, C13).
+    ``update_calls`` counts the Update requests sent for this mutation (conflict retries,
+    hashicorp/terraform-provider-google#3650).
     """
 
     id: str
@@ -120,7 +121,7 @@ class OperationState:
 
     @property
     def failed(self) -> bool:
-        """Finished with an error (field report C10: never read as success)."""
+        """Finished with an error (hashicorp/terraform#15601: never read as success)."""
         return self.done and self.error_code is not None
 
 

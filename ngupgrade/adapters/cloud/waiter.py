@@ -1,7 +1,8 @@
 """The operation waiter: is the operation done, and did the node group reconcile?
 
-Not the SDK's waiter (field report C11): that one polls every second, cannot reach a custom
-endpoint, and on timeout returns an unfinished operation as if it were a result. Here:
+Not the SDK's waiter (yandex-cloud/python-sdk ``_operation_waiter.py``): that one polls every
+second, cannot reach a custom endpoint, and on timeout returns an unfinished operation as if it were
+a result. Here:
 
 * polling is its own policy (:class:`PollPolicy`), separate from RPC retry: the interval
   starts at ``initial`` seconds and grows by ``factor`` to a cap (default **30 s**), so a
@@ -10,10 +11,12 @@ endpoint, and on timeout returns an unfinished operation as if it were a result.
 * the deadline is monotonic (an injected ``clock``; ``sleep`` is injected too, so tests wait
   in microseconds on the fake cloud's virtual clock);
 * a finished operation with an error raises :class:`~ngupgrade.core.errors.OperationFailed`
-  (operation id, google.rpc code and message; C10); a deadline raises
-  :class:`~ngupgrade.core.errors.OperationTimeout` whose hint says how to attach again (C11, C12).
-  ``timeout=0`` means "don't wait": one look, then done or OperationTimeout. Nothing here ever
-  passes a timeout to the SDK, where 0 would mean "wait forever";
+  (operation id, google.rpc code and message; hashicorp/terraform#15601); a deadline raises
+  :class:`~ngupgrade.core.errors.OperationTimeout` whose hint says how to attach again
+  (yandex-cloud/python-sdk ``_operation_waiter.py``,
+  terraform-google-modules/terraform-google-kubernetes-engine#939). ``timeout=0`` means "don't
+  wait": one look, then done or OperationTimeout. Nothing here ever passes a timeout to the SDK,
+  where 0 would mean "wait forever";
 * the reconcile verdict (:func:`wait_reconciled`): the operation is done without error AND the
   group status is RUNNING, with at most ``settle_polls`` extra looks after done; STOPPING,
   STOPPED or DELETING is an error.
@@ -58,9 +61,10 @@ class PollPolicy:
     """How often to ask whether an operation is done (seconds).
 
     Intervals: ``initial``, ``initial*factor``, ... capped at ``cap`` (documented cap: 30 s;
-    C11 asks for >= 10 s on multi-hour upgrades, which the cap gives after the first minute).
-    ``settle_polls``: extra group reads after the operation is done, ``settle_interval`` apart,
-    before a group still not RUNNING is reported as not reconciled.
+    yandex-cloud/python-sdk ``_operation_waiter.py`` asks for >= 10 s on multi-hour upgrades, which
+    the cap gives after the first minute). ``settle_polls``: extra group reads after the operation
+    is done, ``settle_interval`` apart, before a group still not RUNNING is reported as not
+    reconciled.
     """
 
     initial: float = 2.0
@@ -105,7 +109,7 @@ def resume_hint(operation_id: str) -> str:
 
 
 class Watchdog:
-    """Stall detection while waiting (field report C15), on :class:`StallWatchdog`.
+    """Stall detection while waiting (aws/containers-roadmap#1282), on :class:`StallWatchdog`.
 
     ``progress`` returns anything comparable that changes when the upgrade moves, e.g.
     :func:`node_progress` (the group's nodes: created, cordoned, deleted). It is read on each
@@ -164,10 +168,11 @@ def wait_operation(
 
     Raises:
         UsageError: negative ``timeout``.
-        OperationFailed: done with an error (C10).
-        OperationTimeout: still running at the deadline (C11); the hint says how to resume.
-        Stalled: the ``watchdog`` saw no progress for its window (C15).
-        CloudApiError: the poll itself failed past the RPC retry policy.
+        OperationFailed: done with an error (hashicorp/terraform#15601).
+        OperationTimeout: still running at the deadline (yandex-cloud/python-sdk
+        ``_operation_waiter.py``); the hint says how to resume. Stalled: the ``watchdog`` saw no
+        progress for its window (aws/containers-roadmap#1282). CloudApiError: the poll itself failed
+        past the RPC retry policy.
     """
     if timeout < 0:
         raise UsageError(f"timeout must be >= 0 seconds, not {timeout:g}")
@@ -220,7 +225,7 @@ def wait_reconciled(
     ``--resume``).
 
     Raises:
-        OperationFailed: the operation failed (C10).
+        OperationFailed: the operation failed (hashicorp/terraform#15601).
         GroupNotRunning: the operation succeeded but the group is STOPPING, STOPPED or
             DELETING after it (exit 1: not an operation failure; issue 10 item 12).
         OperationTimeout: the operation still runs at the deadline, or the group is still not

@@ -8,7 +8,8 @@ policy, the policy Terraform declares) and each step of the sequence with its op
 A step is ``started`` before its Update is sent, with the ids of the operations the group
 already had (``known_operations``), so a crash between the Update and the write of its
 operation id is recovered from ``ListOperations``: the new operation is the one not in that
-list. Never a second Update for the same step (field reports C11, C12).
+list. Never a second Update for the same step (yandex-cloud/python-sdk ``_operation_waiter.py``,
+terraform-google-modules/terraform-google-kubernetes-engine#939).
 
 Shape (``format`` 1; keys may be added, never renamed)::
 

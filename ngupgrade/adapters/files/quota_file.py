@@ -1,6 +1,6 @@
 """Offline quota source: a file of quota limits exported earlier (``--quotas FILE``).
 
-Two forms are accepted (DESIGN.md section 5), in JSON or YAML:
+Two forms are accepted (README.md), in JSON or YAML:
 
 * the proto-JSON of ``ListQuotaLimitsResponse`` as the REST API and the SDK's JSON printer write
   it, one object or a list of them (several services, pages or clouds)::

@@ -3,7 +3,7 @@
 Every reader returns the state's bytes and only reads: no lock is taken and nothing is
 written (the brief: never write to Terraform state).
 
-``--state`` grammar (DESIGN.md section 5): a path; ``-`` for stdin; ``tf:DIR`` for
+``--state`` grammar (README.md): a path; ``-`` for stdin; ``tf:DIR`` for
 ``terraform state pull`` in DIR; ``s3://BUCKET/KEY`` for the S3 backend on Yandex Object
 Storage (reference section 4).
 """

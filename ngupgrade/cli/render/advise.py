@@ -28,13 +28,13 @@ JSON (issue 14; keys may be added, never renamed)::
               "minutes": {"min", "max"}, "surge_node_hours", "min_available_nodes"}
 
 ``recommended.minutes`` is a range (``cycles x minutes per cycle``); schedules use its upper
-end. A stage's groups of one cluster run one after another (field report C13): a schedule
-group's ``start_minutes`` is when it starts (from the start of the schedule), ``after`` the
-group of its cluster it waits for (null: it starts with the stage), and the stage's
-``minutes`` its longest cluster. ``recommended`` is the group's fastest safe policy alone;
-``scheduled`` the one the schedule runs it with (smaller when it shares its cloud's headroom in
-a stage). ``set_policy`` and ``terraform`` apply ``scheduled`` (the printed policies of a
-schedule fit together as it runs them; each group's own recommendation may not), with
+end. A stage's groups of one cluster run one after another
+(hashicorp/terraform-provider-google#3650): a schedule group's ``start_minutes`` is when it starts
+(from the start of the schedule), ``after`` the group of its cluster it waits for (null: it starts
+with the stage), and the stage's ``minutes`` its longest cluster. ``recommended`` is the group's
+fastest safe policy alone; ``scheduled`` the one the schedule runs it with (smaller when it shares
+its cloud's headroom in a stage). ``set_policy`` and ``terraform`` apply ``scheduled`` (the printed
+policies of a schedule fit together as it runs them; each group's own recommendation may not), with
 ``timeouts { update }`` when the upgrade may outlast Terraform's update timeout; null when no
 policy is safe, or on a platform that ngupgrade does not change (Selectel: ``change_hint``
 says where the strategy is set).

@@ -1,7 +1,7 @@
 """Reports of ``ngupgrade groups``: the JSON document (stable keys) and the table rows.
 
 Pure: values in, plain Python values out. JSON keys follow issue 2's contract; add keys
-freely, never rename (DESIGN.md section 5).
+freely, never rename (README.md).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ def policy_json(group: NodeGroup) -> dict[str, Any]:
 
     ``{"max_expansion", "max_unavailable", "source": "state", "assumed": false}``; a policy the
     state leaves unset is the platform's default (Yandex 3/0, Selectel 0/1) with
-    ``"source": "default"`` and ``"assumed": true``, never 0/0 (field reports C05, C06).
+    ``"source": "default"`` and ``"assumed": true``, never 0/0
+    (stackitcloud/terraform-provider-stackit#530, yandex-cloud/terraform-provider-yandex PR #61).
     """
     resolved = resolve(group.policy, platform=platform_of(group))
     return {"max_expansion": resolved.policy.max_expansion,

@@ -2,7 +2,7 @@
 
 Pure: takes a :class:`ngupgrade.core.quota.preflight.Preflight`, returns text or plain dicts.
 
-JSON (DESIGN.md section 5; stable keys, new keys may be added, none renamed)::
+JSON (README.md; stable keys, new keys may be added, none renamed)::
 
     {"ok": bool,
      "clouds": [{"cloud_id", "quotas": [{"quota_id", "unit", "limit", "usage", "headroom",
@@ -89,7 +89,7 @@ def _suggestion_json(s: Suggestion) -> dict[str, Any]:
 
 
 def preflight_json(result: Preflight) -> dict[str, Any]:
-    """The ``preflight`` JSON document of DESIGN.md section 5, in API units (bytes)."""
+    """The ``preflight`` JSON document of README.md, in API units (bytes)."""
     groups = []
     for gd in result.groups:
         ex = gd.extra

@@ -1,6 +1,6 @@
 """Reports of ``ngupgrade plan``: the JSON document (stable keys) and the text for people.
 
-Pure: plans in, plain Python values and strings out. JSON keys follow DESIGN.md section 5
+Pure: plans in, plain Python values and strings out. JSON keys follow README.md
 (``plan``) plus ``ok``, ``nodes_source``, ``duration``, ``platform`` (``yandex``|``selectel``),
 ``data_notes`` (``[{code, message}]``: what the upgrade does to data on the nodes, from the
 platform's rules; empty on Yandex) and ``terraform`` (``{"timeouts": {"update":
@@ -79,7 +79,7 @@ def step_json(step: Step) -> dict[str, Any]:
 
 
 def group_plan_json(plan: GroupPlan) -> dict[str, Any]:
-    """One group of ``ngupgrade plan --output json`` (DESIGN.md section 5, plus
+    """One group of ``ngupgrade plan --output json`` (README.md, plus
     ``nodes_source`` and ``duration`` in minutes)."""
     group = plan.group
     return {
@@ -122,8 +122,9 @@ def terraform_update_timeout(plan: GroupPlan) -> str | None:
     """The ``timeouts { update = "..." }`` to set on the node group (``"6h"``), or None.
 
     None when the provider's default (60 min) is enough: no ``terraform-update-timeout-*``
-    warning. Otherwise the upper estimate plus 20% in whole hours (C12: 50 nodes at 1/0,
-    300 min: "6h"), the value the warning's text names.
+    warning. Otherwise the upper estimate plus 20% in whole hours
+    (terraform-google-modules/terraform-google-kubernetes-engine#939: 50 nodes at 1/0, 300 min:
+    "6h"), the value the warning's text names.
     """
     codes = {w.code for w in plan.warnings}
     if codes & {UPDATE_TIMEOUT_EXCEEDED, UPDATE_TIMEOUT_BORDERLINE}:

@@ -2,7 +2,7 @@
 
 A past update or auto-upgrade of the group (``NodeGroupService.ListOperations``: its start,
 its end and the nodes it served) took ``cycles.max`` waves of the deploy policy in force
-(DESIGN.md section 3), so one cycle took ``minutes / cycles.max``; the figure is the median
+(docs/upgrade-math.md), so one cycle took ``minutes / cycles.max``; the figure is the median
 over the operations that finished without error (one slow outlier, a PDB that held a drain for
 an hour, must not move it). The API keeps no history of the policy, so the one in force now is
 taken for the past ones; the report says so. Dividing by ``cycles.max`` keeps the estimate

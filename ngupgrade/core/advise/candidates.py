@@ -3,7 +3,7 @@
 Every policy the platform accepts (Yandex, seed 000: ``max_expansion`` and ``max_unavailable``
 integers 0..100, not both 0; Selectel, seed 001 L30, L44: 0..the node count or the autoscaler
 max) is clamped to the group as the plan does (``E' = min(E, N)``,
-``U' = min(U, N)``; DESIGN.md section 3), and policies that clamp to the same effective one are
+``U' = min(U, N)``; docs/upgrade-math.md), and policies that clamp to the same effective one are
 one candidate: a group of 20 nodes has ``21 * 21 - 1 = 440`` distinct effective policies out of
 ``101 * 101 - 1 = 10200`` accepted ones. The configured value that stands for a candidate is the
 effective one itself: the smallest that clamps to it, so the quota worst case (which clamps an
@@ -48,7 +48,7 @@ def _ceil_div(a: int, b: int) -> int:
 class Candidate:
     """One effective deploy policy of a group of ``nodes`` nodes, with its figures.
 
-    ``cycles_min``/``cycles_max`` as in DESIGN.md section 3; ``surge_node_cycles`` the nodes
+    ``cycles_min``/``cycles_max`` as in docs/upgrade-math.md; ``surge_node_cycles`` the nodes
     above ``N`` summed over the waves (multiply by minutes per cycle for node-minutes);
     ``max_unavailable`` is also the disruption: nodes down at once (``min_available = N - U'``).
     """

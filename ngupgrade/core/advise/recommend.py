@@ -1,6 +1,6 @@
 """The advice for one node group: its safe Pareto front, the recommendation, the near misses.
 
-Pure. The search (issue 14; DESIGN.md section 9):
+Pure. The search (issue 14; docs/advise.md):
 
 1. the quota gives the largest ``E'`` that fits (:meth:`QuotaJudge.max_expansion`), the
    availability rule the largest ``U'`` (:attr:`Availability.max_unavailable`): both are

@@ -1,13 +1,13 @@
 """A schedule for upgrading several node groups: which run together, in what order. Pure.
 
 The schedule is a sequence of stages; a stage starts when the one before has finished. The
-cloud runs one operation at a time per cluster (field report C13: a node-group update is
-refused while another operation upgrades the same cluster), so inside a stage the groups of one
-cluster form a *lane* and run one after another, in the order they were placed, while the lanes
-of different clusters run at the same time (this is what ``upgrade --schedule advised`` does:
-:func:`by_cluster` gives it the lanes). A group's minutes are the upper bound of its duration;
-a lane lasts the sum of its groups' minutes, and a stage as long as its longest lane: the max
-over clusters of the sum of that cluster's groups' minutes in the stage. Inside a stage
+cloud runs one operation at a time per cluster (hashicorp/terraform-provider-google#3650: a
+node-group update is refused while another operation upgrades the same cluster), so inside a stage
+the groups of one cluster form a *lane* and run one after another, in the order they were placed,
+while the lanes of different clusters run at the same time (this is what ``upgrade --schedule
+advised`` does: :func:`by_cluster` gives it the lanes). A group's minutes are the upper bound of its
+duration; a lane lasts the sum of its groups' minutes, and a stage as long as its longest lane: the
+max over clusters of the sum of that cluster's groups' minutes in the stage. Inside a stage
 (DESIGN.md sections 4 and 9):
 
 * the surges that can be up at once must fit their cloud's one headroom
@@ -18,7 +18,8 @@ over clusters of the sum of that cluster's groups' minutes in the stage. Inside 
 * at most ``max_parallel`` operations run at once per operations scope (the folder when the
   state names it, else the cloud), that is ``max_parallel`` lanes (clusters): "concurrent
   operations per folder: 15" (reference, quotas section); the API refuses more with "The limit
-  on maximum number of active operations has exceeded" (field report C23).
+  on maximum number of active operations has exceeded" (arenadata/ansible-module-yandex-cloud PR
+  #9).
 
 Minimising the total time exactly is a bin-packing problem; the groups are placed greedily,
 slowest first: each either joins an earlier stage (at the end of its cluster's lane there),
@@ -51,7 +52,7 @@ T = TypeVar("T")
 def by_cluster(items: Sequence[T], cluster_of: Callable[[T], str]) -> list[list[T]]:
     """The lanes of a stage: ``items`` grouped by cluster, each lane in the items' order, the
     lanes in the order of their first item. A lane's groups run one after another, the lanes
-    at the same time (module docstring; field report C13).
+    at the same time (module docstring; hashicorp/terraform-provider-google#3650).
 
     >>> by_cluster(["a1", "b1", "a2"], lambda s: s[0])
     [['a1', 'a2'], ['b1']]

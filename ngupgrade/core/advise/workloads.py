@@ -3,7 +3,7 @@
 :class:`DrainJudge` is a :class:`~ngupgrade.core.advise.judge.WorkloadJudge`: for one policy it
 plans the group as ``ngupgrade plan`` would (:func:`ngupgrade.core.simulate.plan_group`, the
 same ``N``), runs the plan on a :class:`~ngupgrade.core.drain.drain_model.DrainModel` built once for
-the group (DESIGN.md section 8), and returns the blocking findings as reasons, keeping their
+the group (docs/drain.md), and returns the blocking findings as reasons, keeping their
 stable codes (``pdb-blocks-eviction``, ``pods-do-not-fit``, ``forced-stop``...), except those
 whose code the user accepted (``--accept CODE``, as ``drain-check`` and the upgrade's drain
 gate take it: :func:`ngupgrade.core.drain.findings.fails`): a policy blocked only by accepted

@@ -1,4 +1,4 @@
-"""PodDisruptionBudgets that will block the drain of an upgrade (field report C15). Pure.
+"""PodDisruptionBudgets that will block the drain of an upgrade (aws/containers-roadmap#1282). Pure.
 
 The quick cluster-wide check behind ``preflight --pdbs``: it reads the status the disruption
 controller wrote (``status.disruptionsAllowed``) of :class:`ngupgrade.core.k8s.PodDisruptionBudget`

@@ -1,6 +1,6 @@
 """The catalog: which quota ids one node of a group consumes, and how much. Pure.
 
-Rules (DESIGN.md section 4; quota ids and units from reference section 2). One node consumes,
+Rules (docs/quota-preflight.md; quota ids and units from reference section 2). One node consumes,
 per cloud:
 
 * compute: ``compute.instances.count`` 1, ``compute.instanceCores.count`` cores (whole vCPUs,

@@ -1,6 +1,6 @@
 """What the surge of an upgrade needs: extra nodes, and their demand on each quota. Pure.
 
-Rules (DESIGN.md section 4):
+Rules (docs/quota-preflight.md):
 
 * Extra nodes of a fixed group: ``E' = min(E, N)``. Of an autoscaled group: for compute and
   vpc, the worst case ``max + min(E, max) - current`` (the autoscaler may grow the group to
@@ -108,7 +108,7 @@ class ExtraNodes:
 
 def extra_nodes(group: NodeGroup, current: int | None = None,
                 policy: ResolvedPolicy | None = None) -> ExtraNodes:
-    """The extra nodes of one group's upgrade (DESIGN.md section 4).
+    """The extra nodes of one group's upgrade (docs/quota-preflight.md).
 
     ``current`` is the live node count of an autoscaled group (ignored for a fixed group); None
     means offline, and the autoscaler ``min`` is assumed. ``policy`` is the policy the upgrade
@@ -213,8 +213,8 @@ def check_groups(groups: Sequence[NodeGroup], *, max_expansion: int | None = Non
     group's own values under its platform's bounds).
 
     Raises:
-        PolicyInvalid: a deploy policy outside the platform's bounds or 0/0 (C05), naming
-            the group.
+        PolicyInvalid: a deploy policy outside the platform's bounds or 0/0
+            (stackitcloud/terraform-provider-stackit#530), naming the group.
         QuotaMappingUnknown: every group whose resources cannot be placed, all in one message.
     """
     problems: list[str] = []
@@ -241,9 +241,10 @@ def group_demand(group: NodeGroup, cloud_id: str, current: int | None = None,
     """Build one group's :class:`GroupDemand` (see :func:`extra_nodes` for ``current``).
 
     ``live_policy`` (from ``NodeGroupService.Get``) replaces a policy the state leaves unset
-    (C06: never 0/0, the platform's default only when nothing better is known);
-    ``policy`` (decided by the caller with its source: ``--max-expansion``/``--max-unavailable``
-    resolved, the upgrade's own, a policy being judged) replaces both.
+    (yandex-cloud/terraform-provider-yandex PR #61: never 0/0, the platform's default only when
+    nothing better is known); ``policy`` (decided by the caller with its source:
+    ``--max-expansion``/``--max-unavailable`` resolved, the upgrade's own, a policy being judged)
+    replaces both.
     """
     consumption = dict(per_node) if per_node is not None else node_consumption(group)
     if policy is None and group.policy is None and live_policy is not None:

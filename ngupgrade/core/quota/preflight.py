@@ -40,7 +40,8 @@ class Preflight:
     at_current_size: bool = False
     api_calls: Mapping[str, int] = field(default_factory=dict)
     drain_blockers: tuple[PodDisruptionBudget, ...] = ()
-    """PodDisruptionBudgets that allow 0 disruptions (``--pdbs``; C15): fail under strict."""
+    """PodDisruptionBudgets that allow 0 disruptions (``--pdbs``; aws/containers-roadmap#1282): fail
+    under strict."""
     concurrency: Concurrency = "together"
     """Which groups' surges were counted at once (:func:`ngupgrade.core.quota.demand.
     concurrency`); ``sequential`` is True exactly when it is ``sequential``."""

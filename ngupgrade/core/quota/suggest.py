@@ -1,7 +1,8 @@
 """The suggested fix: the largest deploy policy that makes a cloud's short quotas fit. Pure.
 
-Field reports C01, C02 (a smaller surge, or none), C05 (never 0/0); the figures of each
-suggestion as in DESIGN.md section 3 (:mod:`ngupgrade.core.simulate`).
+Public issues Azure/AKS#799, Azure/AKS#4818 (a smaller surge, or none),
+stackitcloud/terraform-provider-stackit#530 (never 0/0); the figures of each suggestion as in
+docs/upgrade-math.md (:mod:`ngupgrade.core.simulate`).
 """
 
 from __future__ import annotations
@@ -19,14 +20,16 @@ from ngupgrade.core.quota.verdict import CloudVerdict, QuotaVerdict, verdict
 
 @dataclass(frozen=True)
 class Suggestion:
-    """A deploy policy for one group that makes its cloud's short quotas fit (C01, C02).
+    """A deploy policy for one group that makes its cloud's short quotas fit (Azure/AKS#799,
+    Azure/AKS#4818).
 
     ``kind`` is ``smaller_surge`` (the largest ``max_expansion`` that fits, ``max_unavailable``
-    kept) or ``no_surge`` (``max_expansion=0`` with ``max_unavailable >= 1``; never 0/0: C05).
+    kept) or ``no_surge`` (``max_expansion=0`` with ``max_unavailable >= 1``; never 0/0:
+    stackitcloud/terraform-provider-stackit#530).
     ``nodes`` is the N the figures use (fixed size, or for an autoscaled group the autoscaler
     max in the worst case and the current size with ``at_current_size``); ``peak_nodes = N +
     E'``, ``min_ready_nodes = N - U'`` (what the availability costs), ``cycles_min/max`` as in
-    DESIGN.md section 3. ``fits`` is False when this (with the suggestions before it in
+    docs/upgrade-math.md. ``fits`` is False when this (with the suggestions before it in
     the same cloud) still leaves a quota short; ``fits_together`` is True when every
     suggestion of the cloud applied together makes it fit (so an earlier one with ``fits``
     False is a part of the fix, not a dead end); when it is False only a quota increase helps.

@@ -21,8 +21,9 @@ sections 4, 11):
   at the current size ``max(0, min_after - current)``; managed-kubernetes, which counts a group at
   its max (``ru/managed-kubernetes/concepts/limits.md``), ``max(0, max_after - max_before)``;
 * ``create``, and a ``replace`` that creates first: a whole group ``after`` apply (an
-  autoscaled one at its max: it may grow there) on top of today's usage (C24: with
-  ``create_before_destroy`` "a second full group's quota is needed");
+  autoscaled one at its max: it may grow there) on top of today's usage
+  (yandex-cloud/terraform-provider-yandex#113: with ``create_before_destroy`` "a second full group's
+  quota is needed");
 * a ``replace`` that deletes first (and a taint change): per quota
   ``max(0, after_total - before_total)``, the old group's nodes being gone first;
 * ``in-place``, ``delete``, ``none``: nothing.

@@ -1,6 +1,6 @@
 """Demand against limits: one verdict per quota, and per cloud. Pure.
 
-A quota passes when ``demand <= limit - usage`` (equality passes; DESIGN.md section 4). A
+A quota passes when ``demand <= limit - usage`` (equality passes; docs/quota-preflight.md). A
 missing limit or usage, or a quota id the cloud did not list, is ``unknown``: never unlimited.
 Limits and usage are in the quota's unit (bytes for ``*.size``), as
 :class:`ngupgrade.core.model.QuotaLimit` holds them.
@@ -23,7 +23,7 @@ class QuotaVerdict:
 
     ``limit``/``usage``/``headroom`` are None when unknown. ``status`` is ``ok`` when
     ``demand <= headroom`` (equality passes) or when nothing is demanded, ``short`` when
-    ``demand > headroom`` (a headroom of 0 is a number, not unknown: C01 variant B), and
+    ``demand > headroom`` (a headroom of 0 is a number, not unknown: Azure/AKS#799 variant B), and
     ``unknown`` when the limit or usage is missing. ``scope`` names what a per-group or
     per-cluster limit was judged for (``group ADDRESS``, ``cluster ID``:
     :mod:`ngupgrade.core.quota.limits`); None for the cloud-wide quotas.
