@@ -114,9 +114,10 @@ def _bulk_read() -> Iterator[None]:
 
     Why: a dump at Kubernetes' limits (150,000 pods) becomes millions of small acyclic
     objects that live until the command ends; each full collection walks all of them, 12
-    times during such a read and again on every later one while the check runs (issue 12's
-    bench: reading 6.9 s -> 4.4 s CPU, indexing 2.4 s -> 1.2 s). Reference counting still
-    frees what is dropped; only cycles among the frozen objects would stay until exit.
+    times during such a read and again on every later one while the check runs (the
+    bench of ``bench/bench_drain_check.py``: reading 6.9 s -> 4.4 s CPU, indexing 2.4 s -> 1.2 s).
+    Reference counting still frees what is dropped; only cycles among the frozen objects would stay
+    until exit.
     """
     enabled = gc.isenabled()
     gc.disable()

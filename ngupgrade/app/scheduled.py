@@ -1,4 +1,4 @@
-"""Use case ``upgrade --schedule advised``: the advisor's schedule run stage by stage (issue 14).
+"""Use case ``upgrade --schedule advised``: the advisor's schedule run stage by stage.
 
 Order of work, so that nothing changes before every check has passed:
 

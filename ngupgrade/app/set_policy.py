@@ -79,7 +79,7 @@ class Applied:
     """How ``set-policy --apply`` ended: the operation waited for and the group read back.
 
     ``reached_by`` names another operation that had already set the policy (found after
-    waiting for it as the blocker of our Update): nothing of ours was sent (issue 10 item 1).
+    waiting for it as the blocker of our Update): nothing of ours was sent.
     """
 
     operation_id: str

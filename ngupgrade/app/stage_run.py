@@ -1,4 +1,4 @@
-"""The stages of ``upgrade --schedule advised`` at run time (issue 14): a group's slot, a
+"""The stages of ``upgrade --schedule advised`` at run time: a group's slot, a
 stage and its lanes (one per cluster), and the threads that run them.
 
 One thread per lane; each group gets its own gateway and its own :class:`Runbook` (its

@@ -1,4 +1,4 @@
-"""Use cases of ``--plan``: what a saved Terraform plan does to the node groups (issue 16).
+"""Use cases of ``--plan``: what a saved Terraform plan does to the node groups.
 
 :func:`load_plan` reads and classifies the plan once (any command that takes ``--plan`` starts
 here); :func:`plan_rolls` plans each roll with the planned values; :func:`preflight_plan`

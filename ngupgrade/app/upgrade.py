@@ -1,4 +1,4 @@
-"""Use case ``upgrade``: the runbook upgrade of one or more node groups (issue 6).
+"""Use case ``upgrade``: the runbook upgrade of one or more node groups.
 
 Order of work, so that nothing changes before every check has passed:
 
@@ -14,7 +14,7 @@ Order of work, so that nothing changes before every check has passed:
    now for the first group, after the plans' upper estimates of those before it for the
    others; :mod:`ngupgrade.app.gate`);
    with cluster objects (``--cluster`` or ``--kubeconfig``) the drain check of the same
-   groups under the same policy (issue 13): a quota shortfall or a blocking drain finding
+   groups under the same policy: a quota shortfall or a blocking drain finding
    not ``--accept``-ed is :class:`~ngupgrade.core.errors.CheckFailed` (exit 1) before any
    change;
 4. without ``apply``: the plan, the preflight and the calls it would make, and stop;
@@ -98,7 +98,7 @@ def run_upgrade(
     kube = None
     try:
         if request.apply and request.cluster.live:
-            # With kube access the wait sees the pods of draining nodes (issue 13): one
+            # With kube access the wait sees the pods of draining nodes: one
             # read-only session for the run, closed at its end.
             from ngupgrade.upgrade.pods import open_pod_watch
 
@@ -125,7 +125,7 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
             if request.apply:
                 path, legacy = journal_paths(request, group.id)
                 # Before the journal is read: two runs started together must not both pass
-                # the "unfinished journal" check and then share the file (issue 10 item 2).
+                # the "unfinished journal" check and then share the file.
                 lock = locks.enter_context(jr.JournalLock(path, jr.holder_text(request.command),
                                                           legacy))
                 note_moved(lock, str(group.address), runbook.emit)

@@ -58,8 +58,8 @@ def find_target(gw: CloudGateway, *, node_group_id: str | None, operation_id: st
     running = newest(op for op in ops if not op.done)
     if running is not None:
         return WaitTarget(running, node_group_id)
-    # Nothing runs: the answer is how the last one ended (issue 10 item 4: "nothing
-    # unfinished" after a failed upgrade is a false success).
+    # Nothing runs: the answer is how the last one ended ("nothing unfinished"
+    # after a failed upgrade would be a false success).
     return WaitTarget(None, node_group_id, latest=newest(ops))
 
 

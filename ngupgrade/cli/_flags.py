@@ -1,4 +1,4 @@
-"""Shared flags that a run does not use: checked as if used, then named (issue 11 item 8).
+"""Shared flags that a run does not use: checked as if used, then named.
 
 Every shared option is accepted by every command, before or after its name, so a script can
 pass one set of flags to all of them. One rule for a flag typed on the command line that this

@@ -1,5 +1,5 @@
 """``ngupgrade upgrade``: the runbook upgrade with a preflight gate, progress, stall detection
-and resume (issue 6). The sequence lives in :mod:`ngupgrade.upgrade.runbook`; this module parses the
+and resume. The sequence lives in :mod:`ngupgrade.upgrade.runbook`; this module parses the
 flags and shows the events: a progress display on a terminal, plain lines in a pipe or CI log,
 NDJSON with ``--output json``.
 """

@@ -1,5 +1,5 @@
 """Stall detection (aws/containers-roadmap#1282): has the progress reading changed lately, and what
-holds it (issue 13: :func:`diagnose` names the cause). Pure.
+holds it (:func:`diagnose` names the cause). Pure.
 
 An upgrade whose drain is blocked (a PodDisruptionBudget that allows 0 disruptions, seeds
 001 and 004) keeps its cloud operation running with nothing moving. Both the runbook
@@ -45,7 +45,7 @@ class StallWatchdog:
 _NOTHING = object()
 
 
-# -- the diagnosis: what holds the upgrade, by name (issue 13) ---------------------------------
+# -- the diagnosis: what holds the upgrade, by name ---------------------------------
 
 CAUSES = ("pdb-blocked", "pods-unplaced", "detach-stuck", "node-not-joining",
           "surge-not-created", "drain-stuck", "nothing-visible")

@@ -1,7 +1,6 @@
 """Value checks of the scenario file: each names the key (a dotted path) and, where a set of
 valid values exists, the closest one. A value the fake cannot act on is refused, never
-ignored: a typo that silently disabled a fault would let a drill pass without testing anything
-(issue 10 item 11).
+ignored: a typo that silently disabled a fault would let a drill pass without testing anything.
 """
 
 from __future__ import annotations

@@ -200,7 +200,7 @@ class FakeCloud:
         self.kube = FakeKubeApi(objects).start()
         from ngupgrade.testing.kube_follow import KubeFollower
 
-        with self._world.lock:  # from now on the cluster follows the upgrade (issue 13)
+        with self._world.lock:  # from now on the cluster follows the upgrade
             # groups whose nodes the scenario gives are served as given, not followed
             given = {((o.get("metadata") or {}).get("labels") or {}).get(NODE_GROUP_LABEL)
                      for o in self._world.scenario.workloads if o.get("kind") == "Node"}

@@ -1,4 +1,4 @@
-"""The fake Kubernetes API follows the fake cloud's upgrade (issue 13): what the platform's
+"""The fake Kubernetes API follows the fake cloud's upgrade: what the platform's
 node-by-node procedure does to the cloud's nodes, the cluster shows.
 
 :class:`KubeFollower` is called by the world after each step of a version update and at every

@@ -1,6 +1,6 @@
 """Quota accounting of the fake cloud: usage moves with the node count, charged per node with
-the core's catalog (:func:`ngupgrade.core.quota.catalog.node_consumption`, DESIGN.md
-section 4), so the fake and the preflight cannot disagree on what a node draws (GPUs
+the core's catalog (:func:`ngupgrade.core.quota.catalog.node_consumption`,
+docs/quota-preflight.md), so the fake and the preflight cannot disagree on what a node draws (GPUs
 included).
 
 The real service refuses a create that would pass a limit; the world then fails the version

@@ -1,4 +1,4 @@
-"""Which operation did a step's Update start? Telling ours from someone else's (issue 10 item 7).
+"""Which operation did a step's Update start? Telling ours from someone else's.
 
 A step is journaled as started, with the ids of the operations the group already had, before
 its Update is sent (:mod:`ngupgrade.adapters.files.journal`). When the run stops before the

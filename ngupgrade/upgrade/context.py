@@ -60,7 +60,7 @@ class Prepared:
     restore_only: bool = False
     """Already at the target, but the group runs a deploy policy other than the one Terraform
     declares and ``--restore-policy`` was given: only the verdict and the restore run. Decided
-    from the cloud and the state, so it holds without a journal (issue 10 item 5)."""
+    from the cloud and the state, so it holds without a journal."""
     tight_quota: str | None = None
     """The preflight's quota with the least room after the surge, as text (the watchdog
     names it when a surge node is not created)."""
@@ -123,7 +123,7 @@ class Context:
     def wait_plain(self, prep: Prepared, op_id: str) -> LiveNodeGroup:
         """Wait for a policy operation (no progress to show), then for the group to read
         RUNNING again: the group as then read. A step is never "done" while the group still
-        reconciles (issue 10 item 12).
+        reconciles.
 
         Raises:
             OperationFailed: the operation failed.

@@ -140,7 +140,7 @@ class Summary(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class StageEvent(Event):
-    """One stage of ``upgrade --schedule advised`` (issue 14): ``planned`` (before any change,
+    """One stage of ``upgrade --schedule advised``: ``planned`` (before any change,
     also in a dry run: its groups, their policies and expected minutes, and ``why_new``),
     ``started``, ``finished`` (``ok``, ``seconds``) or ``not_run`` (``reason``).
 
@@ -271,7 +271,7 @@ class Progress(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class NodeDrainEvent(Event):
-    """One node's drain (issue 13): ``phase`` ``started`` (cordoned; ``forced_stop_at``
+    """One node's drain: ``phase`` ``started`` (cordoned; ``forced_stop_at``
     HH:MM UTC when the platform stops it anyway), ``pods_left`` (kube access: ``pods``
     still on it, ``blocked_by`` the PDBs refusing them), ``finished`` or ``forced`` (gone or
     back after ``seconds``, past the drain timeout when forced)."""

@@ -1,4 +1,4 @@
-"""The pods of draining nodes while an upgrade runs, through the Kubernetes API (issue 13).
+"""The pods of draining nodes while an upgrade runs, through the Kubernetes API.
 
 :class:`KubePodWatch` is the :class:`ngupgrade.upgrade.watch.PodWatch` of a run with kube
 access (``upgrade --kubeconfig/--context``). Each look, for the nodes the cloud shows

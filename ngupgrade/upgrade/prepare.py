@@ -50,7 +50,7 @@ def policy_drift(live: LiveNodeGroup, group: NodeGroup) -> DeployPolicy | None:
 
 
 def drift_notice(prep: Prepared, event: Emit) -> None:
-    """Issue 10 item 5: a group already on the target that still runs a policy other than
+    """A group already on the target that still runs a policy other than
     Terraform's (an upgrade stopped before its restore; its journal gone or elsewhere) is
     never "nothing to do" in silence: with --restore-policy it is put back (a ``note`` event
     says why), without it a ``warned`` event (``policy-differs-from-terraform``) names it and

@@ -1,6 +1,6 @@
 """The runbook upgrade of one node group: prepare (read, check, plan) and run (the steps).
 
-The sequence per group (issue 6; each step journaled in :mod:`ngupgrade.adapters.files.journal`):
+The sequence per group (each step journaled in :mod:`ngupgrade.adapters.files.journal`):
 
 1. to 4. read the live group, its nodes, its cluster and its operations; refuse a group that
    is not RUNNING or has an unfinished operation (without ``--resume``) and a journal of
@@ -209,7 +209,7 @@ class Runbook:
             if err.code != "NOT_FOUND" or j.path is None:
                 raise
             # Not a transient failure to resume from (that loops between two hints): the
-            # journal names an operation the cloud has forgotten (issue 10 item 10).
+            # journal names an operation the cloud has forgotten.
             raise BadInput(
                 f"records operation {op_id} for step {step_name}, which the cloud does not "
                 "know (NOT_FOUND)", source=j.path,

@@ -3,10 +3,9 @@
 A step object answers two questions with the same rule: :meth:`planned_calls` (what a dry run
 lists, judged from the group as read when the run was prepared and what the steps before it
 leave) and :meth:`run` (judged from the group as read at its turn). The dry run and
-``--apply`` therefore cannot disagree about a step (issue 9: they once compared the raw
-policy in one place and the policy in force in the other).
+``--apply`` therefore cannot disagree about a step.
 
-The steps, in order (issue 6, steps 5 to 8; each journaled):
+The steps, in order (each journaled):
 
 * :class:`PolicyStep` ``policy_update``: the override alone (masked), wait, verify it took
   (Azure/azure-cli#19902 variant A: abort before the version when it did not);

@@ -29,7 +29,7 @@ class UpgradeApi(MutationApi, Protocol):
 
 @dataclass(frozen=True)
 class UpgradeOptions:
-    """What the user asked for (issue 6 command line), in seconds where it is a duration.
+    """What the user asked for , in seconds where it is a duration.
 
     ``version`` or ``latest_revision``; ``max_expansion`` / ``max_unavailable`` override the
     policy for the upgrade, given by ``policy_source``: the flags (``override``) or the stage

@@ -1,5 +1,5 @@
 """Watching a version update poll by poll: progress that cannot lie, each node's drain, nodes
-removed unexpectedly, and the watchdog's diagnosis (issue 13).
+removed unexpectedly, and the watchdog's diagnosis.
 
 One :class:`RolloutWatch` per wait. Each poll it reads ``ListNodes`` once (the calls per poll
 do not grow with the group: one ``Get``, one ``ListNodes`` page per 1000 nodes, and with kube

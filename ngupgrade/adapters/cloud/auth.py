@@ -77,7 +77,7 @@ def resolve_credentials(environ: Mapping[str, str]) -> Credentials:
 _HEADER_SAFE = re.compile(r"[\x20-\x7e]+")
 """What a gRPC metadata value may hold: printable ASCII (RFC 7540 8.1.2 via gRPC's HTTP/2
 spec). Anything else, sent as ``authorization: Bearer ...``, ends as "Invalid metadata
-[INTERNAL]" from the C core, naming nothing (issue 10 item 12)."""
+[INTERNAL]" from the C core, naming nothing."""
 
 
 _SOURCE = {"YC_IAM_TOKEN": "yc iam create-token", "YC_TOKEN": "yc config get token"}

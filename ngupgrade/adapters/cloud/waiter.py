@@ -227,7 +227,7 @@ def wait_reconciled(
     Raises:
         OperationFailed: the operation failed (hashicorp/terraform#15601).
         GroupNotRunning: the operation succeeded but the group is STOPPING, STOPPED or
-            DELETING after it (exit 1: not an operation failure; issue 10 item 12).
+            DELETING after it (exit 1: not an operation failure).
         OperationTimeout: the operation still runs at the deadline, or the group is still not
             RUNNING after ``policy.settle_polls`` extra reads.
     """

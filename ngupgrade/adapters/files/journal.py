@@ -55,7 +55,7 @@ STEP_VERSION = "version_update"
 STEP_VERIFY = "verify"
 STEP_RESTORE = "restore_policy"
 STEPS = (STEP_POLICY, STEP_VERSION, STEP_VERIFY, STEP_RESTORE)
-"""The journaled steps, in the order of the sequence (issue 6, steps 5 to 8)."""
+"""The journaled steps, in the order of the sequence."""
 
 
 def journal_dir(environ: Mapping[str, str] | None = None) -> str:
@@ -482,7 +482,7 @@ def make_private_dir(directory: str) -> None:
 
 
 class JournalLock:
-    """An exclusive lock on one journal, so two runs cannot share it (issue 10 item 2).
+    """An exclusive lock on one journal, so two runs cannot share it.
 
     The journal itself is replaced atomically on every write, so the lock is a sidecar file
     ``<journal>.lock`` held with ``flock(LOCK_EX | LOCK_NB)`` for the whole run; it records who

@@ -96,7 +96,7 @@ def read_live(kubeconfig: str | None = None, context: str | None = None, *,
 
 
 class LiveLister:
-    """A read-only session on the cluster for repeated looks while an upgrade runs (issue 13):
+    """A read-only session on the cluster for repeated looks while an upgrade runs:
     the client is built once (an exec plugin runs per token, not per poll), and each look is
     one paginated list call per kind asked for, filtered on the server.
 

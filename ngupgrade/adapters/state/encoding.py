@@ -66,7 +66,7 @@ _NO_BOM = ("PowerShell's `>` writes UTF-16 and `Out-File -Encoding utf8` a BOM; 
 def refuse_other_encodings(data: bytes, source: str) -> None:
     """Terraform writes states as UTF-8 without a byte order mark; a state saved through
     PowerShell is UTF-16 (``>``) or starts with a BOM. Name that instead of letting the
-    JSON decoder call it "truncated" (issue 10 item 12).
+    JSON decoder call it "truncated".
 
     Raises:
         BadInput: the encoding, and how to convert the file (``iconv``, or writing it again).

@@ -2,7 +2,7 @@
 
 Pure: an :class:`~ngupgrade.core.advise.advice.Advice` in, plain values and strings out.
 
-JSON (issue 14; keys may be added, never renamed)::
+JSON (keys may be added, never renamed)::
 
     {"ok": bool,
      "groups": [{"address", "id", "name", "nodes", "nodes_source",

@@ -2,7 +2,7 @@
 
 Takes a :class:`ngupgrade.core.drain.check.DrainReport`; returns text or plain dicts.
 
-JSON (issue 12; stable keys, new keys may be added, none renamed)::
+JSON (stable keys, new keys may be added, none renamed)::
 
     {"ok": bool,
      "groups": [{"address", "group_id", "ok",

@@ -1,7 +1,7 @@
 """Reports of ``ngupgrade groups``: the JSON document (stable keys) and the table rows.
 
-Pure: values in, plain Python values out. JSON keys follow issue 2's contract; add keys
-freely, never rename (README.md).
+Pure: values in, plain Python values out. JSON keys are stable (README.md):
+add keys freely, never rename.
 """
 
 from __future__ import annotations

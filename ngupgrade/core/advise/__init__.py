@@ -1,4 +1,4 @@
-"""The policy advisor (issue 14; docs/advise.md): the fastest safe deploy policy of each
+"""The policy advisor (docs/advise.md): the fastest safe deploy policy of each
 node group, its Pareto front, why faster policies fail, and a schedule for several groups.
 
 Modules: :mod:`.candidates` (the policies and their closed-form figures), :mod:`.judge`

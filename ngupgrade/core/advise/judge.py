@@ -2,10 +2,10 @@
 
 Each judge answers for one group and gives stable reason codes (scripts match on them):
 
-* ``quota-short``: the surge does not fit the headroom of the group's cloud (DESIGN.md
-  section 4, the :mod:`ngupgrade.core.quota` math unchanged: per-node consumption times the
-  extra nodes, worst case for an autoscaled group), or a limit beside the cloud-wide quotas
-  that ``ngupgrade preflight`` checks (nodes per group and per cluster, zonal quotas:
+* ``quota-short``: the surge does not fit the headroom of the group's cloud
+  (docs/quota-preflight.md, the :mod:`ngupgrade.core.quota` math unchanged: per-node consumption
+  times the extra nodes, worst case for an autoscaled group), or a limit beside the cloud-wide
+  quotas that ``ngupgrade preflight`` checks (nodes per group and per cluster, zonal quotas:
   :func:`ngupgrade.core.quota.limits.limit_rows`); ``quota-unknown`` under ``strict`` only;
 * ``below-min-available``: fewer nodes Ready at the worst moment (``N - U'``) than the floor;
 * ``max-unavailable-at-autoscaler-min``: an autoscaled group with ``max_unavailable`` at or
@@ -14,7 +14,7 @@ Each judge answers for one group and gives stable reason codes (scripts match on
 * workloads: whatever codes the injected :class:`WorkloadJudge` gives (the drain check's
   ``pdb-blocks-eviction``, ``pods-do-not-fit``, ...).
 
-The floor (``--min-available N|P%``) defaults, as issue 14 asks: without cluster objects, one
+The floor (``--min-available N|P%``) defaults: without cluster objects, one
 node down at a time (``N - 1``; Selectel's own default ``max_unavailable = 1``, seed 001 L46);
 with cluster objects the drain check decides and the floor only forbids the whole group down
 at once (``1`` node Ready). The whole group down is never a default: for a group of one node,

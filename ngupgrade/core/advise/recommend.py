@@ -1,6 +1,6 @@
 """The advice for one node group: its safe Pareto front, the recommendation, the near misses.
 
-Pure. The search (issue 14; docs/advise.md):
+Pure. The search (docs/advise.md):
 
 1. the quota gives the largest ``E'`` that fits (:meth:`QuotaJudge.max_expansion`), the
    availability rule the largest ``U'`` (:attr:`Availability.max_unavailable`): both are
@@ -10,7 +10,7 @@ Pure. The search (issue 14; docs/advise.md):
    member leaves the pool and the next candidate of its block enters; repeat until every
    member of the front is safe. Only front members are ever judged, each at most once;
 4. the recommendation is the front's first in ``rank_key`` order: the fastest, ties to the
-   cheaper (issue 14).
+   cheaper.
 
 The rejected list explains the faster policies: in each column ``U' = u`` (0..min(N, 100)),
 the slowest policy that is still faster than the recommendation and why it is blocked

@@ -8,7 +8,7 @@ while the lanes of different clusters run at the same time (this is what ``upgra
 advised`` does: :func:`by_cluster` gives it the lanes). A group's minutes are the upper bound of its
 duration; a lane lasts the sum of its groups' minutes, and a stage as long as its longest lane: the
 max over clusters of the sum of that cluster's groups' minutes in the stage. Inside a stage
-(DESIGN.md sections 4 and 9):
+(docs/quota-preflight.md, docs/advise.md):
 
 * the surges that can be up at once must fit their cloud's one headroom
   (``demand <= limit - usage`` per quota; an unknown quota does not constrain, as in the

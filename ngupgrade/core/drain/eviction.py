@@ -158,7 +158,7 @@ def live_refusal(pod: Pod, pdbs: tuple[PodDisruptionBudget, ...]
     ``pdbs`` are the PDBs whose selectors select the pod. Their status is what the disruption
     controller last wrote (``currentHealthy``, ``desiredHealthy``, ``expectedPods``,
     ``disruptionsAllowed``), so this is :func:`eviction_gate`'s decision on the cluster's own
-    numbers, not on a model of them (used while an upgrade runs: issue 13). A PDB never
+    numbers, not on a model of them (used while an upgrade runs). A PDB never
     observed (no status) refuses as the API does (its ``observedGeneration`` 0 is behind).
     """
     from ngupgrade.core.drain.blockers import why_blocked

@@ -3,7 +3,7 @@
 Why: every order of every plan evicts and places the same pods; their effective request
 (init containers and sidecars folded in), scheduling class, PDB, owner, volume facts and
 YTsaurus component do not depend on the order, so they are read here once per
-:class:`~ngupgrade.core.drain.drain_model.DrainModel` instead of once per pod per order (issue 12's
+:class:`~ngupgrade.core.drain.drain_model.DrainModel` instead of once per pod per order (a
 profile: ``pod_request`` recomputed 84k times for 6,000 pods).
 """
 

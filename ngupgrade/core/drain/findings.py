@@ -1,7 +1,7 @@
 """What the drain check reports: findings with stable codes, and the platform's rules. Pure.
 
-A :class:`Finding` is one thing an upgrade wave does to the workloads (issue 12, DESIGN.md
-section 8). Its ``code`` is stable (JSON consumers and ``--accept CODE`` rely on it); its
+A :class:`Finding` is one thing an upgrade wave does to the workloads
+(docs/drain.md). Its ``code`` is stable (JSON consumers and ``--accept CODE`` rely on it); its
 ``severity`` says what it means for the verdict:
 
 * ``blocking``: downtime or data loss (a pod that finds no place, a PDB that stops the drain,
@@ -44,7 +44,7 @@ CODES = (
     SINGLE_REPLICA_DISRUPTED, YTSAURUS_BELOW_MIN_READY, WHOLE_GROUP_UNAVAILABLE,
     CONSTRAINT_NOT_MODELLED, UPGRADE_STOPS, GROUP_SIZE_MISMATCH, GROUP_REMOVED,
 )
-"""Every code the drain check emits (the first 14 are issue 12's stable list)."""
+"""Every code the drain check emits (stable: JSON consumers and ``--accept`` match on them)."""
 
 ORDER_INDEPENDENT = frozenset({
     PDB_OVERLAP, PDB_NOT_SYNCED, GRACE_OVER_TIMEOUT, BARE_POD_LOST, EMPTYDIR_DATA_LOST,

@@ -18,9 +18,9 @@ scheduler sees pods in creation order, so in packing edge cases the answer "fits
 not fit" can differ; the checks that matter (selectors, taints, a pod bigger than any node,
 total room) do not.
 
-Speed (issue 12: 5,000 nodes, 150,000 pods, every group, up to 10 orders each): a node is an
-index into flat lists (:class:`RoomTable`, built once per group; :class:`Placer` copies the
-four free-room lists per order, a C-level copy), a pod's request is a :class:`Need` computed
+Speed (the drain check's budget: 5,000 nodes, 150,000 pods, every group, up to 10 orders each): a
+node is an index into flat lists (:class:`RoomTable`, built once per group; :class:`Placer` copies
+the four free-room lists per order, a C-level copy), a pod's request is a :class:`Need` computed
 once per group, and the placement loop reads plain ints. The profile this replaced spent its
 time in per-node dicts (``dict.get``, ``fits``, ``score``) and frozen values replaced per
 placement. The arithmetic and the visiting order are the same as the dict version's, so the

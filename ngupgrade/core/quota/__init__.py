@@ -1,5 +1,5 @@
-"""The quota preflight (DESIGN.md sections 4, 11): what an upgrade's or a Terraform plan's new
-nodes consume, and whether the cloud has room for them. Pure.
+"""The quota preflight (docs/quota-preflight.md, docs/plan-gate.md): what an upgrade's or a
+Terraform plan's new nodes consume, and whether the cloud has room for them. Pure.
 
 Modules, inside out (import from them; this package re-exports nothing):
 :mod:`.catalog` (the quota ids one node consumes, per platform, disk type and GPU) with

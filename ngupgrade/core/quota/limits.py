@@ -2,7 +2,7 @@
 placement group, and the service's own auto-upgrade window. Pure (the start time is a value).
 
 What :func:`ngupgrade.core.quota.preflight.evaluate` leaves out, checked here on the same demands
-(issue 11 items 19-22; reference ``yandex-and-terraform-facts.md`` section 2,
+(reference ``yandex-and-terraform-facts.md`` section 2,
 ``kubernetes-and-drain-facts.md`` section 1):
 
 * ``managed-kubernetes.groupNodes.count`` (nodes in one group, 200 by default): each group's

@@ -1,8 +1,8 @@
 """The extra nodes and quota demand of each change a Terraform plan makes to a node group.
 
 Pure. Builds :class:`ngupgrade.core.quota.demand.GroupDemand` values that
-:func:`ngupgrade.core.quota.preflight.evaluate` judges like those of an upgrade (DESIGN.md
-sections 4, 11):
+:func:`ngupgrade.core.quota.preflight.evaluate` judges like those of an upgrade
+(docs/quota-preflight.md, docs/plan-gate.md):
 
 * ``roll``: per quota, the most the group holds at any moment of the roll's timeline
   (:func:`ngupgrade.core.simulate.timeline` under the deploy policy counted for quotas,
