@@ -89,3 +89,11 @@ def stand_in_terraform(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.setenv("PATH", f"{FIXTURE_BIN}:{__import__('os').environ['PATH']}")
     monkeypatch.setenv("FAKE_TF_LOG", str(log))
     return log
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables follow COLUMNS; pytest-xdist's workers (and some CI runners) set it, so every
+    test starts without it, as a pipe would, and the tests that need a width set their own."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)

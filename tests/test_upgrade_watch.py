@@ -111,13 +111,15 @@ def test_a_drain_that_never_ends_names_the_node_and_its_forced_stop(tmp_path: Pa
 
 def test_a_surge_node_never_created_names_the_tightest_quota(tmp_path: Path) -> None:
     """Nothing happens at all (stall before step 1) while the plan wants a surge node: the
-    preflight's tightest quota for one more workers node (4 cores, 16 GiB, NAT) is the
-    external address: need 1, headroom 8 - 4 = 4 (cores: 4 of 74, instances: 1 of 26)."""
+    preflight's tightest row for one more workers node (4 cores, 16 GiB, NAT) is its spread
+    placement group's: need 1 VM, headroom 5 - 3 = 2 (external addresses: 1 of 4, cores: 4 of
+    74, instances: 1 of 26)."""
     faults = [{"kind": "stall", "at_step": 0}]
     with example_cloud(step_seconds=60, faults=faults) as fake:
         out = run(fake, tmp_path / "j.json", stall_after=600)
         assert out.code == 6
     (diag,) = out.of("diagnosis")
     assert diag.cause == "surge-not-created"
-    assert "vpc.externalAddresses.count" in diag.message
+    assert ("compute.placementGroupInstances.count (placement group fd8examplespread0001) "
+            "(needs 1 VM, headroom 2 VMs)") in diag.message
     assert out.of("drain_summary") == []

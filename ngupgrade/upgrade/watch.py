@@ -220,7 +220,8 @@ def tight_quota_text(preflight: Any) -> str | None:
             if q.headroom is None or q.demand <= 0:
                 continue
             room = (q.headroom - q.demand) / max(q.demand, 1)
-            text = (f"{q.quota_id} (needs {human_quota(q.quota_id, q.demand)}, headroom "
+            # the row's name: a per-group, per-cluster or placement-group row with its scope
+            text = (f"{q.name} (needs {human_quota(q.quota_id, q.demand)}, headroom "
                     f"{human_quota(q.quota_id, q.headroom)})")
             if best is None or room < best[0]:
                 best = (room, text)
