@@ -125,8 +125,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def pdb_blocked_api() -> list[dict[str, object]]:
     """The fake cluster's workloads: Deployment ``shop/api`` with 1 replica on
-    ``workers-0000`` under PDB ``shop/api`` ``minAvailable: 1`` (seed 004: 1 healthy - 1
-    desired = 0 disruptions allowed, so the eviction answers 429 until the node is stopped)."""
+    ``workers-0000`` under PDB ``shop/api`` ``minAvailable: 1`` (the Kubernetes docs, "API-initiated
+    Eviction": 1 healthy - 1 desired = 0 disruptions allowed, so the eviction answers 429 until the
+    node is stopped)."""
     from ngupgrade.testing import kube_objects as ko
 
     spec = ko.pod_spec([ko.container("api", {"cpu": "100m", "memory": "128Mi"})])

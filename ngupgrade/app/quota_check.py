@@ -381,7 +381,8 @@ def blocked_drain_reaction(platforms: Iterable[str]) -> str:
     """What a drain its pods cannot leave leads to, per platform (DrainRules,
     core/drain/findings.py): Yandex stops the node after 7 minutes of draining (docs
     node-drain: "7 минут") with the pod on it, unprotected; Selectel retries, then stops the
-    upgrade with the cluster in ERROR (seed 001 L80, L88-L92)."""
+    upgrade with the cluster in ERROR (the Selectel strategy page, "Если PDB не дает вытеснить
+    поды")."""
     yandex = ("on Yandex the node is stopped after 7 minutes of draining with its pods on it "
               "(they go down without the budget's protection)")
     selectel = "on Selectel the upgrade stops (cluster ERROR) until the budget allows one"

@@ -1,7 +1,7 @@
 """Use case ``set-policy``: change a node group's deploy policy safely (Azure/azure-cli#19902).
 
-Order: read the live group; validate the wanted policy (seed 000: 0..100 each, not both 0);
-compute the masked change (only the paths that differ); with ``apply``, send ONE masked
+Order: read the live group; validate the wanted policy (the Yandex deploy-policy page: 0..100 each,
+not both 0); compute the masked change (only the paths that differ); with ``apply``, send ONE masked
 Update, wait for the operation and the reconcile verdict, then read the group again and
 confirm the values took. Nothing is sent when the values are already set.
 """

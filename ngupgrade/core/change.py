@@ -27,10 +27,10 @@ Change kinds (docs/plan-gate.md), most severe first:
 * ``roll``: nodes recreated or updated under the deploy policy. A version change, and any
   change of the node template: "When modifying a node group (including during a Kubernetes
   version update) ... new nodes ... are created with the new parameters" (``deploy-policy.md``,
-  seed 000); metadata changes recreate every node (``node-group-update.md#update-metadata``).
-  ``allocation_policy.location.zone`` is updatable in place by the provider; moving nodes to
-  another zone recreates them: a roll. An attribute this module does not know is taken as a roll
-  (the worst of the update kinds) and named.
+  the Yandex deploy-policy page); metadata changes recreate every node
+  (``node-group-update.md#update-metadata``). ``allocation_policy.location.zone`` is updatable in
+  place by the provider; moving nodes to another zone recreates them: a roll. An attribute this
+  module does not know is taken as a roll (the worst of the update kinds) and named.
 * ``resize``: only ``scale_policy`` sizes change (``fixed_scale.size``, ``auto_scale.min/max/
   initial``): nodes are added or removed, none recreated (``node-group-update.md``: "You can
   update ... scaling ... You cannot change the scaling type").
@@ -77,8 +77,8 @@ UNKNOWN_SIZE: int = YANDEX.group_node_limit or MAX_GROUP_NODES
 plans here are of ``yandex_kubernetes_node_group``: Yandex's rules."""
 
 UNKNOWN_POLICY_KNOB = YANDEX.knob_max
-"""An unknown ``max_expansion``/``max_unavailable`` is taken as 100, the API's bound (seed 000);
-the simulation clamps it to the group size."""
+"""An unknown ``max_expansion``/``max_unavailable`` is taken as 100, the API's bound (the Yandex
+deploy-policy page); the simulation clamps it to the group size."""
 
 KNOWN_ACTIONS: tuple[tuple[str, ...], ...] = (
     ("no-op",), ("read",), ("create",), ("update",), ("delete",), ("delete", "create"),

@@ -101,7 +101,7 @@ class CheckFailed(NgUpgradeError):
 
 
 class PolicyInvalid(CheckFailed):
-    """A deploy policy outside 0..100 or with both values 0 (seed 000;
+    """A deploy policy outside 0..100 or with both values 0 (the Yandex deploy-policy page;
     stackitcloud/terraform-provider-stackit#530)."""
 
 

@@ -242,9 +242,9 @@ class PersistentVolume:
 
 @dataclass(frozen=True)
 class YtComponent:
-    """One component of a ``Ytsaurus`` object (seed 002): ``kind`` is the spec key
-    (``httpProxies``, ``dataNodes``...), ``name`` the group's name (``""`` when unnamed).
-    ``pod_labels`` select its pods (the operator's labels, see adapters/kube)."""
+    """One component of a ``Ytsaurus`` object (the YTsaurus docs, "Стратегии обновления YTsaurus"):
+    ``kind`` is the spec key (``httpProxies``, ``dataNodes``...), ``name`` the group's name (``""``
+    when unnamed). ``pod_labels`` select its pods (the operator's labels, see adapters/kube)."""
 
     kind: str
     name: str

@@ -31,9 +31,9 @@ class DeployPolicy:
     """``deploy_policy`` of a node group: nodes added (surge) and nodes down at once.
 
     Selectel calls them "Расширение размера группы, макс" and "Уменьшение размера группы,
-    макс" (seed 001 L26, L40). Bounds and defaults are the platform's
-    (:mod:`ngupgrade.core.platform`); validation lives in :mod:`ngupgrade.core.policy`; this
-    value holds what was configured, valid or not.
+    макс" (the Selectel strategy page, "Параметры обновления нод"). Bounds and defaults are the
+    platform's (:mod:`ngupgrade.core.platform`); validation lives in :mod:`ngupgrade.core.policy`;
+    this value holds what was configured, valid or not.
     """
 
     max_expansion: int

@@ -23,7 +23,8 @@ into facts that cannot lie:
   **stopped with volumes**: a node STOPPED whose ``attached_volumes`` still list volumes
   (a detach that does not finish keeps the next node from taking them).
 * **below the floor**: fewer Ready, schedulable nodes than the group size minus
-  ``max_unavailable`` (seed 000: the deploy policy promises no more than U unavailable).
+  ``max_unavailable`` (the Yandex deploy-policy page: the deploy policy promises no more than U
+  unavailable).
 
 Times are seconds on the caller's clock, passed in.
 """

@@ -5,14 +5,14 @@ Pure: no I/O, no clock. Notation (docs/upgrade-math.md): ``N`` nodes at the star
 
 * ``surge_nodes = E'``, ``peak_nodes = N + E'``, ``min_available_nodes = N - U'`` (a lower
   bound: at the start of a cycle the surge nodes may not be Ready yet).
-* ``cycles.min = ceil(N / (E' + U'))`` (seed 001: "up to E + U nodes per cycle";
+* ``cycles.min = ceil(N / (E' + U'))`` (the Selectel strategy page: "up to E + U nodes per cycle";
   20 nodes at 2/2 take about 5 cycles); ``cycles.max`` = the waves of :func:`timeline`:
   ``ceil(N / U')`` when ``U' > 0``, else ``ceil(N / E')``.
 * Duration: cycles x minutes per cycle, a range ``[cycles.min, cycles.max] x M``.
 
-The step sequences are those of the worked examples of seed 000 (the three 5-node groups),
-which seed 001 repeats for Selectel (its 5-node 0/2, 2/0 and 2/2 examples give the same
-steps); the platform's rules (bounds, default, limits, data notes) come from
+The step sequences are those of the worked examples of the Yandex deploy-policy page (the three
+5-node groups), which the Selectel strategy page repeats for Selectel (its 5-node 0/2, 2/0 and 2/2
+examples give the same steps); the platform's rules (bounds, default, limits, data notes) come from
 :class:`~ngupgrade.core.platform.Platform`.
 """
 
@@ -90,7 +90,7 @@ def timeline(nodes: int, policy: DeployPolicy) -> tuple[Step, ...]:
     """The step sequence of an upgrade of ``nodes`` nodes under an effective policy.
 
     ``policy`` must already be clamped (:func:`ngupgrade.core.policy.clamp`) and valid for a
-    non-empty group. Sequences (seed 000; docs/upgrade-math.md):
+    non-empty group. Sequences (the Yandex deploy-policy page; docs/upgrade-math.md):
 
     * ``E'>0, U'=0``: create ``min(E', old left)`` new nodes; drain as many old; delete them.
       N=5, 2/0: create2(7) drain2 delete2(5) create2(7) drain2 delete2(5) create1(6) drain1

@@ -144,10 +144,11 @@ def forced_stop(drain: Draining, timeout: float | None, now: float, *,
 def diagnose(f: StallFacts) -> Diagnosis:
     """Name what holds the upgrade, most specific first (order of :data:`CAUSES`).
 
-    A PDB that refuses an eviction (seed 004) beats evicted pods without a place (the budget
-    does not come back until they run, seed 004 L94), which beat the cloud-side causes; a
-    drain seen only from the cloud is ``drain-stuck`` (pods not visible without kube
-    access); nothing at all is said to be nothing.
+    A PDB that refuses an eviction (the Kubernetes docs, "API-initiated Eviction") beats evicted
+    pods without a place (the budget does not come back until they run, Kubernetes docs,
+    "API-initiated Eviction" and ``kubectl drain``), which beat the cloud-side causes; a drain seen
+    only from the cloud is ``drain-stuck`` (pods not visible without kube access); nothing at all is
+    said to be nothing.
     """
     drains = {d.node: d for d in f.draining}
     blocked = [h for h in f.held if h.pdb]

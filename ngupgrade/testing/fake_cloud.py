@@ -9,8 +9,8 @@ or given as ``NodeGroup`` values) plus a :class:`~ngupgrade.testing.scenario.Sce
 Time is the fake's own clock: :class:`VirtualClock` (tests move it; pass ``fake.sleep`` and
 ``fake.now`` to the waiter and nothing sleeps for real) or :class:`RealClock` with a speed
 factor (``ngupgrade fake-cloud --speed 60``). A version update follows the platform's
-node-by-node procedure (:mod:`ngupgrade.testing.procedure`, from seed 000, not from the
-planner), one step per ``step_seconds``; the group reads RECONCILING until the operation is
+node-by-node procedure (:mod:`ngupgrade.testing.procedure`, from the Yandex deploy-policy page, not
+from the planner), one step per ``step_seconds``; the group reads RECONCILING until the operation is
 done; quota usage moves with the node count, and a create that would pass a quota's limit
 fails the operation with RESOURCE_EXHAUSTED. Every call is recorded in :attr:`FakeCloud.calls`.
 

@@ -82,8 +82,8 @@ def parse_status(value: Any, where: str) -> str:
 
 
 def _policy(raw: Any, where: str) -> DeployPolicy | None:
-    """A deploy policy as the API holds it (seed 000 L15, L20, L25: 0..100 each, not both 0);
-    null means unset."""
+    """A deploy policy as the API holds it (the Yandex deploy-policy page, the parameter table:
+    0..100 each, not both 0); null means unset."""
     if raw is None:
         return None
     pol = checks.keys(raw, ("max_expansion", "max_unavailable"), where)

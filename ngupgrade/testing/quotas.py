@@ -4,10 +4,11 @@ docs/quota-preflight.md), so the fake and the preflight cannot disagree on what 
 included).
 
 The real service refuses a create that would pass a limit; the world then fails the version
-update with RESOURCE_EXHAUSTED (seed 000 L71: the operation stops when resources are short).
-A group whose node the catalog cannot place on quota ids (no ``instance_template`` in the state,
-an unknown boot disk type, GPUs of an unknown platform) is charged nothing: the preflight fails
-closed on such a group (``QuotaMappingUnknown``) before any drill reaches its surge.
+update with RESOURCE_EXHAUSTED (the Yandex deploy-policy page, the max_expansion > 0 policy: the
+operation stops when resources are short). A group whose node the catalog cannot place on quota ids
+(no ``instance_template`` in the state, an unknown boot disk type, GPUs of an unknown platform) is
+charged nothing: the preflight fails closed on such a group (``QuotaMappingUnknown``) before any
+drill reaches its surge.
 """
 
 from __future__ import annotations

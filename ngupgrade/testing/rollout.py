@@ -38,7 +38,8 @@ def run_due_steps(g: FakeGroup, op: FakeOperation, now: float, step_seconds: flo
                   faults: FaultBook, quotas: QuotaBook, kube: Kube | None = None) -> End | None:
     """Apply the steps of ``op`` due by ``now``; returns how it ended, or None while it runs
     (or stalls). A failed step is not applied; a create short of quota creates nothing and
-    fails the operation with RESOURCE_EXHAUSTED (seed 000 L71).
+    fails the operation with RESOURCE_EXHAUSTED (the Yandex deploy-policy page, the max_expansion >
+    0 policy).
 
     With ``kube`` (the fake Kubernetes API following the upgrade,
     :mod:`ngupgrade.testing.kube_follow`) the cluster follows each step at its time, and the

@@ -177,8 +177,9 @@ class World:
         the operation.
 
         Raises:
-            Refusal: NOT_FOUND; INVALID_ARGUMENT (policy outside 0..100 or 0/0, seed 000 L15,
-                L20, L25; a version the scenario does not offer); FAILED_PRECONDITION while
+            Refusal: NOT_FOUND; INVALID_ARGUMENT (policy outside 0..100 or 0/0, the Yandex
+            deploy-policy page, the parameter table;
+                a version the scenario does not offer); FAILED_PRECONDITION while
                 another operation runs on the group or its cluster.
         """
         g = self.group_or_404(group_id)
@@ -303,7 +304,8 @@ class World:
 def _masked_policy(current: DeployPolicy, max_expansion: int | None,
                    max_unavailable: int | None) -> DeployPolicy:
     """The policy an Update asks for: masked fields given, others as they are. Raises Refusal
-    INVALID_ARGUMENT outside 0..100 or for 0/0 (seed 000 L15, L20, L25)."""
+    INVALID_ARGUMENT outside 0..100 or for 0/0 (the Yandex deploy-policy page, the parameter
+    table)."""
     policy = DeployPolicy(
         current.max_expansion if max_expansion is None else max_expansion,
         current.max_unavailable if max_unavailable is None else max_unavailable)

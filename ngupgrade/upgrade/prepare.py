@@ -39,9 +39,9 @@ from ngupgrade.upgrade.values import UpgradeApi, UpgradeOptions
 def policy_drift(live: LiveNodeGroup, group: NodeGroup) -> DeployPolicy | None:
     """The policy in force on the live group when Terraform declares another one, else None.
 
-    An unset policy in the API is the server default 3/0 (:func:`in_force`, seed 000); a state
-    with no ``deploy_policy`` declares nothing, so nothing drifts (the provider's Optional +
-    Computed attribute keeps what the group runs).
+    An unset policy in the API is the server default 3/0 (:func:`in_force`, the Yandex deploy-policy
+    page); a state with no ``deploy_policy`` declares nothing, so nothing drifts (the provider's
+    Optional + Computed attribute keeps what the group runs).
     """
     have = in_force(live.policy)
     if group.policy is None or have == group.policy:

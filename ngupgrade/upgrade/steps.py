@@ -71,8 +71,8 @@ class PolicyStep:
         """The one decision: why no Update is needed, or None when it is.
 
         ``have`` is the group's policy as the API shows it; None is the server default 3/0
-        (:func:`ngupgrade.core.policy.in_force`, seed 000). A step whose Update already has an
-        operation is never skipped: it attaches to it.
+        (:func:`ngupgrade.core.policy.in_force`, the Yandex deploy-policy page). A step whose Update
+        already has an operation is never skipped: it attaches to it.
         """
         settled = self._settled()
         if settled is not None:

@@ -1,8 +1,8 @@
 """``Ytsaurus`` objects (cluster.ytsaurus.tech/v1) -> components with their pods' labels.
 
-Seed 002: the operator keeps ``minReadyInstanceCount`` of a component's ``instanceCount`` pods
-up; the drain check holds node-group waves to the same bound, so it needs each component's
-counts and the labels that select its pods.
+the YTsaurus docs, "Стратегии обновления YTsaurus": the operator keeps ``minReadyInstanceCount`` of
+a component's ``instanceCount`` pods up; the drain check holds node-group waves to the same bound,
+so it needs each component's counts and the labels that select its pods.
 
 The labels come from the operator's labeller (ytsaurus/ytsaurus-k8s-operator, read at commit
 2d6a6c0): ``pkg/labeller/labeller.go`` ``GetSelectorLabelMap`` selects a component's pods by

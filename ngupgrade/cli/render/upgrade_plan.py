@@ -347,7 +347,8 @@ def group_plan_lines(plan: GroupPlan) -> list[str]:
     ]
     if plan.timeline:
         note = ""
-        if plan.cycles.min != plan.cycles.max:  # combined policy: waves may overlap (seed 000)
+        # the combined policy: waves may overlap (the Yandex deploy-policy page)
+        if plan.cycles.min != plan.cycles.max:
             note = (f"  (the slowest order, {plan.cycles.max} waves; new and drained nodes "
                     f"may overlap, down to {counted(plan.cycles.min, 'cycle')})")
         lines.append("  timeline" + note)

@@ -1,14 +1,14 @@
 """The deploy policies a group can be given, and their figures in closed form. Pure.
 
-Every policy the platform accepts (Yandex, seed 000: ``max_expansion`` and ``max_unavailable``
-integers 0..100, not both 0; Selectel, seed 001 L30, L44: 0..the node count or the autoscaler
-max) is clamped to the group as the plan does (``E' = min(E, N)``,
-``U' = min(U, N)``; docs/upgrade-math.md), and policies that clamp to the same effective one are
-one candidate: a group of 20 nodes has ``21 * 21 - 1 = 440`` distinct effective policies out of
-``101 * 101 - 1 = 10200`` accepted ones. The configured value that stands for a candidate is the
-effective one itself: the smallest that clamps to it, so the quota worst case (which clamps an
-autoscaled group at its max, not at N) and the autoscaler-min rule (which reads the configured
-``U``) judge it at its best.
+Every policy the platform accepts (Yandex, the deploy-policy page: ``max_expansion`` and
+``max_unavailable`` integers 0..100, not both 0; Selectel, the strategy page, "Параметры обновления
+нод": 0..the node count or the autoscaler max) is clamped to the group as the plan does (``E' =
+min(E, N)``, ``U' = min(U, N)``; docs/upgrade-math.md), and policies that clamp to the same
+effective one are one candidate: a group of 20 nodes has ``21 * 21 - 1 = 440`` distinct effective
+policies out of ``101 * 101 - 1 = 10200`` accepted ones. The configured value that stands for a
+candidate is the effective one itself: the smallest that clamps to it, so the quota worst case
+(which clamps an autoscaled group at its max, not at N) and the autoscaler-min rule (which reads the
+configured ``U``) judge it at its best.
 
 The figures are those of :mod:`ngupgrade.core.simulate`, in closed form, so that judging a
 candidate never builds a timeline:
@@ -37,7 +37,8 @@ from ngupgrade.core.platform import YANDEX
 from ngupgrade.core.policy import POLICY_MIN, clamp
 
 YANDEX_MAX = YANDEX.knob_max or 100
-"""Yandex's bound of each knob (seed 000 L15, L20): the default of ``upper`` below."""
+"""Yandex's bound of each knob (the Yandex deploy-policy page, the parameter table): the default of
+``upper`` below."""
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -73,7 +74,8 @@ class Candidate:
     @property
     def speed_key(self) -> tuple[int, int]:
         """Duration for ranking: the upper bound first (what a maintenance window must hold;
-        the timeline reproduces every worked example), then the lower bound (seed 001)."""
+        the timeline reproduces every worked example), then the lower bound (the Selectel strategy
+        page)."""
         return (self.cycles_max, self.cycles_min)
 
     @property
@@ -101,7 +103,7 @@ def effective_policies(nodes: int, upper: int = YANDEX_MAX) -> Iterator[DeployPo
     """Every distinct effective policy of a group of ``nodes`` nodes, each once.
 
     Walks all accepted policies (``0..upper`` each, not both 0: ``101 * 101 - 1`` on Yandex,
-    seed 000; ``upper`` is the platform's bound) and
+    the Yandex deploy-policy page; ``upper`` is the platform's bound) and
     clamps each as the plan does; a reference enumeration for tests and small groups (the
     search itself never walks it). Yields nothing for an empty group (every policy clamps
     to 0/0: nothing to do).

@@ -10,17 +10,18 @@ Each judge answers for one group and gives stable reason codes (scripts match on
 * ``below-min-available``: fewer nodes Ready at the worst moment (``N - U'``) than the floor;
 * ``max-unavailable-at-autoscaler-min``: an autoscaled group with ``max_unavailable`` at or
   above the autoscaler min: if the group has shrunk to its min when the upgrade starts, every
-  node is drained at once (seed 001, autoscaling example 2 and its advice, L270-L278);
+  node is drained at once (the Selectel strategy page, autoscaling example 2 and its advice);
 * workloads: whatever codes the injected :class:`WorkloadJudge` gives (the drain check's
   ``pdb-blocks-eviction``, ``pods-do-not-fit``, ...).
 
 The floor (``--min-available N|P%``) defaults: without cluster objects, one
-node down at a time (``N - 1``; Selectel's own default ``max_unavailable = 1``, seed 001 L46);
-with cluster objects the drain check decides and the floor only forbids the whole group down
-at once (``1`` node Ready). The whole group down is never a default: for a group of one node,
-"one at a time" would be the whole group (seed 001, example 2: ``U' = N`` leaves the pods
-nowhere to run), so that group must surge; ``--min-available 0`` allows it. A percentage is
-of ``N``, rounded up (like a PodDisruptionBudget's ``minAvailable``: seed 004 L87; reference
+node down at a time (``N - 1``; Selectel's own default ``max_unavailable = 1``, the Selectel
+strategy page, "Параметры обновления нод"); with cluster objects the drain check decides and the
+floor only forbids the whole group down at once (``1`` node Ready). The whole group down is never a
+default: for a group of one node, "one at a time" would be the whole group (the Selectel strategy
+page, autoscaling example 2: ``U' = N`` leaves the pods nowhere to run), so that group must surge;
+``--min-available 0`` allows it. A percentage is of ``N``, rounded up (like a PodDisruptionBudget's
+``minAvailable``: Kubernetes docs, "Specifying a Disruption Budget for your Application"; reference
 section 4).
 """
 

@@ -5,11 +5,12 @@ controller wrote (``status.disruptionsAllowed``) of :class:`ngupgrade.core.k8s.P
 values; the per-wave simulation is :mod:`ngupgrade.core.drain.check`.
 
 The eviction API refuses to evict a pod whose PodDisruptionBudget has
-``status.disruptionsAllowed == 0`` (HTTP 429, seed 004: ``EvictionREST.Create``), and Managed
-Kubernetes keeps retrying the eviction instead of deleting the pod (seed 001, "Если PDB не
-дает вытеснить поды"): the upgrade stalls on that node. Typical causes (seed 001): a PDB with
-``maxUnavailable: 0``; ``minAvailable`` equal to the replicas (one replica and
-``minAvailable: 1``); replicas already unavailable.
+``status.disruptionsAllowed == 0`` (HTTP 429, the Kubernetes docs, "API-initiated Eviction":
+``EvictionREST.Create``), and Managed Kubernetes keeps retrying the eviction instead of deleting the
+pod (the Selectel strategy page, "Если PDB не дает вытеснить поды"): the upgrade stalls on that
+node. Typical causes (the Selectel strategy page): a PDB with ``maxUnavailable: 0``;
+``minAvailable`` equal to the replicas (one replica and ``minAvailable: 1``); replicas already
+unavailable.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ def blocks_drain(pdb: PodDisruptionBudget) -> bool:
 
 
 def why_blocked(pdb: PodDisruptionBudget) -> str:
-    """The likely reason in the user's terms, for the report (seed 001's three cases)."""
+    """The likely reason in the user's terms, for the report (the Selectel strategy page's three
+    cases)."""
     if pdb.max_unavailable in (0, "0", "0%"):
         return "maxUnavailable is 0"
     if (pdb.min_available is not None and pdb.expected_pods is not None

@@ -157,14 +157,16 @@ def _single_replica(model: DrainModel, waves: int, results: Sequence[OrderResult
                     ) -> list[Finding]:
     """Single-replica workloads: how often each is down. Up to ``1 + min(w - 1, h)`` times,
     ``w`` the waves that run and ``h`` the other nodes of the group that could take the pod
-    (it moves onto an old node that drains later: seed 001 L180, descheduler#650). Seed 001's
-    5 nodes at 2/0: 3 cycles -> up to 3 times.
+    (it moves onto an old node that drains later: the Selectel strategy page, "Обновление с
+    дополнительными нодами", descheduler#650). The Selectel strategy page's 5 nodes at 2/0: 3 cycles
+    -> up to 3 times.
 
     Whether it is down at all is what each order's run saw (``OrderResult.downs``): on Yandex
     in every order (every node drains, and a refused eviction ends in the forced stop); under
-    a platform that stops the upgrade on a refused eviction (Selectel, seed 001 L88-L92: the
-    blocked node stays old and running, later waves do not run), not in an order that stops
-    before evicting it, and never when its own eviction is refused (``OrderResult.held``).
+    a platform that stops the upgrade on a refused eviction (Selectel, the strategy page, "Если PDB
+    не дает вытеснить поды": the blocked node stays old and running, later waves do not run), not in
+    an order that stops before evicting it, and never when its own eviction is refused
+    (``OrderResult.held``).
     """
     if waves == 0:
         return []

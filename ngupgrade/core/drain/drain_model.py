@@ -176,8 +176,9 @@ class DrainModel:
     def hosts_for(self, pod: Pod, terms: tuple[NodeSelectorTerm, ...]) -> int:
         """How many other nodes of the group could host ``pod`` if they were empty of
         everything but what stays (labels, taints, allocatable): the bound on how often a
-        pod can be moved onto an old node and evicted again (seed 001 L180). A node that is
-        NotReady or cordoned takes no pod, so it does not count."""
+        pod can be moved onto an old node and evicted again (the Selectel strategy page, "Обновление
+        с дополнительными нодами"). A node that is NotReady or cordoned takes no pod, so it does not
+        count."""
         request = self.index.request(pod)
         count = 0
         for name in self.group_nodes:

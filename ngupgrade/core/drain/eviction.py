@@ -1,6 +1,7 @@
 """The eviction API's PodDisruptionBudget arithmetic. Pure.
 
-Sources: seed 004 L87, L92 (``EvictionREST.Create``), kubernetes
+Sources: Kubernetes docs, "Specifying a Disruption Budget for your Application", "API-initiated
+Eviction" and ``kubectl drain`` (``EvictionREST.Create``), kubernetes
 ``pkg/registry/core/pod/storage/eviction.go`` and ``pkg/controller/disruption``
 (``getExpectedPodCount``, ``updatePdbStatus``), reference section 2.
 

@@ -27,9 +27,10 @@ class PodFacts:
     ``origin`` its ``namespace/name``; ``healthy`` whether it counts for its PDB now and
     ``gate`` its eviction while it does (:func:`healthy_gate`); ``local`` on a local PV;
     ``key`` its scheduling class (:func:`class_key`, numbered in ``classes``); ``stays`` a
-    DaemonSet or mirror pod (not evicted, seed 001 L74); ``yt`` its YTsaurus component;
-    ``emptydir`` whether it uses one; ``single`` whether its scalable owner runs 1 replica
-    (each run counts how often such a pod goes down: ``OrderResult.downs``).
+    DaemonSet or mirror pod (not evicted, the Selectel strategy page, "Вытеснение подов при
+    обновлении"); ``yt`` its YTsaurus component; ``emptydir`` whether it uses one; ``single``
+    whether its scalable owner runs 1 replica (each run counts how often such a pod goes down:
+    ``OrderResult.downs``).
     """
 
     __slots__ = ("_running", "emptydir", "gate", "healthy", "key", "local", "need", "origin",

@@ -31,12 +31,14 @@ SCALABLE_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "Replicat
 """Owners whose ``spec.replicas`` the disruption controller reads (its ``finders``)."""
 
 MOVED_KINDS = frozenset({"ReplicaSet", "StatefulSet", "ReplicationController", "Job"})
-"""Controllers that recreate an evicted pod elsewhere (seed 001 L66; a Job's pod counts)."""
+"""Controllers that recreate an evicted pod elsewhere (the Selectel strategy page, "Вытеснение подов
+при обновлении"; a Job's pod counts)."""
 
 
 @dataclass(frozen=True)
 class YtTarget:
-    """One YTsaurus component and the refs of its pods (seed 002)."""
+    """One YTsaurus component and the refs of its pods (the YTsaurus docs, "Стратегии обновления
+    YTsaurus")."""
 
     cluster: Ytsaurus
     component: YtComponent

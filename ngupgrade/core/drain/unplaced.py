@@ -1,10 +1,11 @@
 """Evicted pods that find no node: records kept during a run, findings at its end. Pure.
 
 A pod of a controller evicted with no schedulable node that matches it and has room stays
-Pending (seed 001 L116: "поды, которым не хватило места, будут недоступны"; L242: the
-autoscaler adds nothing during the upgrade). It may find a place later: when the surge
-nodes of the combined policy become Ready, when the wave's nodes come back updated, or never.
-One finding per wave and workload says which, naming the first pod and why it did not fit.
+Pending (the Selectel strategy page, "Обновление без дополнительных нод": "поды, которым не хватило
+места, будут недоступны"; "Особенности обновления нод при автомасштабировании": the autoscaler adds
+nothing during the upgrade). It may find a place later: when the surge nodes of the combined policy
+become Ready, when the wave's nodes come back updated, or never. One finding per wave and workload
+says which, naming the first pod and why it did not fit.
 """
 
 from __future__ import annotations
@@ -68,10 +69,11 @@ def unplaced_findings(records: Iterable[Unplaced], final: Iterable[tuple[Any, in
     """One ``pods-do-not-fit`` finding per wave and workload; the message says until when.
 
     Blocking when some pod waits past its own wave's surge: it stays Pending until nodes come
-    back from their update, a later wave, or for good (seed 001 L116: those pods "будут
-    недоступны"). A warning when every pod finds a place as soon as the surge nodes of the
-    same wave are Ready (seed 001 L195: the combined policy has the least room at the start of
-    a cycle): a wait of one node's boot, which the PDB rules already judge for the workload.
+    back from their update, a later wave, or for good (the Selectel strategy page, "Обновление без
+    дополнительных нод": those pods "будут недоступны"). A warning when every pod finds a place as
+    soon as the surge nodes of the same wave are Ready (the Selectel strategy page, "Комбинированный
+    сценарий": the combined policy has the least room at the start of a cycle): a wait of one node's
+    boot, which the PDB rules already judge for the workload.
     """
     groups: dict[tuple[int, str], list[Unplaced]] = defaultdict(list)
     for rec in records:

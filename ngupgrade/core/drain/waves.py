@@ -32,8 +32,10 @@ class WaveShape:
     """One wave of the timeline: ``drain`` old nodes, of which ``in_place`` come back updated
     and the rest are deleted; ``created`` surge nodes made in this wave, ``surge_ready``
     True when the surge nodes existing in this wave are Ready before its drain starts
-    (``max_unavailable = 0``: the platform waits for them, seed 000 L65, seed 001 L168; in
-    the combined policy they are created while the first wave drains, seed 001 L195)."""
+    (``max_unavailable = 0``: the platform waits for them, the Yandex deploy-policy page, the
+    max_expansion > 0 policy, the Selectel strategy page, "Обновление с дополнительными нодами"; in
+    the combined policy they are created while the first wave drains, the Selectel strategy page,
+    "Комбинированный сценарий")."""
 
     number: int
     drain: int
@@ -48,7 +50,7 @@ def wave_shapes(timeline: Sequence[Step], max_unavailable: int) -> tuple[WaveSha
     ``max_unavailable`` is the effective ``U'``: with 0 the platform waits for each wave's
     new nodes before it drains; otherwise (the combined policy) the first wave drains while
     they are created. The timeline alone cannot tell (4 nodes at 4/0 and at 4/4 both read
-    create 4, drain 4, delete 4; seed 001's autoscaling example 3).
+    create 4, drain 4, delete 4; the Selectel strategy page's autoscaling example 3).
     """
     created: dict[int, int] = {}
     in_place: dict[int, int] = {}

@@ -4,8 +4,8 @@ Rules (docs/quota-preflight.md):
 
 * Extra nodes of a fixed group: ``E' = min(E, N)``. Of an autoscaled group: for compute and
   vpc, the worst case ``max + min(E, max) - current`` (the autoscaler may grow the group to
-  ``max`` before the upgrade starts; seed 001: max 7, E 7 gives up to 14 nodes); for
-  managed-kubernetes ``min(E, max)``, since that service already counts the group at its max
+  ``max`` before the upgrade starts; the Selectel strategy page: max 7, E 7 gives up to 14 nodes);
+  for managed-kubernetes ``min(E, max)``, since that service already counts the group at its max
   (``ru/managed-kubernetes/concepts/limits.md``). The figures at the current size,
   ``min(E, current)``, are reported too.
 * A group's demand is what one node consumes (:mod:`ngupgrade.core.quota.catalog`) times the
@@ -129,7 +129,8 @@ def extra_nodes(group: NodeGroup, current: int | None = None,
         e_max = clamp(configured, scale.max).max_expansion
         e_now = clamp(configured, now).max_expansion
         at_current = e_now
-        # Surge nodes are outside the autoscaler's limits: max + min(E, max) (seed 001 L234).
+        # Surge nodes are outside the autoscaler's limits: max + min(E, max) (the Selectel strategy
+        # page, "Особенности обновления нод при автомасштабировании").
         worst = max(platform.worst_case_peak(configured, scale) - now, at_current)
         return ExtraNodes(worst_case=worst, at_current_size=at_current,
                           counted=NodeCount.grown(scale.max, e_max),

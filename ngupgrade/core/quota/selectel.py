@@ -4,8 +4,9 @@ Selectel counts quotas per project and per pool segment (``availability_zone``):
 checks a new node group against ``compute_cores`` (vCPUs), ``compute_ram`` (MB) and
 ``volume_gigabytes_<type>`` (GB; ``fast``, ``universal``, ``basic``, or ``local`` for a
 local volume), each in the group's zone (``selectel/terraform-provider-selectel``,
-``checkQuotasForNodegroup``). Seed 001 L38, L155, L238: extra nodes need free quota, up to
-twice the autoscaler max.
+``checkQuotasForNodegroup``). The Selectel strategy page, "Параметры обновления нод"; "Обновление с
+дополнительными нодами"; "Особенности обновления нод при автомасштабировании": extra nodes need free
+quota, up to twice the autoscaler max.
 
 A quota id here is ``<resource>.<zone>`` (``compute_cores.ru-7a``), so the quota math of
 :mod:`ngupgrade.core.quota` (extra nodes, demand, verdict, suggestions) runs unchanged with

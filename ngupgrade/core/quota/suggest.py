@@ -34,7 +34,8 @@ class Suggestion:
     suggestion of the cloud applied together makes it fit (so an earlier one with ``fits``
     False is a part of the fix, not a dead end); when it is False only a quota increase helps.
     ``whole_group_down`` is True when the policy drains every node at once (``U' == N``,
-    0 Ready): it fits the quota by taking the group's workloads offline (seed 001 ex. 2, 3).
+    0 Ready): it fits the quota by taking the group's workloads offline (the Selectel strategy page,
+    autoscaling examples 2 and 3).
     """
 
     address: str

@@ -14,8 +14,8 @@ Pure. Builds :class:`ngupgrade.core.quota.demand.GroupDemand` values that
   new nodes, 4 + 60 = 64 cores against 12 today, +52). A group resized in the same apply is
   worst grown first (the added nodes at the larger of the two sizes) and rolled at the larger
   of its two sizes. An autoscaled group: compute/vpc from the current size (assumed ``min``
-  offline) rolled at its max (seed 001: the surge is outside the autoscaler's limits);
-  managed-kubernetes from the old max (it counts a group at its max);
+  offline) rolled at its max (the Selectel strategy page: the surge is outside the autoscaler's
+  limits); managed-kubernetes from the old max (it counts a group at its max);
 * ``resize``: the growth only, ``max(0, after - before)`` (no node recreated). An autoscaled
   group: compute/vpc ``max(0, max_after - current)`` (the autoscaler may fill the new max),
   at the current size ``max(0, min_after - current)``; managed-kubernetes, which counts a group at
