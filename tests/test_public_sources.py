@@ -6,8 +6,8 @@ issues, so a citation such as "seed 001 L234", "S-EX1", "field report C24", "iss
 public issue (`yandex-cloud/terraform-provider-yandex#113`) or a row of docs/sources.md is
 cited instead (docs/sources.md lists every rule with its source).
 
-ngupgrade/ is being swept file by file: a file in NOT_YET_CLEAN may keep at most its listed
-number of such citations (the list only shrinks), and every other file none.
+No file of ngupgrade/ holds such a citation (NOT_YET_CLEAN, the list of files still being
+swept with their ceilings, is empty and only shrinks).
 """
 
 from __future__ import annotations
@@ -29,100 +29,9 @@ CITATION = re.compile(
 
 PAGES = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md"))]
 
-# ngupgrade/ files not swept yet, with the most citations each may still hold (counted when
-# this list was written; lower the number or drop the file as it is cleaned, never raise it).
-NOT_YET_CLEAN: dict[str, int] = {
-    "ngupgrade/adapters/cloud/auth.py": 1,
-    "ngupgrade/adapters/cloud/gateway.py": 3,
-    "ngupgrade/adapters/cloud/types.py": 2,
-    "ngupgrade/adapters/cloud/waiter.py": 11,
-    "ngupgrade/adapters/files/journal.py": 4,
-    "ngupgrade/adapters/files/quota_file.py": 1,
-    "ngupgrade/adapters/kube/live.py": 1,
-    "ngupgrade/adapters/kube/ytsaurus_objects.py": 1,
-    "ngupgrade/adapters/state/encoding.py": 1,
-    "ngupgrade/adapters/state/sources.py": 1,
-    "ngupgrade/app/cloud.py": 1,
-    "ngupgrade/app/drain_check.py": 3,
-    "ngupgrade/app/gate.py": 1,
-    "ngupgrade/app/quota_check.py": 7,
-    "ngupgrade/app/scheduled.py": 3,
-    "ngupgrade/app/set_policy.py": 9,
-    "ngupgrade/app/settings.py": 1,
-    "ngupgrade/app/stage_run.py": 1,
-    "ngupgrade/app/tfplan.py": 2,
-    "ngupgrade/app/upgrade.py": 4,
-    "ngupgrade/app/upgrade_plan.py": 1,
-    "ngupgrade/app/wait.py": 5,
-    "ngupgrade/cli/__init__.py": 2,
-    "ngupgrade/cli/_common.py": 1,
-    "ngupgrade/cli/_flags.py": 1,
-    "ngupgrade/cli/_upgrade_display.py": 1,
-    "ngupgrade/cli/render/advise.py": 2,
-    "ngupgrade/cli/render/drain.py": 1,
-    "ngupgrade/cli/render/groups.py": 4,
-    "ngupgrade/cli/render/quota.py": 2,
-    "ngupgrade/cli/render/upgrade_plan.py": 4,
-    "ngupgrade/cli/upgrade.py": 1,
-    "ngupgrade/core/address.py": 2,
-    "ngupgrade/core/advise/__init__.py": 2,
-    "ngupgrade/core/advise/calibrate.py": 1,
-    "ngupgrade/core/advise/candidates.py": 11,
-    "ngupgrade/core/advise/judge.py": 10,
-    "ngupgrade/core/advise/recommend.py": 3,
-    "ngupgrade/core/advise/schedule.py": 4,
-    "ngupgrade/core/advise/workloads.py": 1,
-    "ngupgrade/core/change.py": 6,
-    "ngupgrade/core/drain/__init__.py": 1,
-    "ngupgrade/core/drain/blockers.py": 5,
-    "ngupgrade/core/drain/check.py": 6,
-    "ngupgrade/core/drain/drain_model.py": 2,
-    "ngupgrade/core/drain/eviction.py": 4,
-    "ngupgrade/core/drain/facts.py": 3,
-    "ngupgrade/core/drain/findings.py": 3,
-    "ngupgrade/core/drain/fit.py": 1,
-    "ngupgrade/core/drain/index.py": 3,
-    "ngupgrade/core/drain/unplaced.py": 7,
-    "ngupgrade/core/drain/waves.py": 7,
-    "ngupgrade/core/drain/ytsaurus.py": 6,
-    "ngupgrade/core/errors.py": 7,
-    "ngupgrade/core/k8s.py": 1,
-    "ngupgrade/core/model.py": 6,
-    "ngupgrade/core/quota/__init__.py": 1,
-    "ngupgrade/core/quota/catalog.py": 1,
-    "ngupgrade/core/quota/demand.py": 7,
-    "ngupgrade/core/quota/limits.py": 1,
-    "ngupgrade/core/quota/preflight.py": 1,
-    "ngupgrade/core/quota/selectel.py": 4,
-    "ngupgrade/core/quota/suggest.py": 9,
-    "ngupgrade/core/quota/tfplan.py": 3,
-    "ngupgrade/core/quota/verdict.py": 2,
-    "ngupgrade/core/rollout.py": 3,
-    "ngupgrade/core/simulate.py": 9,
-    "ngupgrade/core/stall.py": 6,
-    "ngupgrade/demo.py": 1,
-    "ngupgrade/testing/checks.py": 1,
-    "ngupgrade/testing/fake_cloud.py": 2,
-    "ngupgrade/testing/faults.py": 1,
-    "ngupgrade/testing/group_override.py": 4,
-    "ngupgrade/testing/kube_follow.py": 1,
-    "ngupgrade/testing/objects.py": 1,
-    "ngupgrade/testing/quotas.py": 3,
-    "ngupgrade/testing/rollout.py": 3,
-    "ngupgrade/testing/scenario.py": 3,
-    "ngupgrade/testing/world.py": 8,
-    "ngupgrade/upgrade/adopt.py": 1,
-    "ngupgrade/upgrade/context.py": 3,
-    "ngupgrade/upgrade/events.py": 4,
-    "ngupgrade/upgrade/pods.py": 1,
-    "ngupgrade/upgrade/prepare.py": 4,
-    "ngupgrade/upgrade/progress.py": 5,
-    "ngupgrade/upgrade/rules.py": 1,
-    "ngupgrade/upgrade/runbook.py": 5,
-    "ngupgrade/upgrade/steps.py": 5,
-    "ngupgrade/upgrade/values.py": 3,
-    "ngupgrade/upgrade/watch.py": 2,
-}
+# ngupgrade/ files not swept yet, with the most citations each may still hold (lower the number
+# or drop the file as it is cleaned, never raise it). Empty: every file of ngupgrade/ is clean.
+NOT_YET_CLEAN: dict[str, int] = {}
 
 
 def citations(text: str) -> list[tuple[int, str]]:

@@ -4,7 +4,7 @@ the quota preflight of the groups still to upgrade under the policy each will ru
 cloud-wide quotas and :mod:`ngupgrade.core.quota.limits`, the state's other groups counted in
 their clusters' node limits, the auto-upgrade window over each group's own run), then, with
 cluster objects, the drain check under the same policies; a short quota or a blocking drain
-finding not ``--accept``-ed is exit 1 naming what failed, nothing sent (issues 11, 13, 14).
+finding not ``--accept``-ed is exit 1 naming what failed, nothing sent.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.simulate import Step
 
 PDB_HINT = (
-    "the usual cause is a PodDisruptionBudget that allows no eviction (seeds 001, 004): "
+    "the usual cause is a PodDisruptionBudget that allows no eviction: "
     "`kubectl get pdb --all-namespaces` and look for ALLOWED DISRUPTIONS 0 (maxUnavailable: 0, "
     "or minAvailable equal to the replicas); allow one eviction (more replicas, or relax the "
     "PDB). Managed Kubernetes retries the eviction rather than deleting the pod, and stops a "

@@ -1,4 +1,5 @@
-"""What an upgrade does to the pods on the nodes it drains (seeds 001, 002, 004). Pure.
+"""What an upgrade does to the pods on the nodes it drains (Selectel's strategy
+page, the YTsaurus update strategies, the Kubernetes eviction docs: ``docs/sources.md``). Pure.
 
 Entry points: :func:`ngupgrade.core.drain.check.check_group` /
 :func:`~ngupgrade.core.drain.check.check_groups`, or for many plans of one group
