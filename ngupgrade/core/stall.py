@@ -1,8 +1,9 @@
 """Stall detection (aws/containers-roadmap#1282): has the progress reading changed lately, and what
 holds it (:func:`diagnose` names the cause). Pure.
 
-An upgrade whose drain is blocked (a PodDisruptionBudget that allows 0 disruptions, seeds
-001 and 004) keeps its cloud operation running with nothing moving. Both the runbook
+An upgrade whose drain is blocked (a PodDisruptionBudget that allows 0 disruptions: the
+Selectel strategy page, "Если PDB не дает вытеснить поды"; Kubernetes "API-initiated Eviction")
+keeps its cloud operation running with nothing moving. Both the runbook
 (``ngupgrade upgrade``) and ``ngupgrade wait`` feed readings of the group's nodes into one
 :class:`StallWatchdog` and stop, without cancelling anything, when it says stalled.
 """
