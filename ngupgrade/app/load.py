@@ -77,7 +77,8 @@ def forced_platform(settings: Settings) -> plat.Platform:
 def refuse_changes(groups: Sequence[NodeGroup], command: str, settings: Settings) -> None:
     """Stop ``set-policy``, ``upgrade`` and ``wait`` before any API call when a group (or
     ``--platform``) is on a platform ngupgrade does not change (Selectel: its strategy lives in
-    the control panel; reference section 5: no strategy field in its API or Terraform).
+    the control panel; no strategy field in its API or
+    ``selectel/terraform-provider-selectel``).
 
     Raises:
         UsageError: naming the group and where to make the change instead (exit 2).

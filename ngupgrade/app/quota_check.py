@@ -64,7 +64,7 @@ class QuotaSource(Protocol):
 class CloudDirectory(Protocol):
     """Finds a cluster's folder and a folder's cloud.
 
-    ``ClusterService.Get`` and ``FolderService.Get`` (reference section 1.3).
+    ``ClusterService.Get`` and ``FolderService.Get`` (Yandex Cloud API).
     """
 
     def get_cluster(self, cluster_id: str) -> Any: ...  # anything with ``.folder_id``

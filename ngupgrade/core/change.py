@@ -73,8 +73,8 @@ ReplaceOrder = Literal["delete-first", "create-first"]
 
 UNKNOWN_SIZE: int = YANDEX.group_node_limit or MAX_GROUP_NODES
 """An unknown node count after apply is taken as the most nodes one group may hold
-(``managed-kubernetes.groupNodes.count``, 200 by default; reference section 2.2). Terraform
-plans here are of ``yandex_kubernetes_node_group``: Yandex's rules."""
+(``managed-kubernetes.groupNodes.count``, 200 by default: the Yandex Cloud docs' quota tables).
+Terraform plans here are of ``yandex_kubernetes_node_group``: Yandex's rules."""
 
 UNKNOWN_POLICY_KNOB = YANDEX.knob_max
 """An unknown ``max_expansion``/``max_unavailable`` is taken as 100, the API's bound (the Yandex

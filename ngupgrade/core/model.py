@@ -1,9 +1,9 @@
 """Plain values of the domain: node groups, their policies and per-node resources, quotas.
 
 Pure: no I/O. Units are the API's: bytes for memory and disk, whole vCPUs for cores.
-Terraform state stores memory and disk in GB = 2**30 bytes (provider ``toBytes``;
-reference section 1.2); readers convert with :data:`GIB` before building these values.
-A group's Terraform address is a :class:`~ngupgrade.core.address.TfAddress`.
+Terraform state stores memory and disk in GB = 2**30 bytes (terraform-provider-yandex ``toBytes``);
+readers convert with :data:`GIB` before building these values. A group's Terraform address is a
+:class:`~ngupgrade.core.address.TfAddress`.
 """
 
 from __future__ import annotations
@@ -111,7 +111,8 @@ class Placement:
     ``project_id`` (quotas are per project and per pool segment), ``region`` (the pool, e.g.
     ``ru-7``), ``zone`` (the pool segment, ``availability_zone``, e.g. ``ru-7a``), and
     ``flavor_id`` when the group uses a fixed flavor instead of ``cpus``/``ram_mb`` (its shape
-    is then not in the state). Source: ``selectel_mks_nodegroup_v1`` (reference section 5).
+    is then not in the state). Source: ``selectel_mks_nodegroup_v1``
+    (``selectel/terraform-provider-selectel``).
     """
 
     project_id: str

@@ -275,7 +275,7 @@ def duration_warnings(
     Above the timeout: ``terraform-update-timeout-exceeded``; from 80% of it up to it:
     ``terraform-update-timeout-borderline``. Both name ``timeouts { update = "..." }``.
     ``timeout_minutes`` defaults to the platform's (Yandex 60); a platform whose upgrades
-    Terraform does not run (Selectel: cluster-level, reference section 5) gets none.
+    Terraform does not run (Selectel: cluster-level) gets none.
     """
     if timeout_minutes is None:
         timeout_minutes = platform.terraform_update_timeout_minutes

@@ -299,7 +299,7 @@ YANDEX = Platform(
     applies_changes=True,
     change_hint="deploy_policy of yandex_kubernetes_node_group in Terraform, or "
                 "`ngupgrade set-policy`",
-    group_node_limit=200,  # managed-kubernetes.groupNodes.count default (reference 2.2)
+    group_node_limit=200,  # managed-kubernetes.groupNodes.count default (quota tables)
     terraform_update_timeout_minutes=60,  # the provider's yandexKubernetesNodeGroupUpdateTimeout
     drain=YANDEX_DRAIN_RULES,  # 7-minute drain timeout, then the node is stopped
     # A node-group Update while another operation runs on the cluster is refused with
@@ -326,16 +326,16 @@ SELECTEL = Platform(
     policy_noun="the update strategy",
     unset_hint="Selectel keeps it in the control panel, not in Terraform: pass "
                "--max-expansion and --max-unavailable with the values it shows",
-    applies_changes=False,  # reference section 5: no strategy field in the API or Terraform
+    applies_changes=False,  # no strategy field in the API or Terraform
     # the strategy page, "Изменить параметры обновления нод": where it is changed
     change_hint="the Selectel control panel: Managed Kubernetes -> the cluster -> Состав "
                 "кластера -> the node group's menu -> Изменить стратегию обновления",
     group_node_limit=None,  # not documented by Selectel
     terraform_update_timeout_minutes=None,  # upgrades are cluster-level, not a Terraform update
     drain=SELECTEL_DRAIN_RULES,  # Если PDB не дает вытеснить поды: retries, then ERROR
-    # upgrades are cluster-level (UpgradePatchVersion/UpgradeMinorVersion, reference section
-    # 5): one operation upgrades every group of the cluster, in no documented order, so its
-    # groups are counted at once (the worst case)
+    # upgrades are cluster-level (UpgradePatchVersion/UpgradeMinorVersion in the
+    # Selectel MKS API): one operation upgrades every group of the cluster, in no documented order,
+    # so its groups are counted at once (the worst case)
     cluster_groups="together",
 )
 """Selectel Managed Kubernetes (the strategy page); read, planned and checked only."""

@@ -229,6 +229,6 @@ def resolve(
 
 def terraform_block(policy: DeployPolicy) -> str:
     """The ``deploy_policy`` block to put in the node group's Terraform configuration
-    (``yandex_kubernetes_node_group``; reference section 1.2)."""
+    (``yandex_kubernetes_node_group`` of terraform-provider-yandex)."""
     return (f"deploy_policy {{\n  max_expansion   = {policy.max_expansion}\n"
             f"  max_unavailable = {policy.max_unavailable}\n}}")

@@ -2,8 +2,8 @@
 
 ``NodeGroupService.ListNodes`` gives, per node, its instance id, the platform's status
 (``READY``, ``NOT_READY``, ``STOPPED``...), the Kubernetes conditions and taints, and the
-volumes attached (reference section 3.2). :class:`RolloutTracker` turns successive readings
-into facts that cannot lie:
+volumes attached (the Yandex Cloud API's ``Node`` statuses). :class:`RolloutTracker` turns
+successive readings into facts that cannot lie:
 
 * **done**: an old node (there when the upgrade started) is done when it is gone, or when it
   was cordoned for its drain and is back schedulable and Ready (updated in place). Nodes

@@ -15,7 +15,7 @@ with them, each list sorted by namespace and name (etcd's key order).
 
 Built on the standard library's ``http.server`` (threaded): the list API is a handful of GET
 routes with JSON bodies, and no maintained Kubernetes emulator in the virtualenv runs without
-docker or kube binaries (reference section 6); a stdlib server adds no dependency to the kit.
+docker or kube binaries; a stdlib server adds no dependency to the kit.
 """
 
 from __future__ import annotations

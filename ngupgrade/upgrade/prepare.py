@@ -7,7 +7,7 @@ it, open its journal (:func:`prepare_group`; :meth:`ngupgrade.upgrade.runbook.Ru
    ``--resume`` when it is this upgrade's, else wait for it: ``ngupgrade wait``), and a
    journal that does not match the run (another group, target or policy);
 3. the target version against the master: a node group is never ahead of its master, and
-   moves one minor version per step (reference section 3.1, ``update-kubernetes.md``);
+   moves one minor version per step (the Yandex Cloud docs, ``update-kubernetes``);
 4. plan (:func:`ngupgrade.core.simulate.plan_group`) with the size before the upgrade, then
    build the group's steps once: the dry run lists their calls, ``--apply`` runs them.
 

@@ -33,8 +33,8 @@ def parse_version(text: str) -> tuple[int, int]:
 def check_target_version(current: str, target: str, master: str, *, subject: str) -> None:
     """A node group moves one minor version per step and never ahead of its master.
 
-    Source: reference section 3.1 (``update-kubernetes.md``: "first update the cluster and
-    then its node group"; one minor version per step).
+    Source: the Yandex Cloud docs, "Updating Kubernetes" (``update-kubernetes``: "first update the
+    cluster and then its node group"; one minor version per step).
 
     Raises:
         CheckFailed: target ahead of the master, a downgrade, or more than one minor step.

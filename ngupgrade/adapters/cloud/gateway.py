@@ -1,4 +1,4 @@
-"""The cloud gateway: the one adapter over the ``yandexcloud`` SDK (reference section 3).
+"""The cloud gateway: the one adapter over the ``yandexcloud`` SDK (``yandex-cloud/python-sdk``).
 
 Use cases call :class:`CloudGateway` and get plain values (:mod:`ngupgrade.adapters.cloud.types`)
 or the project's errors, never protobuf messages or ``grpc.RpcError``:

@@ -1,7 +1,7 @@
 """Plain values the cloud gateway returns: live node groups, nodes, clusters, operations.
 
 No SDK import here, so use cases and the pure core can name these types without paying for
-grpc. Statuses are the names of the API enums (reference section 3.2), e.g. ``RUNNING``,
+grpc. Statuses are the names of the API enums (``yandex/cloud/k8s/v1``), e.g. ``RUNNING``,
 ``RECONCILING``; memory and disk are bytes.
 """
 
@@ -28,7 +28,7 @@ class LiveNodeGroup:
     """``NodeGroupService.Get``: what the cloud says about a node group now.
 
     ``policy`` is None when the API returns no ``deploy_policy`` (the server default 3/0 then
-    applies; reference section 1.2). ``version`` is ``version_info.current_version`` (falls back to
+    applies: the deploy-policy page). ``version`` is ``version_info.current_version`` (falls back to
     ``node_version``). ``scale`` is None when the group has no scale policy in the answer.
     """
 

@@ -6,8 +6,8 @@ turns out to be a node group or a cluster. That keeps a state of tens of MB fast
 (``bench/bench_state.py``); msgspec's typed decoding also reports the JSON path of a bad
 value, which becomes the one-line error users see.
 
-Format facts: reference section 1.4 (v4, ``hashicorp/terraform`` statefile/version4.go) and
-1.5 (``show -json``, jsonstate/state.go). Nothing here writes to a state.
+Format facts: ``hashicorp/terraform`` statefile/version4.go (v4) and jsonstate/state.go
+(``show -json``). Nothing here writes to a state.
 
 Node groups of both platforms are read: ``yandex_kubernetes_node_group`` by
 :mod:`ngupgrade.adapters.state.yandex`, ``selectel_mks_nodegroup_v1`` by

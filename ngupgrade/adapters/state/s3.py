@@ -1,6 +1,6 @@
 """Read a Terraform S3-backend state from Yandex Object Storage with boto3, read-only.
 
-Key layout (``hashicorp/terraform`` internal/backend/remote-state/s3, reference section 4):
+Key layout (``hashicorp/terraform`` internal/backend/remote-state/s3):
 the default workspace lives at ``KEY``; another workspace at
 ``<workspace_key_prefix>/<workspace>/<KEY>`` with the prefix ``env:`` by default.
 Credentials come from the usual ``AWS_*`` variables or a profile, as Terraform's backend

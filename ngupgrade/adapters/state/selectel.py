@@ -2,16 +2,16 @@
 ``selectel_mks_cluster_v1`` -> :class:`~ngupgrade.core.model.NodeGroup` on the Selectel
 platform.
 
-Attributes read (``selectel/terraform-provider-selectel``, ``resource_selectel_mks_*_v1.go``;
-reference section 5): ``id`` (``<cluster_id>/<nodegroup_id>``), ``cluster_id``, ``project_id``,
-``region``, ``availability_zone``, ``nodes_count`` (the node count at the last refresh:
-the provider writes ``len(nodes)``), ``enable_autoscale`` with ``autoscale_min_nodes`` /
-``autoscale_max_nodes``, ``flavor_id`` or ``cpus`` / ``ram_mb`` (MB = 2**20 bytes) /
-``volume_gb`` (GB = 2**30 bytes) / ``volume_type`` (``fast.ru-7a``: type and pool segment) /
-``local_volume``, ``preemptible``, ``labels``, ``taints``, ``nodes[].hostname`` (the provider's
-``flattenMKSNodegroupV1Nodes`` in ``selectel/mks.go``: ``id``, ``ip``, ``hostname`` of each
-node, from the MKS API's node view); of the cluster, ``kube_version``
-(node groups run the cluster's version: Selectel upgrades are cluster-level).
+Attributes read (``selectel/terraform-provider-selectel``, ``resource_selectel_mks_*_v1.go``):
+``id`` (``<cluster_id>/<nodegroup_id>``), ``cluster_id``, ``project_id``, ``region``,
+``availability_zone``, ``nodes_count`` (the node count at the last refresh: the provider writes
+``len(nodes)``), ``enable_autoscale`` with ``autoscale_min_nodes`` / ``autoscale_max_nodes``,
+``flavor_id`` or ``cpus`` / ``ram_mb`` (MB = 2**20 bytes) / ``volume_gb`` (GB = 2**30 bytes) /
+``volume_type`` (``fast.ru-7a``: type and pool segment) / ``local_volume``, ``preemptible``,
+``labels``, ``taints``, ``nodes[].hostname`` (the provider's ``flattenMKSNodegroupV1Nodes`` in
+``selectel/mks.go``: ``id``, ``ip``, ``hostname`` of each node, from the MKS API's node view); of
+the cluster, ``kube_version`` (node groups run the cluster's version: Selectel upgrades are
+cluster-level).
 
 The update strategy (E/U, the in-place method) is in neither the API nor the state: a group's
 ``policy`` is left unset (the platform's default 0/1 stands in, reported as assumed).

@@ -5,7 +5,7 @@ written (the brief: never write to Terraform state).
 
 ``--state`` grammar (README.md): a path; ``-`` for stdin; ``tf:DIR`` for
 ``terraform state pull`` in DIR; ``s3://BUCKET/KEY`` for the S3 backend on Yandex Object
-Storage (reference section 4).
+Storage (Terraform's ``s3`` backend).
 """
 
 from __future__ import annotations

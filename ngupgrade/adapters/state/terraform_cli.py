@@ -4,8 +4,8 @@ subprocess wrapper.
 Why not python-terraform, which the design card names: it is unmaintained (last release
 2019), reads ``.terraform/terraform.tfstate`` after every command (with a remote backend
 that file is the backend configuration and may hold credentials), and leaks a stray
-``-synchronous=true`` flag into commands (reference section 5). One ``subprocess.run`` with
-a fixed argument list is smaller and safer than driving it around those pitfalls.
+``-synchronous=true`` flag into commands (python-terraform 0.10.1's source). One ``subprocess.run``
+with a fixed argument list is smaller and safer than driving it around those pitfalls.
 
 ``state pull`` needs only an initialised backend, no provider plugins (unlike
 ``show -json``), and takes no lock.
@@ -86,7 +86,7 @@ def show_plan_json(directory: str, plan_file: str, terraform_bin: str = "terrafo
     """Run ``<terraform_bin> show -json PLAN_FILE`` in ``directory``; return the plan JSON.
 
     ``show -json`` of a saved plan needs the providers of an initialised working directory
-    (reference section 1.5: ``terraform show`` loads provider schemas), so it runs in the
+    (``terraform show`` loads provider schemas), so it runs in the
     directory where ``terraform plan -out`` ran. Nothing is locked or written.
 
     Raises:

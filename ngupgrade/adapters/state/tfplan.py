@@ -2,7 +2,7 @@
 
 Format facts (``hashicorp/terraform`` ``internal/command/jsonplan/plan.go``, format version
 1.2): top level ``format_version``, ``terraform_version``, ``planned_values``,
-``resource_changes``, ``prior_state`` (a ``show -json`` state, reference section 1.5),
+``resource_changes``, ``prior_state`` (a ``show -json`` state),
 ``configuration``; each ``resource_changes[]`` entry has ``address``, ``mode``, ``type``,
 ``deposed``, ``action_reason`` and ``change`` {``actions``, ``before``, ``after``,
 ``after_unknown`` (the shape of ``after`` with ``true`` at each value known only after apply),
@@ -312,8 +312,8 @@ def _diff(before: Any, after: Any, unknown: Any, path: tuple[Step, ...] = ()
           ) -> Iterator[tuple[Step, ...]]:
     """Paths whose known values differ (unknown ones are reported apart).
 
-    Objects are entered only at the top and inside lists (nested blocks are lists of objects,
-    reference section 1.4); an object elsewhere is a map attribute (``labels``) and differs as
+    Objects are entered only at the top and inside lists (nested blocks are lists of objects
+    in the v4 format); an object elsewhere is a map attribute (``labels``) and differs as
     a whole.
     """
     if unknown is True:

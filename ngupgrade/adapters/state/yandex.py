@@ -1,6 +1,6 @@
 """Yandex's resources in a Terraform state: ``yandex_kubernetes_node_group`` and its
 ``yandex_kubernetes_cluster`` -> :class:`~ngupgrade.core.model.NodeGroup` on the Yandex
-platform (reference sections 1.2-1.3: nested blocks are lists of one object; memory and disk
+platform (terraform-provider-yandex: nested blocks are lists of one object; memory and disk
 in GB = 2**30 bytes, provider ``toBytes``). :mod:`ngupgrade.adapters.state.parse` finds the
 resources and decodes their attributes into the shapes here.
 """
@@ -171,7 +171,7 @@ class _ClusterAttrs(msgspec.Struct):
 
 @dataclass(frozen=True)
 class ClusterInfo:
-    """The parts of a ``yandex_kubernetes_cluster`` the tool needs (reference section 1.3);
+    """The parts of a ``yandex_kubernetes_cluster`` the tool needs (terraform-provider-yandex);
     ``notes`` name what of it was not understood (given to each of its groups)."""
 
     id: str

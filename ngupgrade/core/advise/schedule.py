@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from ngupgrade.core.advise.candidates import Candidate
 
 DEFAULT_MAX_PARALLEL = 15
-"""Concurrent operations per folder (reference ``yandex-and-terraform-facts.md``, quotas)."""
+"""Concurrent operations per folder (the Yandex Cloud docs' quota tables)."""
 
 T = TypeVar("T")
 

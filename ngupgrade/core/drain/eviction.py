@@ -3,7 +3,7 @@
 Sources: Kubernetes docs, "Specifying a Disruption Budget for your Application", "API-initiated
 Eviction" and ``kubectl drain`` (``EvictionREST.Create``), kubernetes
 ``pkg/registry/core/pod/storage/eviction.go`` and ``pkg/controller/disruption``
-(``getExpectedPodCount``, ``updatePdbStatus``), reference section 2.
+(``getExpectedPodCount``, ``updatePdbStatus``).
 
 * Expected pods: with ``maxUnavailable`` or a percentage ``minAvailable``, the sum of the
   owners' ``spec.replicas`` (a Deployment's, not its ReplicaSet's); with an integer

@@ -4,11 +4,11 @@ Pure.
 The operator updates a component ``max(1, instanceCount - minReadyInstanceCount)`` pods at a
 time (the YTsaurus docs, "Стратегии обновления YTsaurus": 5 HTTP proxies with
 ``minReadyInstanceCount: 3`` -> 2 at once, 3 always serving). It creates no PodDisruptionBudgets
-(reference section 4), so a node drain is not held to that number unless a PDB of the user's covers
-the pods: a wave whose nodes hold more pods of one component than the operator would take down at
-once (the pods a covering PDB makes wait leave one by one, not at once) leaves it below its minimum
-(finding ``ytsaurus-below-min-ready``), and the PDB that would have made the drain wait is
-suggested; once it is in the cluster objects, the finding clears.
+(``ytsaurus/ytsaurus-k8s-operator``), so a node drain is not held to that number unless a PDB of the
+user's covers the pods: a wave whose nodes hold more pods of one component than the operator would
+take down at once (the pods a covering PDB makes wait leave one by one, not at once) leaves it below
+its minimum (finding ``ytsaurus-below-min-ready``), and the PDB that would have made the drain wait
+is suggested; once it is in the cluster objects, the finding clears.
 An unset ``minReadyInstanceCount`` means one pod at a time (the YTsaurus docs, "Стратегии обновления
 YTsaurus").
 """

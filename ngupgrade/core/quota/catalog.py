@@ -1,7 +1,7 @@
 """The catalog: which quota ids one node of a group consumes, and how much. Pure.
 
-Rules (docs/quota-preflight.md; quota ids and units from reference section 2). One node consumes,
-per cloud:
+Rules (docs/quota-preflight.md; quota ids and units from the Yandex Cloud docs' quota tables). One
+node consumes, per cloud:
 
 * compute: ``compute.instances.count`` 1, ``compute.instanceCores.count`` cores (whole vCPUs,
   whatever the ``core_fraction``), ``compute.instanceMemory.size`` bytes, ``compute.disks.count``
@@ -28,7 +28,7 @@ from ngupgrade.core.quota import selectel
 Service = Literal["compute", "managed-kubernetes", "vpc"]
 SERVICES: tuple[Service, ...] = ("compute", "managed-kubernetes", "vpc")
 
-# Quota ids (reference section 2.2). Counts are plain numbers, ``*.size`` are bytes.
+# Quota ids (the Yandex Cloud docs' quota tables). Counts are plain numbers, ``*.size`` are bytes.
 INSTANCES = "compute.instances.count"
 INSTANCE_CORES = "compute.instanceCores.count"
 HIGH_FREQ_CORES = "compute.instanceHighFreqCores.count"
@@ -46,7 +46,7 @@ DISK_SIZE_QUOTA: Mapping[str, str] = {
     "network-ssd-nonreplicated": "compute.ssdNonReplicatedDisks.size",
     "network-ssd-io-m3": "compute.ssdIOM3Disks.size",
 }
-"""Boot disk type id -> its disk-size quota (reference 2.4; ``network-nvme`` has none known)."""
+"""Boot disk type id -> its disk-size quota (the quota tables; ``network-nvme`` has none known)."""
 
 GPU_QUOTA: Mapping[str, str] = {
     "gpu-standard-v1": "compute.instanceGpus.count",
@@ -56,10 +56,10 @@ GPU_QUOTA: Mapping[str, str] = {
     "standard-v3-t4": "compute.instanceT4Gpus.count",
     "standard-v3-t4i": "compute.instanceT4IGpus.count",
 }
-"""GPU platform id -> its GPU quota (reference 2.4; ``gpu-standard-v4`` has none known)."""
+"""GPU platform id -> its GPU quota (the quota tables; ``gpu-standard-v4`` has none known)."""
 
 PLATFORM_CORE_QUOTA: Mapping[str, str] = {"highfreq-v3": HIGH_FREQ_CORES}
-"""Platforms whose vCPUs also count on a platform-specific core quota (reference 2.2).
+"""Platforms whose vCPUs also count on a platform-specific core quota (the quota tables).
 
 Their cores are charged on ``compute.instanceCores.count`` ("vCPUs, all VMs") as well: counting
 on both can only make the check stricter."""

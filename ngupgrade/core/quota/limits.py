@@ -2,8 +2,7 @@
 placement group, and the service's own auto-upgrade window. Pure (the start time is a value).
 
 What :func:`ngupgrade.core.quota.preflight.evaluate` leaves out, checked here on the same demands
-(reference ``yandex-and-terraform-facts.md`` section 2,
-``kubernetes-and-drain-facts.md`` section 1):
+(the Yandex Cloud docs' quota tables (``managed-kube-limits``, ``compute-limits``)):
 
 * ``managed-kubernetes.groupNodes.count`` (nodes in one group, 200 by default): each group's
   peak, ``N + E'`` (worst case: the autoscaler ``max + min(E, max)``), against the limit;
@@ -82,7 +81,7 @@ def _scoped(quota_id: str, scope: str, nodes: int, surge: int, limit: QuotaLimit
     already above the limit are short whatever the surge: every deploy policy deletes nodes
     and creates them again (0/U too: back to ``nodes``), and a node created where the group
     (or cluster) holds more than the limit is over it, so no policy fits. Reasoned from the
-    limit's meaning (reference section 2.2), not seen on a live cloud."""
+    limit's meaning (the quota tables), not seen on a live cloud."""
     if limit.limit is None:
         return None
     row = verdict(quota_id, surge, QuotaLimit(quota_id, limit.limit, float(nodes)))
