@@ -70,8 +70,8 @@ def fake_cloud(scenario: str | None, port: int, speed: float, kubeconfig: str | 
             raise BadInput(f"cannot write the kubeconfig: {err.strerror}",
                            source=kubeconfig) from err
         try:
-            # From here a Ctrl-C at any moment stops the servers: one that came while the lines
-            # below were printed used to leave their threads running, and the process hung.
+            # From here a Ctrl-C at any moment stops the servers: one that comes while the lines
+            # below print would otherwise leave their threads running, and the process would hang.
             click.echo(f"endpoint: {fake.endpoint}")
             click.echo(f"kubeconfig: {written}")
             sys.stdout.flush()

@@ -1,8 +1,8 @@
 """Which tool wrote a document, so that an input given to the wrong flag is named as what it is
 and the flag that takes it, never read as an empty input of the right kind. Pure.
 
-A Terraform plan given to ``--state`` used to read as a state with no node group (``plan
---strict`` printed "no node groups" and exited 0: a green gate that checked nothing). The
+Read as a state, a Terraform plan given to ``--state`` would be a state with no node group
+(``plan --strict`` would print "no node groups" and exit 0: a green gate that checked nothing). The
 shapes, by their producers:
 
 * a Terraform state: raw v4 (``version``, ``resources``; hashicorp/terraform
