@@ -67,8 +67,9 @@ def yc_yaml(service: str) -> str:
 
 
 def preflight_rows(run_cli: Run, quotas: Path) -> list[dict[str, Any]]:
+    # --together: the example's three groups (one cluster) all at once, the sum
     result = run_cli("preflight", "--state", str(EXAMPLE_STATE), "--quotas", str(quotas),
-                     "-o", "json")
+                     "--together", "-o", "json")
     assert result.exit_code in (0, 1), result.stdout + result.stderr
     (cloud,) = json.loads(result.stdout)["clouds"]
     assert cloud["cloud_id"] == CLOUD
