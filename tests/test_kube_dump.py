@@ -457,3 +457,36 @@ def test_files_that_cannot_be_read(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match=r"^.*cut\.json: \$: not valid JSON: Input data was "
                                        r"truncated$"):
         read_dumps([str(broken)])
+
+
+# ---- cut-off YAML ------------------------------------------------------------------------------
+# kubectl writes YAML through sigs.k8s.io/yaml, which sorts keys (kubernetes/kubectl
+# pkg/cmd/get, printers.YAMLPrinter): a List ends with `kind: List` and `metadata:
+# {resourceVersion: ""}`, so a file cut anywhere in `items` still parses, without them.
+
+
+def _yaml_dump() -> str:
+    import yaml
+    return yaml.safe_dump(ko.as_list(objects()), sort_keys=True, default_flow_style=False)
+
+
+@pytest.mark.parametrize("cut", ["\nkind: List", "\n  status:", "\n- apiVersion:"])
+def test_a_cut_off_yaml_dump_is_refused(tmp_path: Path, cut: str) -> None:
+    text = _yaml_dump()
+    assert text.rstrip().endswith("resourceVersion: ''")
+    where = text.rindex(cut)
+    path = tmp_path / "cluster.yaml"
+    path.write_text(text[:where] + "\n")
+    with pytest.raises(BadInput) as info:
+        read_dumps([str(path)])
+    assert info.value.exit_code == EXIT_BAD_INPUT
+    assert str(info.value) == (
+        f"{path}: $: the file looks cut off: kubectl writes kind: List at the end, and this "
+        "document has items and no kind")
+    assert "export it again" in (info.value.hint or "")
+    assert "new file" in (info.value.hint or "")
+
+
+def test_the_whole_yaml_dump_reads() -> None:
+    whole = read_dump_bytes(_yaml_dump().encode(), "cluster.yaml").snapshot
+    assert whole == read(*objects())

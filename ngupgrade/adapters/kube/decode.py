@@ -35,6 +35,15 @@ from ngupgrade.core.text import encoding_fault, encoding_fix, encoding_message
 EXPORT_HINT = ("export the objects with: kubectl get nodes,pods,pdb,deployments,replicasets,"
                "statefulsets,daemonsets,pvc,pv -A -o json > cluster.json")
 
+CUT_OFF_MESSAGE = ("the file looks cut off: kubectl writes kind: List at the end, and this "
+                   "document has items and no kind")
+"""A document with ``items`` and no ``kind``. kubectl writes every list with its kind, after
+``items``: both printers sort the keys (``-o json`` by encoding/json's map order, ``-o yaml``
+through sigs.k8s.io/yaml), so ``apiVersion, items, kind, metadata``. A YAML file cut anywhere
+in ``items`` still parses and would read as fewer objects; JSON cut off does not parse."""
+CUT_OFF_HINT = ("export it again, to a new file (not over the input): kubectl get nodes,pods,"
+                "pdb -A -o yaml > cluster-new.yaml")
+
 _DOCUMENT = msgspec.json.Decoder(s.Document)
 _ANY = msgspec.json.Decoder(s.Object)
 _TYPED: dict[str, msgspec.json.Decoder[Any]] = {
@@ -117,6 +126,8 @@ class Collector:
         if doc is None:
             doc = _decode(_DOCUMENT, data, source, "$")
         kind = doc.kind or ""
+        if doc.items is not None and not kind:
+            raise BadInput(CUT_OFF_MESSAGE, source=source, path="$", hint=CUT_OFF_HINT)
         if doc.items is not None or kind == "List" or kind in _LIST_KINDS:
             self._add_list(doc, source, "$")
         elif kind in _TYPED:

@@ -39,7 +39,9 @@ def read_dumps(paths: Sequence[str]) -> KubeRead:
     Raises:
         UsageError: no path, ``-`` given twice, or stdin is a terminal (exit 2).
         BadInput: a file that cannot be read, is not JSON (truncated, not UTF-8, YAML), or
-            holds a bad value; the message names the file and the JSON path (exit 3).
+            holds a bad value; a list with no ``kind`` (a YAML export cut off: kubectl
+            writes ``kind: List`` after ``items``); the message names the file and the JSON
+            path (exit 3).
     """
     if not paths:
         raise UsageError("no cluster dump given", hint=EXPORT_HINT)
