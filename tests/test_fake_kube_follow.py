@@ -100,8 +100,9 @@ def test_pods_that_fit_nowhere_stay_pending_with_the_schedulers_reason(tmp_path:
     """shop/api is pinned by ``nodeSelector pool=legacy`` (a label no node has: the drain
     gate says pods-do-not-fit, accepted here): evicted at the cordon (t=120, no PDB), it
     terminates for 30 s and its replacement finds no node: Pending with the scheduler's
-    reason. The drain ends at 150, before the delete step at 180, so the upgrade ends at 540
-    as without it."""
+    reason. The drain ends at 150, before the delete step at 180, so the operation ends at 540
+    as without it; the pod still Pending then is in the verdict, which fails (exit 1) naming
+    it and the scheduler's reason."""
     objs = workloads()
     objs = [o for o in objs if o["kind"] != "PodDisruptionBudget"]
     for o in objs:
@@ -112,7 +113,9 @@ def test_pods_that_fit_nowhere_stay_pending_with_the_schedulers_reason(tmp_path:
         config = str(fake.write_kubeconfig(tmp_path / "kubeconfig"))
         out = run(fake, tmp_path / "j.json", kubeconfig=config,
                   accept=ACCEPT | {"pods-do-not-fit"})
-        assert out.code == 0, out.error
+        assert out.code == 1
+        assert "1 pod(s) of workloads the drains evicted still Pending: shop/api-" in str(
+            out.error)
         assert fake.operation("op-1").finished == 540.0  # the 30 s grace holds nothing
         pending = [p for p in fake.kube.objects("Pod") if p["status"]["phase"] == "Pending"]
     (pod,) = pending
