@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -50,11 +51,21 @@ def accepted_codes(codes: tuple[str, ...]) -> frozenset[str]:
     """
     from ngupgrade.core.drain.findings import CODES
 
+    return known_codes(codes, CODES, "a drain-check finding code")
+
+
+def known_codes(codes: tuple[str, ...], known: Sequence[str], what: str) -> frozenset[str]:
+    """``codes`` (``--accept`` values) when each is one of ``known``; ``what`` names the kind
+    in the error (``a plan warning code``).
+
+    Raises:
+        UsageError: an unknown code, naming the closest known one (exit 2).
+    """
     for code in codes:
-        if code not in CODES:
-            close = difflib.get_close_matches(code, CODES, n=1)
-            hint = f"did you mean {close[0]}?" if close else "codes: " + ", ".join(CODES)
-            raise UsageError(f"--accept {code}: not a drain-check finding code", hint=hint)
+        if code not in known:
+            close = difflib.get_close_matches(code, known, n=1)
+            hint = f"did you mean {close[0]}?" if close else "codes: " + ", ".join(known)
+            raise UsageError(f"--accept {code}: not {what}", hint=hint)
     return frozenset(codes)
 
 

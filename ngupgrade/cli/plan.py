@@ -139,17 +139,10 @@ def accepted_warnings(codes: tuple[str, ...]) -> frozenset[str]:
     Raises:
         UsageError: an unknown code, naming the closest known one (exit 2).
     """
-    import difflib
-
+    from ngupgrade.cli._cluster import known_codes
     from ngupgrade.core.plan_warnings import WARNING_CODES
 
-    for code in codes:
-        if code not in WARNING_CODES:
-            close = difflib.get_close_matches(code, WARNING_CODES, n=1)
-            hint = (f"did you mean {close[0]}?" if close
-                    else "codes: " + ", ".join(WARNING_CODES))
-            raise UsageError(f"--accept {code}: not a plan warning code", hint=hint)
-    return frozenset(codes)
+    return known_codes(codes, WARNING_CODES, "a plan warning code")
 
 
 def _fail_on_warnings(plans: Sequence[GroupPlan | None], strict: bool,
