@@ -81,6 +81,12 @@ def test_cloud_not_in_file_is_bad_input_naming_what_it_holds():
     ("{not json: [", "q.json: neither JSON"),
     ("[]", "q.json: $: an empty list"),
     ("{}", "q.json: $: an empty object"),
+    ('{"b1gcloudA": {}}', "q.json: $.b1gcloudA: cloud b1gcloudA holds no quotas"),
+    ('[{"resource": {"id": "b1gcloudA", "type": "resource-manager.cloud"}, '
+     '"quota_limits": []}]', "q.json: $: cloud b1gcloudA holds no quotas"),
+    ('{"resource": {"id": "b1gcloudA"}, "quotaLimits": null}',
+     "q.json: $: cloud b1gcloudA holds no quotas"),
+    ('{"quotaLimits": []}', "q.json: $: the response holds no quotas"),
     ('"text"', "q.json: $: expected an object or a list"),
     ('{"b1g": {"compute.instances.count": {"limit": "many"}}}',
      "q.json: $.b1g.compute.instances.count.limit: expected a number"),
@@ -103,6 +109,14 @@ def test_bad_files_are_bad_input_naming_file_and_path(text, where):
         parse_quota_text(text, "q.json")
     assert err.value.exit_code == 3
     assert str(err.value).startswith(where), str(err.value)
+
+
+def test_an_empty_page_next_to_a_full_one_is_read():
+    # one `yc ... --format json` output per service, appended: a service may list nothing
+    doc = [{"resource": {"id": "A"}, "quota_limits": []},
+           {"resource": {"id": "A"}, "quota_limits": [{"quota_id": "vpc.x.count", "limit": 3}]}]
+    f = parse_quota_text(json.dumps(doc), "q.json")
+    assert [q.limit for q in f.list_quota_limits("A", "vpc")] == [3]
 
 
 def test_duplicate_quota_with_different_values_is_bad_input():

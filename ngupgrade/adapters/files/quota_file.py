@@ -33,7 +33,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NoReturn
 
 from ngupgrade.adapters.documents import check_size, load_yaml_documents, read_bounded
 from ngupgrade.core.bounds import INT_LIMIT_MESSAGE, too_deep, too_deep_message
@@ -341,7 +341,24 @@ def parse_quota_document(data: Any, source: str) -> QuotaFile:
     if None in clouds and len(clouds) > 1:
         raise BadInput("a response without resource.id next to responses of named clouds",
                        source=source, path="$", hint="give every response its resource")
+    for cloud_id, limits in clouds.items():
+        if not limits:  # its responses' quota_limits are all empty
+            _refuse_no_quotas(cloud_id, source, "$")
     return QuotaFile(source=source, clouds=clouds)
+
+
+def _refuse_no_quotas(cloud_id: str | None, source: str, path: str) -> NoReturn:
+    """A cloud entry with no quota: every quota the surge draws on would be unknown, and a
+    preflight of unknowns checks nothing; as bad as an empty file.
+
+    Raises:
+        BadInput: always, naming the cloud.
+    """
+    cloud = f"cloud {cloud_id}" if cloud_id else "the response"
+    raise BadInput(f"{cloud} holds no quotas", source=source, path=path,
+                   hint="export the cloud's quotas again (docs/quota-preflight.md): yc "
+                        "quota-manager quota-limit list --service compute --resource-type "
+                        "resource-manager.cloud --resource-id CLOUD_ID --format json")
 
 
 def _known_keys(entry: Mapping[Any, Any], known: tuple[str, ...], where: str,
@@ -434,6 +451,8 @@ def _read_short_cloud(cloud_id: Any, quotas: Any, source: str,
     if not isinstance(quotas, dict):
         raise BadInput(f"expected an object of quota id -> {{limit, usage}}, found "
                        f"{kind_of(quotas)}", source=source, path=path)
+    if not quotas:
+        _refuse_no_quotas(cloud_id, source, path)
     bucket = clouds.setdefault(cloud_id, {})
     for qid, entry in quotas.items():
         where = f"{path}.{qid}"
