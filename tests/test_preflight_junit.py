@@ -94,3 +94,29 @@ def test_strict_fails_only_the_warnings_that_fail_the_run(run_cli, tmp_path: Pat
     assert strict.exit_code == 1
     assert cases(suites(strict.stdout)["preflight warnings"])["quota-unknown"] == (
         "failure", message)
+
+
+def test_a_quota_source_that_lists_none_of_the_quotas_fails_in_every_format(
+        run_cli, tmp_path: Path) -> None:
+    # the real-13 state (an autoscaled preemptible group) against a file that lists only a
+    # quota the surge does not draw on: every demanded row unknown, nothing was checked
+    state = str(Path(__file__).parent / "real" / "real-states"
+                / "real-13-vitaliy-auto-preemptible-state.json")
+    quotas = tmp_path / "q.json"
+    quotas.write_text('{"b1gcloudvitaliy49513": {"vpc.networks.count": {"limit": 5, '
+                      '"usage": 1}}}')
+    said = ("no quota was checked: the source lists none of the 10 quotas the surge draws on")
+    text = run_cli("preflight", "--state", state, "--quotas", str(quotas))
+    assert text.exit_code == 1
+    assert text.stdout.startswith(f"Quota preflight: FAIL: {said}  [")
+    assert f"quota preflight failed: {said}" in text.stderr
+    as_json = run_cli("preflight", "--state", state, "--quotas", str(quotas), "-o", "json")
+    assert as_json.exit_code == 1
+    document = yaml.safe_load(as_json.stdout)
+    assert (document["ok"], document["checked_nothing"]) == (False, True)
+    junit = run_cli("preflight", "--state", state, "--quotas", str(quotas), "-o", "junit")
+    assert junit.exit_code == 1
+    rows = cases(suites(junit.stdout)["preflight b1gcloudvitaliy49513"])
+    assert len(rows) == 10
+    assert {outcome for outcome, _ in rows.values()} == {"failure"}
+    assert rows["compute.disks.count"][1] == f"compute.disks.count: limit unknown; {said}"

@@ -25,7 +25,7 @@ from ngupgrade.core.quota.catalog import (
     node_consumption,
 )
 from ngupgrade.core.quota.demand import check_groups, combine, demand_of, extra_nodes, group_demand
-from ngupgrade.core.quota.preflight import evaluate
+from ngupgrade.core.quota.preflight import evaluate, failure_hints, failure_summary
 from ngupgrade.core.quota.verdict import fits, verdict
 from tests.quota_builders import CLOUD, group, node, ql
 
@@ -258,7 +258,8 @@ def test_one_over_the_boundary_is_short():
 
 
 def test_absent_quota_or_missing_limit_is_unknown_not_unlimited():
-    result = run([c02_group()], [ql(INSTANCES, None, 3), ql(INSTANCE_CORES, 100, None)])
+    result = run([c02_group()], [ql(INSTANCES, None, 3), ql(INSTANCE_CORES, 100, None),
+                                 ql("compute.disks.count", 100, 0)])  # one quota checked
     q = by_id(result)
     assert q[INSTANCES].status == "unknown" and q[INSTANCES].headroom is None
     assert q[INSTANCE_CORES].status == "unknown"
@@ -266,6 +267,20 @@ def test_absent_quota_or_missing_limit_is_unknown_not_unlimited():
     assert result.ok  # a warning...
     assert any(w.code == "quota-unknown" and INSTANCES in w.message for w in result.warnings)
     assert not run([c02_group()], [ql(INSTANCES, None, 3)], strict=True).ok  # ...a failure
+
+
+def test_a_source_that_lists_none_of_the_quotas_checks_nothing_and_fails():
+    # a quota source that lists none of the surge's quotas (a live cloud that lists none)
+    result = run([c02_group()], [])
+    rows = [q for c in result.clouds for q in c.quotas]
+    assert len(rows) == 9 and {q.status for q in rows} == {"unknown"}
+    assert result.checked_nothing and not result.ok
+    assert failure_summary(result) == (
+        "quota preflight failed: no quota was checked: the source lists none of the 9 quotas "
+        "the surge draws on")
+    assert "export their limits into the quota file" in failure_hints(result, offline=True)[0]
+    one_known = run([c02_group()], [ql(INSTANCES, 10, 3)])
+    assert not one_known.checked_nothing and one_known.ok  # one quota checked: unknowns warn
 
 
 def test_nothing_demanded_is_ok_even_when_unknown():

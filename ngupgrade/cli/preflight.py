@@ -102,8 +102,9 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
 
     \b
     Exit codes:
-      0  every quota holds (unknown quotas are warnings)
-      1  a check failed: a quota is short; with --strict, a quota is unknown or a
+      0  every quota holds (unknown quotas are warnings, unless all are unknown)
+      1  a check failed: a quota is short; no quota was checked (the source lists
+         none the surge draws on); with --strict, a quota is unknown or a
          PDB blocks the drain; with --plan, the plan replaces a node group; a
          group's resources cannot be placed on quota ids; an invalid deploy policy
       2  usage error (e.g. a quota file with several clouds and no --cloud-id, a

@@ -19,7 +19,7 @@ from typing import Any
 from ngupgrade.cli.render.drain import drain_suites
 from ngupgrade.core.change import PlanVerdict
 from ngupgrade.core.drain.check import DrainReport
-from ngupgrade.core.quota.preflight import Preflight
+from ngupgrade.core.quota.preflight import Preflight, nothing_checked_message
 from ngupgrade.core.text import printable_path
 from ngupgrade.core.units import human_quota
 
@@ -76,7 +76,11 @@ def preflight_suites(result: Preflight) -> list[Any]:
             if q.status == "short":
                 case.add_failure_info(message=f"{name}: {text}", failure_type="short")
             elif q.status == "unknown":
-                if result.strict:
+                if result.checked_nothing:
+                    case.add_failure_info(message=f"{q.quota_id}: limit unknown; "
+                                          f"{nothing_checked_message(result)}",
+                                          failure_type="unknown")
+                elif result.strict:
                     case.add_failure_info(message=f"{q.quota_id}: limit unknown",
                                           failure_type="unknown")
                 else:

@@ -43,6 +43,7 @@ from ngupgrade.core.policy import policy_text
 from ngupgrade.core.quota.preflight import (
     Preflight,
     failure_summary,  # noqa: F401  (re-exported for the CLI)
+    nothing_checked_message,
 )
 from ngupgrade.core.quota.suggest import Suggestion
 from ngupgrade.core.quota.verdict import QuotaVerdict
@@ -113,6 +114,7 @@ def preflight_json(result: Preflight) -> dict[str, Any]:
         })
     return {
         "ok": result.ok,
+        "checked_nothing": result.checked_nothing,
         "clouds": [{"cloud_id": c.cloud_id, "quotas": [_quota_json(q) for q in c.quotas]}
                    for c in result.clouds],
         "groups": groups,
@@ -216,7 +218,9 @@ def preflight_table(result: Preflight, *, shown_apart: Callable[[PlanWarning], b
             verdict += f" with {counted(unknown, 'unknown quota')}"
     else:
         parts = [f"{counted(short, 'quota')} short"] if short else []
-        if result.strict and unknown:
+        if result.checked_nothing:
+            parts.append(nothing_checked_message(result))
+        elif result.strict and unknown:
             parts.append(f"{unknown} unknown under --strict")
         verdict = "FAIL: " + ", ".join(parts)
     lines.append(f"Quota preflight: {verdict}  [{mode}]")

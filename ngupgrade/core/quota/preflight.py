@@ -58,8 +58,17 @@ class Preflight:
         return tuple((c.cloud_id, q) for c in self.clouds for q in c.unknown)
 
     @property
+    def checked_nothing(self) -> bool:
+        """The surge draws on quotas and every one of them is unknown: the source lists none
+        (an empty export, a live cloud that lists none), so nothing was checked; fails as a
+        short quota does, strict or not."""
+        rows = [q for c in self.clouds for q in c.quotas]
+        return bool(rows) and all(q.status == "unknown" for q in rows)
+
+    @property
     def ok(self) -> bool:
-        return not self.short and not (self.strict and (self.unknown or self.drain_blockers))
+        return not self.short and not self.checked_nothing and not (
+            self.strict and (self.unknown or self.drain_blockers))
 
 
 def evaluate(groups: Sequence[GroupDemand],
@@ -138,6 +147,8 @@ def failure_summary(result: Preflight) -> str:
               f"{human_quota(q.quota_id, q.demand)}, headroom "
               f"{human_quota(q.quota_id, q.headroom)}" for cloud, q in result.short]
     blockers = []
+    if result.checked_nothing:
+        quotas.append(nothing_checked_message(result))
     if result.strict:
         quotas += [f"{cloud}: {q.quota_id} unknown" for cloud, q in result.unknown]
         blockers = [f"PodDisruptionBudget {p.ref} allows 0 disruptions"
@@ -146,6 +157,12 @@ def failure_summary(result: Preflight) -> str:
     if blockers:
         parts.append("drain blocker (--strict): " + "; ".join(blockers))
     return "; ".join(parts) if quotas else "preflight failed: " + parts[0]
+
+
+def nothing_checked_message(result: Preflight) -> str:
+    """What a preflight whose quotas are all unknown says (:attr:`Preflight.checked_nothing`)."""
+    return (f"no quota was checked: the source lists none of the {len(result.unknown)} "
+            "quotas the surge draws on")
 
 
 def failure_hints(result: Preflight, *, offline: bool, where: str = "Quota Manager",
@@ -187,12 +204,14 @@ def failure_hints(result: Preflight, *, offline: bool, where: str = "Quota Manag
                     if growth else ""))
         hints.append(f"a short quota: {way} ({where}) before the upgrade{why}"
                      + _concurrency_hint(result))
-    if result.strict and result.unknown:
+    if result.unknown and (result.strict or result.checked_nothing):
         source = ("export their limits into the quota file (docs/quota-preflight.md, "
                   "\"Exporting the limits\")" if offline else
                   "the API gave no limit for them: check that the account may read them "
                   "(quota-manager.viewer)")
-        hints.append(f"an unknown quota under --strict: {source}, or drop --strict to let "
+        hints.append(f"no quota was checked: {source}, and check the cloud id" if
+                     result.checked_nothing else
+                     f"an unknown quota under --strict: {source}, or drop --strict to let "
                      "unknown quotas pass as warnings")
     if result.strict and result.drain_blockers:
         hints.append("a PodDisruptionBudget allows no disruption under --strict: scale its "
