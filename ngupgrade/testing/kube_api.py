@@ -16,6 +16,14 @@ with them, each list sorted by namespace and name (etcd's key order).
 Built on the standard library's ``http.server`` (threaded): the list API is a handful of GET
 routes with JSON bodies, and no maintained Kubernetes emulator in the virtualenv runs without
 docker or kube binaries; a stdlib server adds no dependency to the kit.
+
+At a cluster of the platform's limits (1,000 nodes, 110,000 pods) while the fake cloud's upgrade
+changes it (:mod:`ngupgrade.testing.kube_follow`): an object is serialized when it is first
+served after a change, not at every change; pods are indexed by ``spec.nodeName``, so the list
+``kubectl drain`` makes per node (``fieldSelector=spec.nodeName=NODE``) reads that node's pods,
+not every pod; an unfiltered page is a slice of the sorted keys. :attr:`FakeKubeApi.revision`
+counts the changes, so a reader that keeps its own index of the objects
+(:class:`ngupgrade.testing.kube_index.ClusterIndex`) can tell a change it did not make.
 """
 
 from __future__ import annotations
@@ -31,6 +39,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+
+import msgspec
 
 # kind -> (list path, list kind, apiVersion, namespaced)
 RESOURCES: dict[str, tuple[str, str, str, bool]] = {
@@ -81,6 +91,7 @@ class FakeKubeApi:
 
     Attributes:
         requests: every :class:`Request` received, in order.
+        revision: changes so far (every object added, put or deleted counts one).
     """
 
     def __init__(self, objects: Iterable[Mapping[str, Any]] = (), *, token: str | None = None,
@@ -90,6 +101,8 @@ class FakeKubeApi:
         self.requests: list[Request] = []
         self._items: dict[str, dict[tuple[str, str], _Item]] = {}
         self._order: dict[str, list[tuple[str, str]]] = {}  # sorted keys, dropped on change
+        self._on_node: dict[str, set[tuple[str, str]]] = {}  # spec.nodeName -> pod keys
+        self.revision = 0
         self._faults: dict[str, _Fault] = {}
         self._server: ThreadingHTTPServer | None = None
         self.before_read: Callable[[], None] | None = None
@@ -112,32 +125,49 @@ class FakeKubeApi:
         for obj in items:
             self._add_one(obj)
 
-    def _add_one(self, obj: Mapping[str, Any]) -> None:
-        kind = obj.get("kind")
+    def _add_one(self, obj: Mapping[str, Any], kind: Any = None) -> None:
+        kind = kind or obj.get("kind")
         if kind not in RESOURCES:
             return
-        served = dict(obj)
-        if kind not in CUSTOM_KINDS:  # the API leaves these out of a typed list's items
-            served.pop("kind", None)
-            served.pop("apiVersion", None)
+        if kind in CUSTOM_KINDS:
+            served = {**obj, "kind": kind}
+        else:  # the API leaves these out of a typed list's items
+            served = {k: v for k, v in obj.items() if k != "kind" and k != "apiVersion"}
         meta = obj.get("metadata") or {}
         key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
-        self._order.pop(kind, None)
-        self._items.setdefault(kind, {})[key] = _Item(
-            served, json.dumps(served, separators=(",", ":")).encode())
+        bucket = self._items.setdefault(kind, {})
+        if key not in bucket:
+            self._order.pop(kind, None)
+        if kind == "Pod":
+            self._unindex(key, bucket.get(key))
+            self._on_node.setdefault(_node_of(served), set()).add(key)
+        bucket[key] = _Item(served)
+        self.revision += 1
 
     # ---- the cluster changing (the fake cloud's upgrade, testing/kube_follow.py) -------
 
-    def put(self, kind: str, obj: Mapping[str, Any]) -> None:
-        """Create or replace one object of ``kind`` (keyed by namespace and name)."""
+    def put(self, kind: str, obj: Mapping[str, Any]) -> int:
+        """Create or replace one object of ``kind`` (keyed by namespace and name); returns
+        :attr:`revision` after the change. The fake keeps ``obj`` itself (a shallow copy):
+        do not change it afterwards, put a changed copy."""
         with self._lock:
-            self._add_one({**obj, "kind": kind})
+            self._add_one(obj, kind)
+            return self.revision
 
-    def delete(self, kind: str, namespace: str, name: str) -> None:
-        """Remove one object (no error when it is not there)."""
+    def delete(self, kind: str, namespace: str, name: str) -> int:
+        """Remove one object (no error when it is not there); returns :attr:`revision`."""
         with self._lock:
-            self._items.get(kind, {}).pop((namespace, name), None)
-            self._order.pop(kind, None)
+            gone = self._items.get(kind, {}).pop((namespace, name), None)
+            if gone is not None:
+                self._order.pop(kind, None)
+                if kind == "Pod":
+                    self._unindex((namespace, name), gone)
+            self.revision += 1
+            return self.revision
+
+    def _unindex(self, key: tuple[str, str], item: _Item | None) -> None:
+        if item is not None:
+            self._on_node.get(_node_of(item.obj), set()).discard(key)
 
     def objects(self, kind: str) -> list[dict[str, Any]]:
         """The objects of ``kind`` as served (typed kinds without ``kind``), in key order;
@@ -145,6 +175,20 @@ class FakeKubeApi:
         with self._lock:
             bucket = self._items.get(kind, {})
             return [json.loads(bucket[key].raw) for key in self._keys(kind)]
+
+    def size(self) -> int:
+        """How many objects the fake serves (every kind)."""
+        with self._lock:
+            return sum(len(bucket) for bucket in self._items.values())
+
+    def served(self, kind: str) -> tuple[int, dict[tuple[str, str], Mapping[str, Any]]]:
+        """:attr:`revision` and the objects of ``kind`` by (namespace, name), as the fake
+        keeps them (typed kinds without ``kind``): not copies, so read them only; put a
+        changed copy. For a reader that indexes every object once
+        (:class:`ngupgrade.testing.kube_index.ClusterIndex`)."""
+        with self._lock:
+            return self.revision, {key: item.obj
+                                   for key, item in self._items.get(kind, {}).items()}
 
     def _keys(self, kind: str) -> list[tuple[str, str]]:
         """Keys of ``kind`` in etcd's order (namespace, name); call with the lock held."""
@@ -266,17 +310,21 @@ class FakeKubeApi:
 
     def _page(self, kind: str, query: Mapping[str, str]) -> tuple[int, bytes]:
         bucket = self._items.get(kind, {})
+        fields, labels = query.get("fieldSelector", ""), query.get("labelSelector", "")
         try:
-            keep = _selector(query.get("fieldSelector", ""), query.get("labelSelector", ""))
+            keep = _selector(fields, labels)
         except ValueError as err:
             return _status(400, str(err))
-        items = [(key, bucket[key].raw) for key in self._keys(kind) if keep(bucket[key].obj)]
         try:
             limit = int(query.get("limit") or 0)
             start = _offset(query["continue"]) if query.get("continue") else 0
         except ValueError:
             return _status(400, "continue key is not valid")
-        end = len(items) if limit <= 0 else min(len(items), start + limit)
+        keys = self._candidates(kind, fields)
+        if fields or labels:
+            keys = [key for key in keys if keep(bucket[key].obj)]
+        end = len(keys) if limit <= 0 else min(len(keys), start + limit)
+        items = keys
         _path, list_kind, api_version, _namespaced = RESOURCES[kind]
         meta: dict[str, Any] = {"resourceVersion": "1000"}
         if end < len(items):
@@ -284,14 +332,46 @@ class FakeKubeApi:
             meta["remainingItemCount"] = len(items) - end
         head = json.dumps({"kind": list_kind, "apiVersion": api_version, "metadata": meta})
         body = (head[:-1] + ',"items":[').encode() + b",".join(
-            raw for _key, raw in items[start:end]) + b"]}"
+            bucket[key].raw for key in items[start:end]) + b"]}"
         return 200, body
 
+    def _candidates(self, kind: str, fields: str) -> list[tuple[str, str]]:
+        """Keys in etcd's order that may pass ``fields``: a pod list selected by one
+        ``spec.nodeName`` reads that node's pods only (the selector still decides)."""
+        if kind == "Pod":
+            for term in filter(None, (t.strip() for t in fields.split(","))):
+                try:
+                    name, op, want = _split(term)
+                except ValueError:
+                    break
+                if name == "spec.nodeName" and op != "!=":
+                    return sorted(self._on_node.get(want, ()))
+        return self._keys(kind)
 
-@dataclass(frozen=True)
+
 class _Item:
-    obj: Mapping[str, Any]
-    raw: bytes
+    """One object as served: the mapping (selectors read it) and its JSON, made when first
+    served (msgspec writes the same JSON as ``json.dumps``, UTF-8 instead of escapes)."""
+
+    __slots__ = ("_raw", "obj")
+
+    def __init__(self, obj: Mapping[str, Any]) -> None:
+        self.obj = obj
+        self._raw: bytes | None = None
+
+    @property
+    def raw(self) -> bytes:
+        if self._raw is None:
+            self._raw = msgspec.json.encode(self.obj)
+        return self._raw
+
+
+def _node_of(obj: Mapping[str, Any]) -> str:
+    """A pod's ``spec.nodeName`` as the field selector reads it ("" when unset)."""
+    spec = obj.get("spec")
+    value = spec.get("nodeName") if isinstance(spec, Mapping) else None
+    return _field(obj, "spec.nodeName") if isinstance(value, bool) else \
+        ("" if value is None else str(value))
 
 
 FIELDS = ("metadata.name", "metadata.namespace", "spec.nodeName", "status.phase",
