@@ -24,7 +24,7 @@ Eviction" and ``kubectl drain`` (``EvictionREST.Create``), kubernetes
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -89,25 +89,34 @@ def budget_spec(pdb: PodDisruptionBudget, pods: Iterable[Pod],
         ValueError: a string field that is not a percentage.
     """
     pods = tuple(pods)
+    controllers: dict[str, int] = {}
+    if pdb.max_unavailable is not None or isinstance(pdb.min_available, str):
+        for pod in pods:
+            owner = replicas_of(pod)
+            if owner is not None:
+                controllers[owner[0]] = owner[1]
+    return budget_of(pdb, len(pods), controllers)
+
+
+def budget_of(pdb: PodDisruptionBudget, selected: int, controllers: Mapping[str, int]
+              ) -> BudgetSpec:
+    """:func:`budget_spec` from counts: ``selected`` pods, and ``controllers`` (key ->
+    ``spec.replicas``) the distinct scalable controllers of those pods. For a caller that
+    keeps the counts as pods come and go (the fake Kubernetes API's disruption controller).
+
+    Raises:
+        ValueError: a string field that is not a percentage.
+    """
     if pdb.max_unavailable is not None:
-        expected = _scale(pods, replicas_of)
+        expected = sum(controllers.values())
         desired = max(0, expected - scaled(pdb.max_unavailable, expected))
         return BudgetSpec(expected, desired)
     if pdb.min_available is not None:
         if isinstance(pdb.min_available, int):
-            return BudgetSpec(len(pods), pdb.min_available)
-        expected = _scale(pods, replicas_of)
+            return BudgetSpec(selected, pdb.min_available)
+        expected = sum(controllers.values())
         return BudgetSpec(expected, scaled(pdb.min_available, expected))
     return BudgetSpec(0, 0)
-
-
-def _scale(pods: tuple[Pod, ...], replicas_of: Callable[[Pod], tuple[str, int] | None]) -> int:
-    seen: dict[str, int] = {}
-    for pod in pods:
-        owner = replicas_of(pod)
-        if owner is not None:
-            seen[owner[0]] = owner[1]
-    return sum(seen.values())
 
 
 Gate = Literal["free", "overlap", "not-synced", "budget"]
