@@ -35,6 +35,7 @@ import grpc
 from ngupgrade.core.errors import UsageError
 from ngupgrade.core.k8s import NODE_GROUP_LABEL
 from ngupgrade.core.model import NodeGroup, QuotaLimit
+from ngupgrade.testing import collector
 from ngupgrade.testing.clocks import Clock, RealClock, VirtualClock
 from ngupgrade.testing.kube_api import FakeKubeApi
 from ngupgrade.testing.kube_cluster import cluster_objects
@@ -87,6 +88,7 @@ class FakeCloud:
         self.port = 0
         self.kube: FakeKubeApi | None = None
         self.kubeconfig: Path | None = None
+        self._freeze = collector.Freeze()
 
     @classmethod
     def from_state(cls, state: str, scenario: str | Scenario | Mapping[str, Any] | None = None,
@@ -195,19 +197,27 @@ class FakeCloud:
                              hint="use --port 0 to pick a free port") from cause
         server.start()
         self._server = server
-        with self._world.lock:
-            objects = cluster_objects(self._world.groups.values(), self._world.scenario.workloads)
-        self.kube = FakeKubeApi(objects).start()
+        self._serve_kube()
+        return self
+
+    def _serve_kube(self) -> None:
+        """Start the fake Kubernetes API and its follower (the collector paused while the
+        cluster is built; a large one frozen out of its passes, :mod:`.collector`)."""
         from ngupgrade.testing.kube_follow import KubeFollower
 
-        with self._world.lock:  # from now on the cluster follows the upgrade
-            # groups whose nodes the scenario gives are served as given, not followed
-            given = {((o.get("metadata") or {}).get("labels") or {}).get(NODE_GROUP_LABEL)
-                     for o in self._world.scenario.workloads if o.get("kind") == "Node"}
-            self._world.kube = KubeFollower(self.kube, skip=given - {None})
-            self._world.kube.follow(self._world.groups.values(), self._world.clock.now())
+        world = self._world
+        with collector.paused():
+            with world.lock:
+                objects = cluster_objects(world.groups.values(), world.scenario.workloads)
+            self.kube = FakeKubeApi(objects).start()
+            with world.lock:  # from now on the cluster follows the upgrade
+                # groups whose nodes the scenario gives are served as given, not followed
+                given = {((o.get("metadata") or {}).get("labels") or {}).get(NODE_GROUP_LABEL)
+                         for o in world.scenario.workloads if o.get("kind") == "Node"}
+                world.kube = KubeFollower(self.kube, skip=given - {None})
+                world.kube.follow(world.groups.values(), world.clock.now())
+        self._freeze.hold(self.kube.size())
         self.kube.before_read = self._tick
-        return self
 
     def stop(self) -> None:
         """Stop serving (in-flight calls get a moment to finish)."""
@@ -218,6 +228,7 @@ class FakeCloud:
             self.kube.stop()
             self.kube = None
             self._world.kube = None
+        self._freeze.release()
 
     def __enter__(self) -> FakeCloud:
         return self.start() if self._server is None else self

@@ -26,23 +26,32 @@ The PDBs' status (``currentHealthy``, ``desiredHealthy``, ``expectedPods``,
 ``disruptionsAllowed``) is recomputed after every change, as the disruption controller does.
 :meth:`KubeFollower.drained_at` tells the procedure when a group's drains are over, so the
 step after a drain (update in place or delete) waits for it.
+
+Cost: the follower runs under the fake cloud's lock at every call, so it decides on an index
+kept change by change (:class:`ngupgrade.testing.kube_index.ClusterIndex`), never on the whole
+cluster read back: a call that changes nothing looks at the group members and the draining
+nodes only; an eviction costs what its pod, its PDB and the best open nodes cost; a Pending
+pod is tried again only after something placement reads changed (a failed try of the same
+pod class at the same ``epoch`` gives the same message). The answers are the ones a full read
+of the cluster gave (``bench/bench_fake_scale.py`` measures the cost at the platform's
+limits).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ngupgrade.adapters.kube import read_dump_bytes
-from ngupgrade.core.drain.eviction import budget_spec, eviction_gate, is_healthy
-from ngupgrade.core.drain.resources import CPU, MEMORY, add, fits, pod_request, sum_requests
-from ngupgrade.core.drain.selectors import pod_may_run_on, selector_matches
-from ngupgrade.core.k8s import ClusterSnapshot, Pod, PodDisruptionBudget
+from ngupgrade.core.drain.eviction import eviction_gate
+from ngupgrade.core.drain.resources import add, fits
+from ngupgrade.core.drain.selectors import pod_may_run_on
+from ngupgrade.core.k8s import Node, Pod
 from ngupgrade.core.platform import YANDEX
 from ngupgrade.testing.kube_api import FakeKubeApi
 from ngupgrade.testing.kube_cluster import group_nodes
+from ngupgrade.testing.kube_index import ClusterIndex, Raw, evolve
 from ngupgrade.testing.objects import FakeGroup, FakeNode
 from ngupgrade.testing.proto import node_name
 from ngupgrade.testing.scenario import Fault
@@ -70,26 +79,34 @@ class KubeFollower:
     events: list[str] = field(default_factory=list)
     terminating: dict[tuple[str, str], float] = field(default_factory=dict)
     """Evicted pods still terminating on their node -> when they are gone."""
-    _after: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    _after: dict[tuple[str, str], Raw] = field(default_factory=dict)
     _names: Iterable[int] = field(default_factory=lambda: itertools.count(1))
+    cluster: ClusterIndex = field(init=False)
+    """The API's objects as the follower decides on them."""
+
+    def __post_init__(self) -> None:
+        self.cluster = ClusterIndex(self.kube)
 
     # -- the world's calls ------------------------------------------------------------------
 
     def follow(self, groups: Iterable[FakeGroup], now: float) -> None:
         """Bring the cluster in step with ``groups`` at virtual time ``now``."""
         groups = [g for g in groups if g.id not in self.skip]
-        for key, until in list(self.terminating.items()):
-            if until <= now:
-                self.kube.delete("Pod", *key)
-                del self.terminating[key]
-                if key in self._after:
-                    self._recreate(self._after.pop(key), key[1])
+        self.cluster.sync()
+        if self.terminating and min(self.terminating.values()) <= now:
+            for key, until in list(self.terminating.items()):
+                if until <= now:
+                    self.cluster.delete_pod(key)
+                    del self.terminating[key]
+                    if key in self._after:
+                        self._recreate(self._after.pop(key), key[1])
         self._nodes(groups, now)
-        for g in groups:
-            for m in g.members:
-                name = node_name(g, m.instance_id)
-                if name in self.cordoned_at and name not in self.done_at:
-                    self._drain(name, m, now)
+        if len(self.done_at) < len(self.cordoned_at):
+            for g in groups:
+                for m in g.members:
+                    name = node_name(g, m.instance_id)
+                    if name in self.cordoned_at and name not in self.done_at:
+                        self._drain(name, m, now)
         self._place_pending()
         self._budgets()
 
@@ -113,33 +130,36 @@ class KubeFollower:
     # -- nodes ------------------------------------------------------------------------------
 
     def _nodes(self, groups: list[FakeGroup], now: float) -> None:
-        have = {n["metadata"]["name"]: n for n in self.kube.objects("Node")}
+        c = self.cluster
+        have = dict(c.node_raw)
         members = {node_name(g, m.instance_id): (g, m) for g in groups for m in g.members}
         for name, (g, m) in members.items():
             node = have.get(name)
             if node is None:
                 node = next(n for n in group_nodes(_only(g, m)) if n["metadata"]["name"] == name)
-            changed = _set_ready(node, m.ready and not m.stopped)
+            changed = _with_ready(node, m.ready and not m.stopped)
+            if changed is not None:
+                node = changed
             if m.drained and name not in self.cordoned_at:
                 self.cordoned_at[name] = now
-                changed |= _cordon(node, True)
+                node = changed = _cordoned(node, True)
                 self.events.append(f"{now:.0f} cordoned {name}")
             elif not m.drained and name in self.cordoned_at:
                 del self.cordoned_at[name]
                 self.done_at.pop(name, None)
-                changed |= _cordon(node, False)
+                node = changed = _cordoned(node, False)
                 self.events.append(f"{now:.0f} uncordoned {name}")
-            if changed or name not in have:
-                self.kube.put("Node", node)
+            if changed is not None or name not in have:
+                c.put_node(node)
         group_ids = {g.id for g in groups}
-        for name, node in have.items():
-            labels = node["metadata"].get("labels") or {}
-            if name not in members and labels.get("yandex.cloud/node-group-id") in group_ids:
-                self.kube.delete("Node", "", name)
-                self.cordoned_at.pop(name, None)
-                self.done_at.pop(name, None)
-                self._take_down(name, now, "deleted with")
-                self.events.append(f"{now:.0f} deleted {name}")
+        gone = [name for name in have if name not in members
+                and c.nodes[name].labels.get("yandex.cloud/node-group-id") in group_ids]
+        for name in sorted(gone):
+            c.delete_node(name)
+            self.cordoned_at.pop(name, None)
+            self.done_at.pop(name, None)
+            self._take_down(name, now, "deleted with")
+            self.events.append(f"{now:.0f} deleted {name}")
 
     # -- the drain --------------------------------------------------------------------------
 
@@ -151,65 +171,69 @@ class KubeFollower:
             self._take_down(name, at, "stopped with")
             self.events.append(f"{at:.0f} stopped {name} (drain timeout)")
             return
+        # Nothing lands on a cordoned node and an eviction leaves its pod there (terminating),
+        # so the node's evictable pods stay these while this drain runs.
+        left = [p for p in self.cluster.pods_on(name) if _evictable(p)]
+        if not left:
+            self.done_at[name] = now
+            self.events.append(f"{now:.0f} drained {name}")
+            return
+        waiting = [p for p in left if not p.terminating]  # in order; an eviction ends one
         while True:
-            snap = self._snapshot()
-            left = [p for p in snap.pods if p.node_name == name and _evictable(p)]
-            if not left:
-                self.done_at[name] = now
-                self.events.append(f"{now:.0f} drained {name}")
-                return
-            pod = next((p for p in left if not p.terminating and self._may_evict(p, snap)),
-                       None)
-            if pod is None:
+            first = next((i for i, p in enumerate(waiting) if self._may_evict(p)), None)
+            if first is None:
                 return  # refused (429) or still terminating: looked at again next call
-            self._evict(pod, snap, now, "evicted")
+            self._evict(waiting.pop(first), now, "evicted")
 
-    def _may_evict(self, pod: Pod, snap: ClusterSnapshot) -> bool:
-        pdbs = tuple(b for b in snap.pdbs if _selects(b, pod))
+    def _may_evict(self, pod: Pod) -> bool:
+        pdbs = self.cluster.pdbs_of(pod)
         if not pdbs:
             return True
-        selected = [p for p in snap.pods if _selects(pdbs[0], p)]
-        spec = budget_spec(pdbs[0], selected, _replicas_of(snap))
-        healthy = sum(1 for p in selected if is_healthy(p))
+        spec, healthy = self.cluster.budget(pdbs[0])
         gate = eviction_gate(pod, pdbs, healthy, spec)
         return gate == "free" or (gate == "budget" and spec.allowed(healthy) > 0)
 
     def _take_down(self, node: str, at: float, how: str) -> None:
-        snap = self._snapshot()
-        for pod in [p for p in snap.pods if p.node_name == node]:
+        for pod in self.cluster.pods_on(node):
             if _evictable(pod):
-                self._evict(pod, snap, at, how)
-                snap = self._snapshot()
+                self._evict(pod, at, how)
             else:
-                self.kube.delete("Pod", pod.namespace, pod.name)
+                self.cluster.delete_pod((pod.namespace, pod.name))
 
-    def _evict(self, pod: Pod, snap: ClusterSnapshot, at: float, how: str) -> None:
+    def _evict(self, pod: Pod, at: float, how: str) -> None:
         """An evicted pod terminates for its grace period (it stays on its node, with a
         ``deletionTimestamp``) while its controller creates the replacement at once; a pod
         stopped or deleted with its node goes at once."""
-        raw = next(o for o in self.kube.objects("Pod")
-                   if (o["metadata"].get("namespace"), o["metadata"]["name"])
-                   == (pod.namespace, pod.name))
+        key = (pod.namespace, pod.name)
+        raw, current = self.cluster.pod_raw[key], self.cluster.pods[key]
         if how == "evicted":
-            raw["metadata"]["deletionTimestamp"] = "2025-01-21T10:05:00Z"
-            self.kube.put("Pod", raw)
-            self.terminating[(pod.namespace, pod.name)] = at + pod.termination_grace_seconds
+            raw = {**raw, "metadata": {**raw["metadata"],
+                                       "deletionTimestamp": "2025-01-21T10:05:00Z"}}
+            current = self.cluster.put_pod(raw, evolve(current, terminating=True))
+            self.terminating[key] = at + pod.termination_grace_seconds
         else:
-            self.kube.delete("Pod", pod.namespace, pod.name)
-            self.terminating.pop((pod.namespace, pod.name), None)
+            self.cluster.delete_pod(key)
+            self.terminating.pop(key, None)
         self.events.append(f"{at:.0f} {how} {pod.ref}" if how != "evicted"
                            else f"{at:.0f} evicted {pod.ref} from {pod.node_name}")
         if pod.owner is None or pod.owner.kind not in REPLACED:
             return
         if pod.owner.kind == "StatefulSet" and how == "evicted":
-            self._after[(pod.namespace, pod.name)] = raw  # same identity: once it is gone
+            self._after[key] = raw  # same identity: once it is gone
             return
-        self._recreate(raw, self._replacement_name(pod))
+        self._recreate(raw, self._replacement_name(pod), current)
 
-    def _recreate(self, raw: dict[str, Any], name: str) -> None:
+    def _recreate(self, raw: Raw, name: str, last: Pod | None = None) -> None:
+        """The controller's replacement of a pod (``raw``; ``last`` its value, if known)."""
         again = _fresh(raw, name)
-        self.kube.put("Pod", again)
-        self._place(again, self._snapshot())
+        derived = None
+        if last is not None and not any(v.source == "ephemeral" for v in last.volumes):
+            # what the reader makes of _fresh's object (an ephemeral volume's claim is named
+            # after its pod: read that one again)
+            derived = evolve(last, name=name, node_name=None, phase="Pending", ready=False,
+                              terminating=False, uid="", unschedulable="")
+        pod = self.cluster.put_pod(again, derived)
+        self._place(again, pod)
 
     def _replacement_name(self, pod: Pod) -> str:
         if pod.owner is not None and pod.owner.kind == "StatefulSet":
@@ -219,97 +243,113 @@ class KubeFollower:
     # -- the scheduler ----------------------------------------------------------------------
 
     def _place_pending(self) -> None:
-        for raw in self.kube.objects("Pod"):
-            if not raw["spec"].get("nodeName") and raw.get("status", {}).get("phase") == "Pending":
-                self._place(raw, self._snapshot())
-
-    def _place(self, raw: dict[str, Any], snap: ClusterSnapshot) -> None:
-        pod = next(p for p in snap.pods if (p.namespace, p.name)
-                   == (raw["metadata"].get("namespace"), raw["metadata"]["name"]))
-        need = pod_request(pod)
-        reasons: dict[str, int] = {}
-        best: tuple[float, str] | None = None
-        for node in snap.nodes:
-            if node.unschedulable:
-                why = "node(s) were unschedulable"
-            elif not node.ready:
-                why = "node(s) had untolerated taint {node.kubernetes.io/not-ready: }"
-            elif not pod_may_run_on(pod, node):
-                why = "node(s) didn't match Pod's node affinity/selector"
-            else:
-                bound = sum_requests(p for p in snap.pods if p.node_name == node.name)
-                free = {k: v - bound.get(k, 0) for k, v in node.allocatable.items()}
-                if fits(need, free):
-                    score = free.get(CPU, 0) / max(1, node.allocatable.get(CPU, 1)) + \
-                        free.get(MEMORY, 0) / max(1, node.allocatable.get(MEMORY, 1))
-                    if best is None or score > best[0]:
-                        best = (score, node.name)
-                    continue
-                short = [k for k, v in add({}, need).items() if v > free.get(k, v)]
-                why = f"Insufficient {short[0] if short else 'cpu'}"
-            reasons[why] = reasons.get(why, 0) + 1
-        if best is not None:
-            raw["spec"]["nodeName"] = best[1]
-            raw["status"] = _running(raw)
-            self.kube.put("Pod", raw)
+        """Try every Pending pod in (namespace, name) order, but not one whose last try failed
+        at this ``epoch``: nothing it reads changed, so it would fail with the same message."""
+        c = self.cluster
+        if all(c.tried.get(key) == c.epoch for key in c.pending):
             return
-        text = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items()))
-        message = f"0/{len(snap.nodes)} nodes are available: {text}."
-        raw["status"] = {"phase": "Pending", "qosClass": "Burstable", "conditions": [{
+        for key in sorted(c.pending):
+            if key in c.pending and c.tried.get(key) != c.epoch:
+                self._place(c.pod_raw[key], c.pods[key])
+
+    def _place(self, raw: Raw, pod: Pod) -> None:
+        """Bind ``pod`` to the open node with the most free room where it may run and fits
+        (ties: the first by name), else leave it Pending with the scheduler's message."""
+        c = self.cluster
+        key = (pod.namespace, pod.name)
+        need = c.request(key)
+        cls = (tuple(sorted(need.items())), tuple(sorted(pod.node_selector.items())),
+               pod.required_node_affinity, pod.tolerations)
+        failed = c.failed.get(cls)
+        best = None
+        if failed is None or failed[0] != c.epoch:
+            best = next((name for name in c.ranked() if _fits_on(pod, need, c.nodes[name],
+                                                                  c.bound.get(name, {}))), None)
+        if best is not None:
+            c.put_pod({**raw, "spec": {**raw["spec"], "nodeName": best},
+                       "status": _running(raw)},
+                      evolve(pod, node_name=best, phase="Running", ready=True, unschedulable=""))
+            return
+        if failed is None or failed[0] != c.epoch:
+            failed = c.failed[cls] = (c.epoch, _unschedulable(pod, need, c))
+        status = {"phase": "Pending", "qosClass": "Burstable", "conditions": [{
             "lastProbeTime": None, "lastTransitionTime": "2025-01-21T10:00:00Z",
-            "message": message, "reason": "Unschedulable", "status": "False",
+            "message": failed[1], "reason": "Unschedulable", "status": "False",
             "type": "PodScheduled"}]}
-        self.kube.put("Pod", raw)
+        if raw.get("status") != status:
+            c.put_pod({**raw, "status": status},
+                      evolve(pod, phase="Pending", ready=False, unschedulable=failed[1]))
+        c.tried[key] = c.epoch
 
     # -- the disruption controller ----------------------------------------------------------
 
     def _budgets(self) -> None:
-        snap = self._snapshot()
-        by_key = {(o["metadata"].get("namespace"), o["metadata"]["name"]): o
-                  for o in self.kube.objects("PodDisruptionBudget")}
-        for b in snap.pdbs:
-            selected = [p for p in snap.pods if _selects(b, p)]
-            spec = budget_spec(b, selected, _replicas_of(snap))
-            healthy = sum(1 for p in selected if is_healthy(p))
-            raw = by_key[(b.namespace, b.name)]
+        c = self.cluster
+        for key in sorted(c.dirty):
+            b = c.pdbs.get(key)
+            if b is None:
+                continue
+            spec, healthy = c.budget(b)
+            raw = c.pdb_raw[key]
             status = {**(raw.get("status") or {}), "currentHealthy": healthy,
                       "desiredHealthy": spec.desired, "expectedPods": spec.expected,
                       "disruptionsAllowed": spec.allowed(healthy),
                       "observedGeneration": raw["metadata"].get("generation", 1)}
             if status != raw.get("status"):
-                raw["status"] = status
-                self.kube.put("PodDisruptionBudget", raw)
+                c.put_pdb({**raw, "status": status})
+        c.dirty.clear()
 
-    def _snapshot(self) -> ClusterSnapshot:
-        import json
 
-        items = []
-        for kind in ("Node", "Pod", "PodDisruptionBudget", "Deployment", "ReplicaSet",
-                     "StatefulSet"):
-            items += [{**o, "kind": kind} for o in self.kube.objects(kind)]
-        data = json.dumps({"kind": "List", "apiVersion": "v1", "items": items}).encode()
-        return read_dump_bytes(data, "fake kube").snapshot
+def _free(node: Node, bound: dict[str, int]) -> dict[str, int]:
+    return {k: v - bound.get(k, 0) for k, v in node.allocatable.items()}
+
+
+def _fits_on(pod: Pod, need: dict[str, int], node: Node, bound: dict[str, int]) -> bool:
+    return pod_may_run_on(pod, node) and fits(need, _free(node, bound))
+
+
+def _unschedulable(pod: Pod, need: dict[str, int], c: ClusterIndex) -> str:
+    """The scheduler's message for a pod no node takes: ``0/N nodes are available: ...``,
+    one count per reason, the reasons sorted."""
+    reasons: dict[str, int] = {}
+    nodes = c.sorted_nodes()
+    for node in nodes:
+        if node.unschedulable:
+            why = "node(s) were unschedulable"
+        elif not node.ready:
+            why = "node(s) had untolerated taint {node.kubernetes.io/not-ready: }"
+        elif not pod_may_run_on(pod, node):
+            why = "node(s) didn't match Pod's node affinity/selector"
+        else:
+            free = _free(node, c.bound.get(node.name, {}))
+            short = [k for k, v in add({}, need).items() if v > free.get(k, v)]
+            why = f"Insufficient {short[0] if short else 'cpu'}"
+        reasons[why] = reasons.get(why, 0) + 1
+    text = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items()))
+    return f"0/{len(nodes)} nodes are available: {text}."
 
 
 def _only(g: FakeGroup, m: FakeNode) -> FakeGroup:
     """``g`` seen with one member (to build that member's node)."""
-    from dataclasses import replace
-
     return replace(g, members=[m])
 
 
-def _set_ready(node: dict[str, Any], ready: bool) -> bool:
-    for c in node.get("status", {}).get("conditions", ()):
+def _with_ready(node: Raw, ready: bool) -> dict[str, Any] | None:
+    """``node`` with its Ready condition set to ``ready``; None when it already reads so."""
+    conditions = list(node.get("status", {}).get("conditions", ()))
+    for i, c in enumerate(conditions):
         if c.get("type") == "Ready":
             want = "True" if ready else "False"
             if c.get("status") != want:
-                c["status"] = want
-                return True
-    return False
+                conditions[i] = {**c, "status": want}
+                return {**node, "status": {**node["status"], "conditions": conditions}}
+    return None
 
 
-def _cordon(node: dict[str, Any], on: bool) -> bool:
-    spec = node.setdefault("spec", {})
+def _cordoned(node: Raw, on: bool) -> dict[str, Any]:
+    """``node`` cordoned (``spec.unschedulable`` and its taint, as ``kubectl cordon``) or
+    uncordoned."""
+    spec = dict(node.get("spec") or {})
     taints = [t for t in spec.get("taints", ()) if t.get("key") != UNSCHEDULABLE["key"]]
     if on:
         spec["unschedulable"] = True
@@ -320,7 +360,7 @@ def _cordon(node: dict[str, Any], on: bool) -> bool:
         spec["taints"] = taints
     else:
         spec.pop("taints", None)
-    return True
+    return {**node, "spec": spec}
 
 
 def _evictable(pod: Pod) -> bool:
@@ -328,45 +368,19 @@ def _evictable(pod: Pod) -> bool:
         and pod.phase not in ("Succeeded", "Failed")
 
 
-def _selects(pdb: PodDisruptionBudget, pod: Pod) -> bool:
-    return pdb.namespace == pod.namespace and selector_matches(pdb.selector, pod.labels)
-
-
-def _replicas_of(snap: ClusterSnapshot) -> Any:
-    """``replicas_of`` for :func:`budget_spec`: a pod's scalable controller and its replicas
-    (a ReplicaSet's Deployment when it has one)."""
-    workloads: dict[tuple[str, str, str], Any] = {
-        (w.kind, w.namespace, w.name): w for w in snap.workloads}
-
-    def replicas_of(pod: Pod) -> tuple[str, int] | None:
-        if pod.owner is None:
-            return None
-        w = workloads.get((pod.owner.kind, pod.namespace, pod.owner.name))
-        if w is None:
-            return None
-        if w.owner is not None:
-            top = workloads.get((w.owner.kind, pod.namespace, w.owner.name))
-            if top is not None:
-                w = top
-        return (f"{w.kind}/{w.namespace}/{w.name}", w.replicas or 0)
-
-    return replicas_of
-
-
-def _fresh(raw: dict[str, Any], name: str) -> dict[str, Any]:
+def _fresh(raw: Raw, name: str) -> dict[str, Any]:
     """The controller's new pod: the evicted one's spec without its node, Pending."""
-    import copy
+    meta = dict(raw["metadata"])
+    meta["name"] = name
+    meta.pop("uid", None)
+    meta.pop("deletionTimestamp", None)
+    spec = dict(raw["spec"])
+    spec.pop("nodeName", None)
+    return {**raw, "metadata": meta, "spec": spec,
+            "status": {"phase": "Pending", "qosClass": "Burstable"}}
 
-    pod = copy.deepcopy(raw)
-    pod["metadata"]["name"] = name
-    pod["metadata"].pop("uid", None)
-    pod["metadata"].pop("deletionTimestamp", None)
-    pod["spec"].pop("nodeName", None)
-    pod["status"] = {"phase": "Pending", "qosClass": "Burstable"}
-    return pod
 
-
-def _running(raw: dict[str, Any]) -> dict[str, Any]:
+def _running(raw: Raw) -> dict[str, Any]:
     conditions = [{"lastProbeTime": None, "lastTransitionTime": "2025-01-21T10:00:00Z",
                    "status": "True", "type": t}
                   for t in ("Initialized", "Ready", "ContainersReady", "PodScheduled")]
