@@ -367,3 +367,18 @@ def test_check_groups_and_the_model_reused_for_many_policies() -> None:
     assert verdicts == {(0, 1): True, (0, 2): False, (1, 0): True, (3, 0): True}
     both = check_groups([(g, plan(g, 5))], snap)
     assert not both.ok and both.groups[0].address == "yandex_kubernetes_node_group.workers"
+
+
+def test_nodes_without_pods_say_nothing_was_checked_for_workloads() -> None:
+    # a dump of the nodes alone (`kubectl get nodes -o json`): 5 labelled nodes, no pod
+    g = group(policy=(1, 0))
+    report = check_group(g, plan(g, 5), cluster(FIVE, []))
+    (finding,) = find(report.findings, "no-pods-on-nodes")
+    assert (finding.severity, finding.every_order) == ("warning", True)
+    assert finding.message == (
+        "the cluster objects hold no pod on the group's 5 node(s), and no "
+        "PodDisruptionBudget: nothing was checked for workloads (export the pods and PDBs "
+        "too: kubectl get nodes,pods,pdb,... -A -o json)")
+    assert report.ok and report.verdict == "warnings"
+    with_pods = check_group(g, plan(g, 5), cluster(FIVE, [pod("p", "n1", cpu=100)]))
+    assert "no-pods-on-nodes" not in codes(with_pods.findings)

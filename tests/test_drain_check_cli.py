@@ -535,3 +535,21 @@ def test_a_fixed_group_of_another_size_in_the_cluster_is_warned(
             f"{labelled} ({labelled} wave(s))") in mismatch["message"]
     assert doc["notes"] == [f"yandex_kubernetes_node_group.workers: --nodes 3 not used: the "
                             f"live size is known, planning with {labelled} nodes"]
+
+
+def test_a_dump_of_nodes_alone_warns_that_no_workload_was_checked(
+        tmp_path: Path, run_cli: Run) -> None:
+    path = dump(tmp_path, [node("w1"), node("w2"), node("w3")])  # kubectl get nodes -o json
+    said = ("the cluster objects hold no pod on the group's 3 node(s), and no "
+            "PodDisruptionBudget: nothing was checked for workloads")
+    text = run_cli("drain-check", "--state", STATE, "-g", "workers", "--cluster", path)
+    assert text.exit_code == 0
+    assert "WARNING  no-pods-on-nodes" in text.stdout and said in text.stdout
+    as_json = run_cli("drain-check", "--state", STATE, "-g", "workers", "--cluster", path,
+                      "-o", "json")
+    (group,) = json.loads(as_json.stdout)["groups"]
+    (finding,) = [f for f in group["findings"] if f["code"] == "no-pods-on-nodes"]
+    assert finding["severity"] == "warning" and finding["message"].startswith(said)
+    strict = run_cli("drain-check", "--state", STATE, "-g", "workers", "--cluster", path,
+                     "--strict")
+    assert strict.exit_code == 1 and "no-pods-on-nodes" in strict.stderr

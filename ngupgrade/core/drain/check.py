@@ -22,6 +22,7 @@ from ngupgrade.core.drain.drain_model import DrainModel
 from ngupgrade.core.drain.findings import (
     DRAIN_DEPENDENT,
     GROUP_SIZE_MISMATCH,
+    NO_PODS_ON_NODES,
     ORDER_INDEPENDENT,
     SINGLE_REPLICA_DISRUPTED,
     Finding,
@@ -113,6 +114,7 @@ def check_model(model: DrainModel, plan: GroupPlan,
             f"{membership_text(model.group)}: waves follow the plan"
             + (f"; {left} node(s) are not drained in this check" if left > 0 else ""),
             subject=model.group.id))
+    extra += _no_pods(model)
     assignments, exhaustive = orders(nodes, sizes, load=model.load, concerns=model.concerns())
     results = [walk(model, shapes, a, rules) for a in assignments] or [OrderResult()]
     worst = max(results, key=lambda r: r.score)
@@ -123,6 +125,21 @@ def check_model(model: DrainModel, plan: GroupPlan,
         address=str(model.group.address), group_id=model.group.id, policy=plan.effective,
         nodes=nodes, waves=tuple(worst.waves), findings=tuple(findings),
         orders=len(assignments), exhaustive=exhaustive, rules=rules)
+
+
+def _no_pods(model: DrainModel) -> list[Finding]:
+    """A warning when the group has nodes and the objects no pod on them (a dump of the nodes
+    alone, ``kubectl get nodes -o json``): the drain is then clear because nothing was
+    checked, which the report must say."""
+    nodes = model.group_nodes
+    if not nodes or any(model.pods_on.get(name) for name in nodes):
+        return []
+    pdbs = "" if model.index.snapshot.pdbs else ", and no PodDisruptionBudget"
+    return [Finding(
+        NO_PODS_ON_NODES, "warning",
+        f"the cluster objects hold no pod on the group's {len(nodes)} node(s){pdbs}: nothing "
+        "was checked for workloads (export the pods and PDBs too: kubectl get "
+        "nodes,pods,pdb,... -A -o json)", subject=model.group.id)]
 
 
 def _merge(worst: OrderResult, results: Sequence[OrderResult], exhaustive: bool

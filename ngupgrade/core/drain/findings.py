@@ -37,19 +37,21 @@ CONSTRAINT_NOT_MODELLED = "constraint-not-modelled"
 UPGRADE_STOPS = "upgrade-stops"
 GROUP_SIZE_MISMATCH = "group-size-mismatch"
 GROUP_REMOVED = "group-removed"
+NO_PODS_ON_NODES = "no-pods-on-nodes"
 
 CODES = (
     PDB_BLOCKS_EVICTION, PDB_SLOWS_WAVE, PDB_OVERLAP, PDB_NOT_SYNCED, PODS_DO_NOT_FIT,
     FORCED_STOP, GRACE_OVER_TIMEOUT, BARE_POD_LOST, EMPTYDIR_DATA_LOST, LOCAL_VOLUME_PINNED,
     SINGLE_REPLICA_DISRUPTED, YTSAURUS_BELOW_MIN_READY, WHOLE_GROUP_UNAVAILABLE,
     CONSTRAINT_NOT_MODELLED, UPGRADE_STOPS, GROUP_SIZE_MISMATCH, GROUP_REMOVED,
+    NO_PODS_ON_NODES,
 )
 """Every code the drain check emits (stable: JSON consumers and ``--accept`` match on them)."""
 
 ORDER_INDEPENDENT = frozenset({
     PDB_OVERLAP, PDB_NOT_SYNCED, GRACE_OVER_TIMEOUT, BARE_POD_LOST, EMPTYDIR_DATA_LOST,
     LOCAL_VOLUME_PINNED, WHOLE_GROUP_UNAVAILABLE, CONSTRAINT_NOT_MODELLED,
-    GROUP_SIZE_MISMATCH, GROUP_REMOVED,
+    GROUP_SIZE_MISMATCH, GROUP_REMOVED, NO_PODS_ON_NODES,
 })
 """Codes that hold in every order by construction: every node of the group drains in some
 wave, so a pod's own properties (no controller, emptyDir, grace period, a second PDB) show
