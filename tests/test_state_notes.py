@@ -215,3 +215,31 @@ def test_upgrade_notes_what_it_does_not_check(tmp_path: Path, monkeypatch, capsy
     assert code == 0, err
     notes = [e for e in map(json.loads, out.splitlines()) if e.get("event") == "note"]
     assert {"group": WORKERS, "message": QUARTER_PAST_NOTE["message"]}.items() <= notes[0].items()
+
+
+def _workers(tmp_path: Path, **attrs: Any) -> Any:
+    from ngupgrade.adapters.state.parse import parse_state
+    path = _state(tmp_path, **attrs)
+    groups = parse_state(Path(path).read_bytes(), path).groups
+    return next(g for g in groups if g.name == "workers")
+
+
+def test_one_bad_taint_keeps_the_good_ones_and_notes_each_bad_one(tmp_path: Path) -> None:
+    # node_taints is a list of strings (the provider's schema, TypeList of TypeString)
+    workers = _workers(tmp_path, node_taints=["dedicated=gpu:NoSchedule", 5, "nocolon",
+                                              "k=v:Bogus", "spot:PreferNoSchedule"])
+    assert [(t.key, t.value, t.effect) for t in workers.node_taints] == [
+        ("dedicated", "gpu", "NoSchedule"), ("spot", "", "PreferNoSchedule")]
+    assert [(n.attribute, n.value) for n in workers.notes] == [
+        ("node_taints[1]", "5"), ("node_taints[2]", "'nocolon'"),
+        ("node_taints[3]", "'k=v:Bogus'")]
+
+
+def test_a_window_with_several_bad_fields_notes_each(tmp_path: Path) -> None:
+    workers = _workers(tmp_path, maintenance_policy=[{
+        "auto_repair": True, "auto_upgrade": True, "maintenance_window": [
+            {"day": "someday", "duration": "forever", "start_time": "quarter past three"}]}])
+    where = "maintenance_policy[0].maintenance_window[0]"
+    assert [n.attribute for n in workers.notes] == [
+        f"{where}.start_time", f"{where}.duration", f"{where}.day"]
+    assert workers.maintenance is None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -273,7 +273,8 @@ def _soft(attrs: _NodeGroupAttrs, template: _Template | None, notes: Notes) -> _
         labels=notes.decode(attrs.labels, dict[str, str], "labels", "labels not read", {}),
         node_labels=notes.decode(attrs.node_labels, dict[str, str], "node_labels",
                                  _MODEL_WITHOUT, {}),
-        node_taints=_taints(notes.decode(attrs.node_taints, list[str], "node_taints",
+        # each entry on its own (list[Any]): one that is not a string is noted, not the list
+        node_taints=_taints(notes.decode(attrs.node_taints, list[Any], "node_taints",
                                          _MODEL_WITHOUT, []), notes),
         zones=tuple(dict.fromkeys(loc.zone for a in zones for loc in a.location or []
                                   if loc.zone)),
@@ -314,8 +315,9 @@ def _maintenance(policy: _MaintenancePolicy | None, notes: Notes, path: str
         try:
             windows.append(window(w.day, w.start_time, w.duration))
         except WindowError as err:
-            notes.add(f"{path}.maintenance_window[{i}].{err.field}", err.value, err.why,
-                      AUTO_UPGRADE_NOT_CHECKED)
+            for bad in err.problems:
+                notes.add(f"{path}.maintenance_window[{i}].{bad.field}", bad.value, bad.why,
+                          AUTO_UPGRADE_NOT_CHECKED)
     if auto is False:
         del notes.items[held:]  # auto_upgrade off: no window is checked anyway
         return Maintenance(auto_upgrade=False, windows=tuple(windows))
@@ -328,9 +330,12 @@ class WindowError(ValueError):
     """A ``maintenance_window`` entry :func:`window` cannot read: ``field`` (``start_time``,
     ``duration`` or ``day``), its ``value``, and ``why``."""
 
-    def __init__(self, field: str, value: str | None, why: str) -> None:
+    def __init__(self, field: str, value: str | None, why: str,
+                 others: tuple[WindowError, ...] = ()) -> None:
         super().__init__(f"{field} {value!r} {why}")
         self.field, self.value, self.why = field, value, why
+        self.problems: tuple[WindowError, ...] = (self, *others)
+        """Every field of the entry that cannot be read, this one first."""
 
 
 MAX_WINDOW_SECONDS = 24 * 3600
@@ -347,12 +352,36 @@ def window(day: str | None, start_time: str, duration: str) -> MaintenanceWindow
 
     Raises:
         WindowError: ``start_time`` not a time of day, ``duration`` not a Go duration or
-            not above zero and at most 24h, ``day`` not a day of the week.
+            not above zero and at most 24h, ``day`` not a day of the week; the first of
+            them, with every one in ``problems`` (start_time, duration, day).
     """
+    problems: list[WindowError] = []
+    start, seconds = 0.0, 0.0
     try:
         start = parse_time_of_day(start_time)
     except DurationError as err:
-        raise WindowError("start_time", start_time, err.why) from err
+        problems.append(WindowError("start_time", start_time, err.why))
+    try:
+        seconds = _window_seconds(duration)
+    except WindowError as err:
+        problems.append(err)
+    name = (day or "").strip().lower() or None
+    if name is not None and name not in WEEKDAYS:
+        problems.append(WindowError(
+            "day", day, f"is not a day of the week (one of {', '.join(WEEKDAYS)}, in any "
+                        "case, or none for a daily window)"))
+    if problems:
+        first = problems[0]
+        raise WindowError(first.field, first.value, first.why, tuple(problems[1:]))
+    return MaintenanceWindow(day=name, start_seconds=start, duration_seconds=seconds)
+
+
+def _window_seconds(duration: str) -> float:
+    """A window's ``duration`` in seconds, above zero and at most 24h.
+
+    Raises:
+        WindowError: not a Go duration, or out of that range.
+    """
     try:
         seconds = go_duration_seconds(duration.strip())
     except DurationError as err:
@@ -363,11 +392,7 @@ def window(day: str | None, start_time: str, duration: str) -> MaintenanceWindow
     if seconds > MAX_WINDOW_SECONDS:
         raise WindowError("duration", duration, "is longer than 24h (the API takes a window "
                           "of 1h to 24h)")
-    name = (day or "").strip().lower() or None
-    if name is not None and name not in WEEKDAYS:
-        raise WindowError("day", day, f"is not a day of the week (one of {', '.join(WEEKDAYS)}"
-                          ", in any case, or none for a daily window)")
-    return MaintenanceWindow(day=name, start_seconds=start, duration_seconds=seconds)
+    return seconds
 
 
 _TAINT = re.compile(r"^(?P<key>[^=:\s]+)(?:=(?P<value>[^:]*))?:(?P<effect>[A-Za-z]+)$")
@@ -376,11 +401,15 @@ _EFFECTS: dict[str, TaintEffect] = {"NoSchedule": "NoSchedule",
                                      "NoExecute": "NoExecute"}
 
 
-def _taints(items: list[str], notes: Notes) -> tuple[Taint, ...]:
+def _taints(items: list[Any], notes: Notes) -> tuple[Taint, ...]:
     """``node_taints = ["key=value:Effect"]`` (the provider's format; value optional); an
-    entry that is not one is left out, and noted."""
+    entry that is not one (or not a string) is left out, and noted; the others are kept."""
     taints = []
     for i, text in enumerate(items):
+        if not isinstance(text, str):
+            notes.add(f"node_taints[{i}]", text, "is not a string key=value:Effect",
+                      _MODEL_WITHOUT)
+            continue
         match = _TAINT.match(text)
         effect = _EFFECTS.get(match.group("effect")) if match else None
         if match is None or effect is None:
