@@ -221,3 +221,14 @@ def test_a_maintenance_window_day_in_capitals_is_that_day(run_cli, tmp_path: Pat
     policy = _policy({"day": "MONDAY", "start_time": "15:00", "duration": "3h"})
     (late,) = _window_warnings(run_cli, _state(tmp_path, workers=policy), "2025-03-17T14:50")
     assert "(monday 15:00 UTC for 3h00m) is open at 2025-03-17 15:00 UTC" in late
+
+
+@pytest.mark.parametrize("start", ["2025-03-17T14:50", "2025-03-17 14:50",
+                                   "2025-03-17T14:50:00Z",  # what `date -u +%FT%TZ` prints
+                                   "2025-03-17T14:50:00", "2025-03-17T14:50:00+00:00",
+                                   "2025-03-17T14:50Z", "2025-03-17T17:50:00+03:00"])
+def test_start_at_takes_iso_8601_with_seconds_and_an_offset(run_cli, tmp_path: Path,
+                                                             start: str) -> None:
+    # every form is 14:50 UTC (+03:00 converted); the window opens at 15:00, during the run
+    (late,) = _window_warnings(run_cli, _state(tmp_path, workers=MONDAY_15_3H), start)
+    assert "during this upgrade (from 2025-03-17 14:50 UTC" in late

@@ -27,6 +27,12 @@ if TYPE_CHECKING:
     from ngupgrade.app.preflight import PreflightReport
 
 
+START_AT_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S",
+                    "%Y-%m-%dT%H:%M%z", "%Y-%m-%dT%H:%M:%S%z"]
+"""``--start-at``: ISO 8601 to the minute or second, with no offset (UTC), ``Z`` or
+``+HH:MM`` (``%z`` takes both, Python's strptime)."""
+
+
 @click.command()
 @group_option
 @click.option("--quotas", "quotas_file", metavar="FILE",
@@ -52,12 +58,12 @@ if TYPE_CHECKING:
                    "group's strategy is not in the state: pass the control panel's value).")
 @click.option("--max-unavailable", "max_unavailable", type=POLICY_VALUE, metavar="U",
               help="Check with this max_unavailable instead of the state's.")
-@click.option("--start-at", "start_at", type=click.DateTime(["%Y-%m-%dT%H:%M",
-                                                              "%Y-%m-%d %H:%M"]),
-              metavar="YYYY-MM-DDTHH:MM",
-              help="When the upgrade is to start, in UTC, for the auto-upgrade window check "
+@click.option("--start-at", "start_at", type=click.DateTime(START_AT_FORMATS),
+              metavar="YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM]",
+              help="When the upgrade is to start, for the auto-upgrade window check "
                    "(a group with maintenance_policy.auto_upgrade whose window may open during "
-                   "the run). Default: now.")
+                   "the run): UTC, or an offset that is converted to UTC (`date -u +%FT%TZ` "
+                   "prints one). Default: now.")
 @click.option("--at-current-size", is_flag=True,
               help="Judge autoscaled groups at their current size instead of the worst case "
                    "(the autoscaler grown to max before the upgrade starts).")
@@ -129,8 +135,9 @@ def preflight(groups: tuple[str, ...], quotas_file: str | None, cloud_id: str | 
     check_overrides(max_expansion, max_unavailable, forced_platform(settings))
     cluster = cluster_source(cluster_files, kubeconfig, kube_context)
     accepted = accepted_codes(accept)  # an unknown code is a usage error before anything is read
-    start = (start_at.replace(tzinfo=timezone.utc) if start_at is not None
-             else datetime.now(timezone.utc).replace(second=0, microsecond=0))
+    start = (datetime.now(timezone.utc).replace(second=0, microsecond=0) if start_at is None
+             else start_at.replace(tzinfo=timezone.utc) if start_at.tzinfo is None
+             else start_at.astimezone(timezone.utc))
     report = run_preflight_command(settings, PreflightRequest(
         cloud_id=cloud_id, sequential=sequential, together=together, strict=strict,
         at_current_size=at_current_size, max_expansion=max_expansion,
