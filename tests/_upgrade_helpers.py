@@ -138,14 +138,15 @@ POLICY_MASK = ["deploy_policy.max_expansion", "deploy_policy.max_unavailable"]
 
 
 def cli(fake: FakeCloud, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        *args: str) -> tuple[int, str, str]:
-    """Run ``ngupgrade ARGS`` in process on the fake's virtual clock (main's Timing seam)."""
+        *args: str, timing: Timing | None = None) -> tuple[int, str, str]:
+    """Run ``ngupgrade ARGS`` in process on the fake's virtual clock (main's Timing seam), or
+    on ``timing``."""
     from ngupgrade.cli import main
 
     monkeypatch.delenv("YC_IAM_TOKEN", raising=False)
     try:
         main(["upgrade", "--state", STATE, "--endpoint", fake.endpoint, "--insecure", *args],
-             timing=fake_timing(fake))
+             timing=timing or fake_timing(fake))
         code = 0
     except SystemExit as done:
         code = int(done.code or 0)

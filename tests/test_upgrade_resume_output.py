@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from ngupgrade.app.timing import Timing
 from tests._upgrade_helpers import cli, example_cloud
 
 BASE = ("-g", "workers", "--version", "1.30", "--max-expansion", "2", "--max-unavailable", "1")
@@ -124,4 +125,40 @@ def test_resume_continues_progress_and_summary_from_the_journal(
     steps = summary["groups"][0]["steps"]
     assert set(steps) == {"policy_update", "version_update", "verify"}  # the first run's too
     assert steps["version_update"] >= 400           # op-2 from its start: 7 minutes
+    assert summary["seconds"] >= steps["policy_update"] + steps["version_update"]
+
+
+def _drill_timing(fake) -> Timing:
+    """What `upgrade --time-scale 60` against `ngupgrade fake-cloud --speed 60` runs on: the
+    fake's clock (its own epoch, EPOCH in ngupgrade/testing/proto.py) 60 times faster than the
+    host's wall clock, which is a year before it (the journal's times)."""
+    host0 = 1_764_000_000.0
+    return Timing(fake.now, fake.sleep, wall=lambda: host0 + fake.now() / 60, virtual=True,
+                  scale=60.0)
+
+
+@pytest.mark.parametrize("how", [BASE, ("-g", "workers", "--version", "1.30",
+                                          "--schedule", "advised")])
+def test_resume_of_a_drill_counts_from_the_operation_on_the_fakes_clock(
+        tmp_path: Path, monkeypatch, capsys, how) -> None:
+    # Before: the resumed run's host wall clock was a year from the fake's created_at, so it
+    # anchored on the attach: "elapsed 0s", "update the version 4m08s", "== summary (4m12s)".
+    monkeypatch.setenv("NGUPGRADE_JOURNAL_DIR", str(tmp_path))
+    with example_cloud() as fake:
+        timing = _drill_timing(fake)
+        code, out, err = cli(fake, monkeypatch, capsys, *how, "--apply",
+                             "--timeout", "4m", timing=timing)
+        assert code == 6, err
+        code, out, err = cli(fake, monkeypatch, capsys, *how, "--apply",
+                             "--resume", "-o", "json", timing=timing)
+        assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    first = next(e for e in events if e["event"] == "progress")
+    # op-2 is 4 virtual minutes old at the attach; the journal's seconds are whole host
+    # seconds (one virtual minute each at x60)
+    assert 180 <= first["elapsed"] <= 300
+    (summary,) = [e for e in events if e["event"] == "summary"]
+    steps = summary["groups"][0]["steps"]
+    last = [e for e in events if e["event"] == "progress"][-1]
+    assert steps["version_update"] >= last["elapsed"] > first["elapsed"]  # from op-2's start
     assert summary["seconds"] >= steps["policy_update"] + steps["version_update"]

@@ -62,7 +62,13 @@ from ngupgrade.app.stage_run import (
     run_stage,
 )
 from ngupgrade.app.timing import Timing
-from ngupgrade.app.upgrade import journal_paths, note_moved, show_calls, show_plans
+from ngupgrade.app.upgrade import (
+    journal_paths,
+    note_moved,
+    show_calls,
+    show_plans,
+    summary_seconds,
+)
 from ngupgrade.app.upgrade_request import UpgradeReport, UpgradeRequest, check_request
 from ngupgrade.core.advise.judge import MinAvailable
 from ngupgrade.core.advise.schedule import DEFAULT_MAX_PARALLEL
@@ -275,7 +281,7 @@ def _run_stages(run: StageRun, stages: list[PlannedStage], report: UpgradeReport
         interrupted(s for st in stages for s in st.slots)
     slots = [(n, s) for n, st in enumerate(stages, start=1) for s in st.slots]
     report.results = [s.result for _, s in slots if s.result is not None]
-    took = run.timing.clock() - run.t0
+    took = summary_seconds(run.timing, run.t0, report.results)
     run.emit(Summary(
         ok=failed_at is None,
         groups=[{"address": r.address, "id": r.group_id, "ok": r.ok,

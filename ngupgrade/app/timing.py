@@ -21,4 +21,4 @@ def real_time(scale: float = 1.0) -> Timing:
     if scale == 1.0:
         return Timing()
     return Timing(lambda: time.monotonic() * scale, lambda seconds: time.sleep(seconds / scale),
-                  virtual=True)
+                  virtual=True, scale=scale)

@@ -53,7 +53,7 @@ from ngupgrade.upgrade.events import (
 )
 from ngupgrade.upgrade.prepare import drift_notice, terraform_warning
 from ngupgrade.upgrade.runbook import Runbook
-from ngupgrade.upgrade.values import UpgradeApi
+from ngupgrade.upgrade.values import GroupResult, UpgradeApi
 
 
 def run_upgrade(
@@ -133,6 +133,18 @@ def _prepare_and_run(settings: Settings, request: UpgradeRequest, groups: Sequen
         _gate_and_run(settings, request, api, runbook, report, peers)
 
 
+def summary_seconds(timing: Timing, t0: float, results: Sequence[GroupResult]) -> float:
+    """Seconds the summary totals (on ``timing.clock``): since ``t0``, the run's start; a
+    resumed run's since the first journaled step of an earlier run (``GroupResult.since``,
+    wall seconds, ``timing.scale`` clock seconds each: a ``--time-scale`` drill's journal
+    is on the host's clock, its run on the fake's), when that is longer."""
+    took = timing.clock() - t0
+    since = [r.since for r in results if r.since is not None]
+    if since:
+        took = max(took, (timing.wall() - min(since)) * timing.scale)
+    return took
+
+
 def journal_paths(request: UpgradeRequest, group_id: str) -> tuple[str, str | None]:
     """The journal of ``group_id`` (``--journal``, else the one under the user's journal
     directory) and the old place (``./.ngupgrade/``) a journal is moved from when found
@@ -191,10 +203,7 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
             hint="run the same command with --resume to continue from the recorded step; it "
                  "attaches to the running operation and never sends an Update twice",
             operation_id=ops[-1] if ops else None) from err
-    took = runbook.timing.clock() - runbook.t0
-    since = [r.since for r in report.results if r.since is not None]
-    if since:  # a resumed run: from the first step of the upgrade, in an earlier run
-        took = max(took, runbook.timing.wall() - min(since))
+    took = summary_seconds(runbook.timing, runbook.t0, report.results)
     event(Summary(ok=all(r.ok for r in report.results),
                   groups=[{"address": r.address, "id": r.group_id, "ok": r.ok,
                            "version_before": r.version_before, "version_after": r.version_after,

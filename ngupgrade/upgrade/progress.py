@@ -11,6 +11,7 @@ from typing import Any
 
 from ngupgrade.adapters.cloud.types import OperationState
 from ngupgrade.adapters.cloud.waiter import wait_operation
+from ngupgrade.adapters.files import journal as jr
 from ngupgrade.core.errors import OperationFailed, OperationTimeout, Stalled
 from ngupgrade.core.platform import platform_of
 from ngupgrade.core.policy import policy_text
@@ -60,7 +61,8 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
         if not prep.resumed:  # the Update was sent at `started`
             watch.anchor(state.created_at, started)
         else:  # a resumed op began earlier: by its age on the run's wall clock
-            watch.anchor(state.created_at, now, wall_now=ctx.timing.wall())
+            watch.anchor(state.created_at, now, wall_now=ctx.timing.wall(),
+                         since_wall=_step_start(j), scale=ctx.timing.scale)
         group = api.get_node_group(gid)
         nodes = api.list_nodes(gid)
         watch.observe(nodes, now)
@@ -105,6 +107,12 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
     watch.observe(nodes, clock())
     _summary(watch, clock())
     return began()
+
+
+def _step_start(j: jr.Journal) -> float | None:
+    """When the journal's version step started (wall seconds, epoch), if it says."""
+    rec = j.step(jr.STEP_VERSION)
+    return None if rec is None else jr.iso_seconds(rec.started_at)
 
 
 def _rollout_watch(ctx: Context, prep: Prepared) -> tuple[RolloutTracker, RolloutWatch]:

@@ -13,7 +13,8 @@ names the cause (:func:`ngupgrade.core.stall.diagnose`).
 Wall-clock times (the forced stop at HH:MM) come from the operation's ``created_at`` plus the
 seconds waited on the injected clock, so on the fake cloud they are the fake's own times, and
 say they are virtual when the clock is (``Timing.virtual``). A resumed wait places
-``created_at`` on its clock by the operation's age on the run's wall clock.
+``created_at`` on its clock by the operation's age on the run's wall clock, or, when that
+wall clock is not the cloud's (a drill), by the time since the journal's step start.
 """
 
 from __future__ import annotations
@@ -107,12 +108,18 @@ class RolloutWatch:
     _pods_left: dict[str, int] = field(default_factory=dict)
     _pods_before_stop: dict[str, list[str]] = field(default_factory=dict)
 
-    def anchor(self, created_at: float, now: float, *, wall_now: float | None = None) -> None:
-        """Tie the caller's clock to the wall clock (once): the operation was created at
+    def anchor(self, created_at: float, now: float, *, wall_now: float | None = None,
+               since_wall: float | None = None, scale: float = 1.0) -> None:
+        """Tie the caller's clock to the cloud's (once): the operation was created at
         ``now``; or, with ``wall_now`` (a resumed wait: the operation began before this run;
         the run's wall clock at ``now``), ``wall_now - created_at`` seconds before ``now``.
-        An age that this wall clock cannot be the operation's for (:data:`OPERATION_AGE_BOUND`)
-        anchors on the wall clock itself."""
+
+        A wall clock that cannot be the operation's (an age beyond
+        :data:`OPERATION_AGE_BOUND` or below the skew: a drill against a fake cloud with its
+        own epoch, ``upgrade --time-scale``) never gives the times: they stay on the cloud's
+        clock, ``created_at`` plus the operation's age, which is the time since its step
+        started (``since_wall``, the journal's, on the wall clock) times ``scale`` (clock
+        seconds per wall second), or 0 when the journal has no start (the attach)."""
         if self.wall0 is not None:
             return
         if wall_now is None:
@@ -122,8 +129,12 @@ class RolloutWatch:
         age = wall_now - created_at
         if created_at > 0 and -CLOCK_SKEW <= age <= OPERATION_AGE_BOUND:
             self.wall0, self.clock0 = created_at, now - max(age, 0.0)
-        else:
-            self.wall0, self.clock0 = wall_now, now
+            return
+        age = 0.0 if since_wall is None else max((wall_now - since_wall) * scale, 0.0)
+        if created_at > 0:
+            self.wall0, self.clock0 = created_at, now - age
+        else:  # the API left created_at unset: the wall clock is all there is
+            self.wall0, self.clock0 = wall_now, now - age
 
     def wall(self, t: float) -> float | None:
         """Wall-clock seconds (epoch) of caller time ``t``, when anchored."""

@@ -95,6 +95,10 @@ class Timing:
     virtual: bool = False
     """The clock is not the wall's (the fake cloud's, ``upgrade --time-scale``): wall-clock
     times derived from it (a node's forced stop at HH:MM) say so."""
+    scale: float = 1.0
+    """Seconds of ``clock`` per second of ``wall`` (``upgrade --time-scale``: the fake's
+    virtual seconds per real second): a time between two runs on ``wall`` (the journal's)
+    is ``scale`` times as long on ``clock``."""
 
     def interruptible(self) -> Timing:
         """This Timing whose sleep raises :class:`~ngupgrade.adapters.cloud.stop.Stopped`
