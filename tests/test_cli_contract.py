@@ -291,3 +291,12 @@ def test_json_output_never_prints_nan_or_infinity(run_cli, tmp_path) -> None:
     if result.stdout:
         _strict_json(result.stdout)
     assert "Traceback" not in result.stderr
+
+
+def test_set_policy_json_names_its_apply_flag_apply(cloud, run_cli) -> None:
+    # `upgrade -o json` writes "apply"; set-policy wrote only "apply_" (the Python name)
+    result = run_cli("--endpoint", cloud.endpoint, "--insecure", "set-policy", "-g", GID,
+                     "--max-unavailable", "1", "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    options = result.json()["ngupgrade"]["inputs"]["options"]
+    assert (options["apply"], options["apply_"]) == (False, False)
