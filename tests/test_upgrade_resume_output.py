@@ -64,6 +64,10 @@ def test_resume_apply_waits_once_and_says_so(interrupted, monkeypatch, capsys) -
     assert code == 0, err
     assert "1.30 -> 1.30" not in out
     assert "-> update the version: skipped (done: attached to op-2 above)" in out
+    # Before: "(done: attached to op-1 above)" for the first run's policy step, and the
+    # header counted the 2 surge nodes (5) where the plan says 3
+    assert "-> set the deploy policy: skipped (done in the earlier run (op-1))" in out
+    assert "(resumed): 1.29 -> 1.30, 3 nodes" in out
     assert ", cycle 1/3," in out  # progress against the 3 cycles of the 3-node plan
     summary = out.split("== summary", 1)[1]
     assert "update the version 0s" not in summary

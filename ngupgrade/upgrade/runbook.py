@@ -145,8 +145,11 @@ class Runbook:
         result = GroupResult(address=addr, group_id=prep.group.id, ok=False,
                              version_before=j.start_version, version_after=prep.live.version,
                              nodes=len(prep.nodes), journal_path=j.path)
+        # resumed: the size the journal recorded at the start, never the surge nodes the
+        # interrupted upgrade created (the plan block's figure)
+        size = j.start_nodes if prep.resumed and j.start_nodes else len(prep.nodes)
         self.emit(GroupStarted(group=addr, group_id=prep.group.id, target=self.options.target_label,
-                  version=prep.live.version, nodes=len(prep.nodes), resumed=prep.resumed,
+                  version=prep.live.version, nodes=size, resumed=prep.resumed,
                   journal=j.path))
         if prep.nothing_to_do:
             self.emit(Note(group=addr, message=f"nothing to do: {prep.nothing_to_do}"))
@@ -268,5 +271,6 @@ def _carry_over(j: jr.Journal, result: GroupResult) -> None:
         seconds = rec.seconds() if rec.status == "done" else None
         if seconds is not None:
             result.steps[name] = seconds
+            result.earlier.add(name)
             if rec.operation_id:
                 result.operations[name] = rec.operation_id

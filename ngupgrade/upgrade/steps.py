@@ -38,8 +38,10 @@ from ngupgrade.upgrade.watch import node_view
 
 def done_reason(step: str, result: GroupResult) -> str:
     """Why a done step is skipped: done by this run's attach to its operation (a resumed run
-    waited for it before the steps), or by an earlier run."""
+    waited for it before the steps), or by an earlier run (its operation, when recorded)."""
     op_id = result.operations.get(step)
+    if step in result.earlier:
+        return f"done in the earlier run ({op_id})" if op_id else "done in the earlier run"
     if step in result.steps and op_id is not None:
         return f"done: attached to {op_id} above"
     return "done before"

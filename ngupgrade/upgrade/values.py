@@ -87,3 +87,5 @@ class GroupResult:
     since: float | None = None
     """Wall seconds (epoch) when the group's first journaled step started: on resume, in an
     earlier run (the summary's time counts from it); None when no step had started."""
+    earlier: set[str] = field(default_factory=set)
+    """The steps an earlier run finished (a resumed run carries them from the journal)."""
