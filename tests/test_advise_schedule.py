@@ -84,6 +84,24 @@ def test_a_lane_holds_one_surge_at_a_time() -> None:
         "by the stage, 1 VM more needed")
 
 
+def test_groups_of_a_cluster_that_upgrades_them_together_share_one_stage_and_add_up() -> None:
+    # Selectel: the groups of a cluster surge at once (Platform.cluster_groups "together"), as
+    # preflight counts them. a2 (20 min, 6 VMs) and a1 (10 min, 8 VMs or 12 min on 2 VMs) of
+    # cluster A, headroom 10 VMs: no lane of A, so a1 starts with the stage beside a2, and
+    # their surges add up: 6 + 8 = 14 > 10, 6 + 2 = 8 fits: a1 joins at 2/0, 12 min, adds 0.
+    # Before: one lane of A, a1 waited for a2 (at 20 min) and drew max(6, 8) = 8 VMs, a
+    # schedule preflight (which adds them up) refuses.
+    room = {CLOUD: {INSTANCES: 10.0}}
+    jobs = [Job(name, CLOUD, FOLDER, opts, cluster_id=A, serial=False)
+            for name, opts in (("a2", (option(6, 20),)),
+                               ("a1", (option(8, 10), option(2, 12))))]
+    plan = schedule(jobs, room)
+    assert placed(plan) == [[("a2", 0, None), ("a1", 0, None)]]
+    assert [p.option.candidate.max_expansion for p in plan.stages[0].groups] == [6, 2]
+    assert [[p.address for p in lane] for lane in plan.stages[0].lanes] == [["a2"], ["a1"]]
+    assert plan.total_minutes == 20
+
+
 def test_the_active_operations_limit_counts_clusters() -> None:
     # --max-parallel 2: b (B, 25), a2 and a1 (A, 20 and 10) are two operations at a time, so
     # all three share stage 1 (30 min, as in the first test); c (C, 5) would be a third:

@@ -248,3 +248,21 @@ def test_platform_selectel_refuses_set_policy_by_id_too(run_cli, fake, monkeypat
     assert res.exit_code == 2
     assert "--platform selectel is on Selectel Managed Kubernetes" in res.stderr
     assert fake.calls == []
+
+
+def test_advise_schedules_the_groups_of_a_selectel_cluster_as_preflight_counts(run_cli) -> None:
+    # A Selectel cluster upgrades its groups together (Platform.cluster_groups), so their
+    # surges add up, as preflight counts them: workers 3/0 (3 x 4 = 12 cores) and batch 3/0
+    # (14 cores more) need 26 cores, headroom 20: batch gets a stage of its own for the cores,
+    # which is preflight's --sequential. Before: advise put them in one lane of the cluster
+    # ("runs one operation at a time", Yandex's rule) while its schedule line said "together".
+    res = run_cli("advise", "--state", STATE, "--quotas", QUOTAS, "-g", WORKERS, "-g", BATCH)
+    assert res.exit_code == 0, res.stderr
+    assert "runs one operation at a time" not in res.stdout
+    assert (f"    not earlier: with stage 1: cloud {PROJECT}: compute_cores.ru-7a headroom 20 "
+            "cores, 12 cores taken by the stage, 14 cores more needed\n"
+            f"    {BATCH}  3/0, up to 12 min\n") in res.stdout
+    base = ("preflight", "--state", STATE, "--quotas", QUOTAS, "-g", WORKERS, "-g", BATCH,
+            "--max-expansion", "3", "--max-unavailable", "0")
+    assert run_cli(*base).exit_code == 1
+    assert run_cli(*base, "--sequential").exit_code == 0

@@ -243,7 +243,8 @@ def advise_groups(groups: Sequence[NodeGroup], *,
                 held = room.get(name, have)  # a cluster's row, seen by each of its groups
                 room[name] = min(held, have) if held is not None and have is not None else have
     jobs = [Job(a.address, a.quota.cloud_id if a.quota else None, scope_of(a),
-                tuple(a.option(c) for c in _options(a)), cluster_id=a.group.cluster_id)
+                tuple(a.option(c) for c in _options(a)), cluster_id=a.group.cluster_id,
+                serial=a.platform.cluster_groups == "one-at-a-time")
             for a in out if a.recommended is not None]
     plan = schedule(jobs, headroom, max_parallel=max_parallel)
     placed = {p.address: (i, p.option.candidate)

@@ -77,13 +77,24 @@ class Option:
 class Job:
     """A group to schedule: ``options`` fastest first (its recommendation is the first);
     ``cloud_id`` names the headroom it draws on (None: not checked); ``scope`` the operations
-    scope (folder or cloud id); ``cluster_id`` its cluster (one operation at a time)."""
+    scope (folder or cloud id); ``cluster_id`` its cluster. ``serial``: its platform runs one
+    operation of a cluster at a time (Yandex; :attr:`ngupgrade.core.platform.Platform.
+    cluster_groups`), so the groups of its cluster in a stage form one lane; False (Selectel:
+    the groups of a cluster upgrade together), each group is a lane of its own and their
+    surges add up, as ``preflight`` counts them (:func:`ngupgrade.core.quota.demand.
+    concurrency`)."""
 
     address: str
     cloud_id: str | None
     scope: str
     options: tuple[Option, ...]
     cluster_id: str
+    serial: bool = True
+
+    @property
+    def lane(self) -> str:
+        """The key of the lane it runs in: its cluster when ``serial``, else its address."""
+        return self.cluster_id if self.serial else f"{self.cluster_id}/{self.address}"
 
 
 @dataclass(frozen=True)
@@ -98,6 +109,8 @@ class Placed:
     cluster_id: str = ""
     offset_minutes: float = 0.0
     after: str | None = None
+    lane: str = ""
+    """The key of its lane (:attr:`Job.lane`; empty: its cluster)."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +127,7 @@ class Stage:
     @property
     def lanes(self) -> list[list[Placed]]:
         """The groups per cluster (:func:`by_cluster`): each lane runs one after another."""
-        return by_cluster(self.groups, lambda p: p.cluster_id)
+        return by_cluster(self.groups, lambda p: p.lane or p.cluster_id)
 
 
 @dataclass(frozen=True)
@@ -154,16 +167,16 @@ class _Open:
     def added(self, job: Job, option: Option) -> float:
         """Minutes the stage grows by when ``job`` joins it with ``option`` (at the end of
         its cluster's lane)."""
-        return max(0.0, self.lanes.get(job.cluster_id, 0.0) + option.minutes - self.longest)
+        return max(0.0, self.lanes.get(job.lane, 0.0) + option.minutes - self.longest)
 
     def scope_full(self, job: Job, max_parallel: int) -> bool:
         """True when ``job`` would be one lane too many in its operations scope."""
         running = self.scopes.get(job.scope, set())
-        return job.cluster_id not in running and len(running) >= max_parallel
+        return job.lane not in running and len(running) >= max_parallel
 
     def peak(self, job: Job, qid: str) -> int:
         """The largest demand on ``qid`` of ``job``'s lane in this stage (0: none yet)."""
-        return self.peaks.get((job.cloud_id or "", job.cluster_id), {}).get(qid, 0)
+        return self.peaks.get((job.cloud_id or "", job.lane), {}).get(qid, 0)
 
     def need(self, job: Job, qid: str, amount: int) -> int:
         """The cloud's demand on ``qid`` in this stage once ``job`` joins with ``amount``:
@@ -172,22 +185,22 @@ class _Open:
         return self.used.get(job.cloud_id or "", {}).get(qid, 0) - mine + max(mine, amount)
 
     def put(self, job: Job, option: Option) -> None:
-        start = self.lanes.get(job.cluster_id, 0.0)
+        start = self.lanes.get(job.lane, 0.0)
         self.placed.append(Placed(job.address, option, job.cluster_id, start,
-                                  self.last.get(job.cluster_id)))
-        self.last[job.cluster_id] = job.address
-        self.lanes[job.cluster_id] = start + option.minutes
+                                  self.last.get(job.lane), job.lane))
+        self.last[job.lane] = job.address
+        self.lanes[job.lane] = start + option.minutes
         self.longest = max(self.longest, start + option.minutes)
-        self.scopes.setdefault(job.scope, set()).add(job.cluster_id)
+        self.scopes.setdefault(job.scope, set()).add(job.lane)
         if job.cloud_id is not None:
-            peak = self.peaks.setdefault((job.cloud_id, job.cluster_id), {})
+            peak = self.peaks.setdefault((job.cloud_id, job.lane), {})
             used = self.used.setdefault(job.cloud_id, {})
             for qid, amount in option.demand.items():
                 if amount > peak.get(qid, 0):
                     used[qid] = used.get(qid, 0) + amount - peak.get(qid, 0)
                     peak[qid] = amount
             self.drawn[job.cloud_id] = tuple(sorted(used.items()))
-            self.drawn[(job.cloud_id, job.cluster_id)] = tuple(sorted(peak.items()))
+            self.drawn[(job.cloud_id, job.lane)] = tuple(sorted(peak.items()))
 
 
 def _fits(stage: _Open, job: Job, option: Option,
@@ -219,11 +232,11 @@ def _misfit(stage: _Open, job: Job, option: Option,
             return (f"cloud {job.cloud_id}: {qid} headroom {human_quota(qid, have)}, "
                     f"{human_quota(qid, taken)} taken by the stage, "
                     f"{human_quota(qid, amount)} more needed")
-    lane = [p.address for p in stage.placed if p.cluster_id == job.cluster_id]
+    lane = [p.address for p in stage.placed if p.lane == job.lane]
     if lane:
         return (f"its cluster {job.cluster_id} runs one operation at a time: "
                 f"it would wait for {', '.join(lane)} "
-                f"({stage.lanes[job.cluster_id]:g} min)")
+                f"({stage.lanes[job.lane]:g} min)")
     return "it fits, but a stage of its own is faster"
 
 
@@ -264,7 +277,7 @@ class _FirstFits:
         room = headroom.get(job.cloud_id, {}) if job.cloud_id is not None else {}
         self.limited = any(amount > 0 and room.get(q) is not None
                            for o in job.options for q, amount in o.demand.items())
-        self.lane = (job.cloud_id, job.cluster_id)
+        self.lane = (job.cloud_id, job.lane)
         self.known: dict[tuple[object, object], Option | None] = {}
 
     def __call__(self, stage: _Open) -> Option | None:
@@ -291,7 +304,7 @@ def _join(stages: Sequence[_Open], job: Job,
     first_fit = _FirstFits(job, headroom)
     choice: tuple[float, int, Option] | None = None
     for index, stage in enumerate(stages):
-        lane = stage.lanes.get(job.cluster_id, 0.0)
+        lane = stage.lanes.get(job.lane, 0.0)
         if choice is not None and lane + fastest - stage.longest >= choice[0]:
             continue  # an earlier stage wins a tie
         if stage.scope_full(job, max_parallel):
