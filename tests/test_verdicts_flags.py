@@ -57,3 +57,38 @@ def test_both_zero_stays_the_policy_check(run_cli) -> None:
     result = run_cli("plan", "--state", str(EXAMPLE_STATE), "--max-expansion", "0",
                      "--max-unavailable", "0", "-o", "json")
     assert (result.exit_code, result.json()["error"]["code"]) == (1, "policy-invalid")
+
+
+@pytest.mark.parametrize("command", ["plan", "preflight"])
+def test_a_selectel_group_is_told_its_own_bound_not_yandex_s(run_cli, command) -> None:
+    # The selected group is Selectel's (no --platform): 101 is its policy check (exit 1)
+    # naming 0..5, its node count. Before: "out of range 0..100 (the range Yandex accepts
+    # for any node group)", exit 2, checked before the state said whose groups they are.
+    extra = ["--quotas", str(EXAMPLES / "selectel" / "quotas.yaml")] if command == "preflight" \
+        else []
+    result = run_cli(command, *extra, "--state", SELECTEL, "-g",
+                     "selectel_mks_nodegroup_v1.workers", "--max-expansion", "101", "-o", "json")
+    assert result.exit_code == 1, result.stderr
+    error = result.json()["error"]
+    assert error["code"] == "policy-invalid"
+    assert ("selectel_mks_nodegroup_v1.workers: deploy policy: max_expansion 101 is out of "
+            "range 0..5 (the node count)") in error["message"]
+    assert "Yandex" not in error["message"] + error["hint"]
+
+
+@pytest.mark.parametrize("value", ["-1", "abc"])
+@pytest.mark.parametrize("option", ["--max-expansion", "--max-unavailable"])
+def test_a_value_no_platform_takes_names_the_range_in_message_and_hint(run_cli, value,
+                                                                       option) -> None:
+    # Before: click's "-1 is not in the range x>=0." and "'abc' is not a valid integer.",
+    # the JSON hint null.
+    result = run_cli("plan", "--state", str(EXAMPLE_STATE), option, value, "-o", "json")
+    assert result.exit_code == 2
+    error = result.json()["error"]
+    assert (error["code"], error["exit_code"]) == ("usage", 2)
+    assert error["message"] == (f"Invalid value for '{option}': '{value}' is not a node count: "
+                                "0..100 on Yandex, 0..the node count on Selectel")
+    assert error["hint"] == (
+        "--max-expansion and --max-unavailable take integers 0..100, at least one > 0 (Yandex "
+        "default: max_expansion=3, max_unavailable=0); on Selectel 0..the group's node count "
+        "(the autoscaler max when autoscaled)")

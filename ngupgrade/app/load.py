@@ -67,11 +67,21 @@ def other_input(data: bytes, source: str, flag: str) -> BadInput | None:
     return None
 
 
-def forced_platform(settings: Settings) -> plat.Platform:
+def forced_platform(settings: Settings) -> plat.Platform | None:
     """The platform whose bounds check the overrides before the state is read: the one
-    ``--platform`` names, else Yandex (whose bounds, 0..100, are fixed; a Selectel group's
-    bound is its size, checked again once the group is known)."""
-    return plat.get(settings.platform) if settings.platform else plat.YANDEX
+    ``--platform`` names, else None (not known yet: only what no platform takes is refused;
+    :func:`selection_platform` checks again once the groups are read)."""
+    return plat.get(settings.platform) if settings.platform else None
+
+
+def selection_platform(groups: Sequence[NodeGroup]) -> plat.Platform:
+    """The platform whose fixed bounds check ``--max-expansion``/``--max-unavailable`` for
+    the selected ``groups``: Selectel when every one is a Selectel group (no fixed bound: each
+    group's is its node count, or its autoscaler max, checked by the group's policy check),
+    else Yandex (0..100 for any group)."""
+    if groups and all(g.platform == "selectel" for g in groups):
+        return plat.SELECTEL
+    return plat.YANDEX
 
 
 def refuse_changes(groups: Sequence[NodeGroup], command: str, settings: Settings) -> None:

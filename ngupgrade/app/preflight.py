@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ngupgrade.app.drain_check import ClusterSource, DrainCheckRequest, drain_gate
-from ngupgrade.app.load import load_state, refuse_empty, select_groups
+from ngupgrade.app.load import load_state, refuse_empty, select_groups, selection_platform
 from ngupgrade.app.quota_check import (
     DEFAULT_MAX_WORKERS,
     Check,
@@ -38,6 +38,7 @@ from ngupgrade.app.settings import Settings
 from ngupgrade.core.change import blocking_hints
 from ngupgrade.core.errors import CheckFailed, UsageError
 from ngupgrade.core.model import NodeGroup
+from ngupgrade.core.policy import check_overrides
 from ngupgrade.core.quota.preflight import Preflight, failure_hints, failure_summary
 
 if TYPE_CHECKING:
@@ -151,6 +152,8 @@ def preflight(settings: Settings, request: PreflightRequest) -> PreflightReport:
         peers = load_state(settings).groups  # a cluster's other groups count in its limit
         found = select_groups(peers, request.selectors)
         refuse_empty(found, request.strict, "preflight")
+        check_overrides(request.max_expansion, request.max_unavailable,
+                        selection_platform(found))
 
         def check(quotas: QuotaSource, asked: QuotaRequest, **live: Any) -> Preflight:
             return run_preflight(found, quotas, asked, peers=peers, **live)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ngupgrade.app.load import forced_platform, load_groups
+from ngupgrade.app.load import forced_platform, load_groups, selection_platform
 from ngupgrade.app.settings import Settings
 from ngupgrade.core import platform as plat
 from ngupgrade.core.errors import UsageError
@@ -72,9 +72,7 @@ def plan_node_groups(
         PolicyInvalid: an override or a group's policy is invalid (exit 1).
         UsageError: ``request.method`` is not one of a group's platform's methods.
     """
-    selectel_only = bool(groups) and all(g.platform == "selectel" for g in groups)
-    check_overrides(request.max_expansion, request.max_unavailable,
-                    plat.SELECTEL if selectel_only else plat.YANDEX)
+    check_overrides(request.max_expansion, request.max_unavailable, selection_platform(groups))
     sizes = live_sizes or {}
     policies = live_policies or {}
     for group in groups:

@@ -129,8 +129,16 @@ def validate(policy: DeployPolicy, *, subject: str | None = None,
         raise PolicyInvalid(prefix + "; ".join(problems), hint=_bounds_hint(platform))
 
 
+def override_range_hint() -> str:
+    """What ``--max-expansion``/``--max-unavailable`` take on every platform, for a usage
+    error given before the groups are known (the deploy-policy page: Yandex 0..100; the
+    Selectel strategy page: 0..the node count)."""
+    return (f"{_bounds_hint(YANDEX, flags=True)}; on Selectel {POLICY_MIN}..the group's node "
+            "count (the autoscaler max when autoscaled)")
+
+
 def check_overrides(max_expansion: int | None, max_unavailable: int | None,
-                    platform: Platform = YANDEX) -> None:
+                    platform: Platform | None = YANDEX) -> None:
     """Check ``--max-expansion`` / ``--max-unavailable`` before any state or API is read.
 
     One rule for the flags' values: a value the platform accepts for no group at all (below 0;
@@ -140,23 +148,29 @@ def check_overrides(max_expansion: int | None, max_unavailable: int | None,
     ``PolicyInvalid``, exit 1, naming the group and its bound). Both given as 0 is the 0/0
     policy, a combination the platform refuses (the deploy-policy page): ``PolicyInvalid``, as
     a state's 0/0 is. A single override is checked again with the other knob once a group
-    resolves it.
+    resolves it. ``platform`` None: not known yet (before the state is read without
+    ``--platform``): only what no platform takes is refused, and the caller checks again
+    with the selected groups' platform.
 
     Raises:
         UsageError: a value outside the platform's range for any group (exit 2).
         PolicyInvalid: both flags 0 (exit 1).
     """
     problems = _range_problems((("max_expansion", max_expansion),
-                                ("max_unavailable", max_unavailable)), platform.knob_max, "",
-                               none_given=True)
-    if problems:
+                                ("max_unavailable", max_unavailable)),
+                               platform.knob_max if platform else None, "", none_given=True)
+    if problems and platform is None:
+        raise UsageError("; ".join(problems).replace("max_expansion", "--max-expansion", 1)
+                         .replace("max_unavailable", "--max-unavailable", 1),
+                         hint=override_range_hint())
+    if problems and platform is not None:
         flags = "; ".join(p.replace("max_expansion", "--max-expansion", 1)
                           .replace("max_unavailable", "--max-unavailable", 1) for p in problems)
         raise UsageError(f"{flags} (the range {platform.vendor} accepts for any node group)",
                          hint=_bounds_hint(platform, flags=True))
     if max_expansion == 0 and max_unavailable == 0:
         raise PolicyInvalid("command-line deploy policy: " + BOTH_ZERO_MESSAGE,
-                            hint=_bounds_hint(platform, flags=True))
+                            hint=_bounds_hint(platform or YANDEX, flags=True))
 
 
 def clamp(policy: DeployPolicy, nodes: int) -> DeployPolicy:
