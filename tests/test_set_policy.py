@@ -92,7 +92,7 @@ def test_already_set_is_a_no_op(cloud, run_cli):
     # outside 0..100, what Yandex takes for any group: a usage error like -1
     ("101", "0", EXIT_USAGE, "--max-expansion 101 is out of range 0..100"),
     # a negative count is no policy anywhere: a usage error (issue 11 item 4)
-    ("1", "-1", EXIT_USAGE, "'--max-unavailable': -1 is not in the range x>=0")])
+    ("1", "-1", EXIT_USAGE, "'--max-unavailable': '-1' is not a node count: 0..100 on Yandex")])
 def test_invalid_policy_is_refused_before_any_update(cloud, run_cli, e, u, code, message):
     fake = cloud()
     res = run_cli(*_args(fake, "--max-expansion", e, "--max-unavailable", u, "--apply"))

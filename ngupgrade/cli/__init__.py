@@ -253,10 +253,13 @@ def _run(words: list[str], run: Invocation) -> int:
         _say("interrupted")
         return failure.report("interrupted", EXIT_INTERRUPTED, "interrupted")
     except click.ClickException as err:
+        click_hint: str | None = getattr(err, "hint", None)
         if isinstance(err, click.BadParameter):
             err = _name_the_environment_variable(err)
         err.show()
-        return failure.report("usage", err.exit_code, err.format_message())
+        if click_hint:
+            _say(f"hint: {click_hint}")
+        return failure.report("usage", err.exit_code, err.format_message(), click_hint)
     except click.exceptions.Exit as err:
         return err.exit_code
     except NgUpgradeError as err:

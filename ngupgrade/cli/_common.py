@@ -200,11 +200,45 @@ def group_option(func: F) -> F:
     )(func)
 
 
-POLICY_VALUE = click.IntRange(min=0)
-"""``--max-expansion`` / ``--max-unavailable``: a negative count is never a policy anywhere,
-so it is a usage error (exit 2); so is a value above the platform's fixed bound (Yandex 100:
-``core.policy.check_overrides``, the one rule); a group's own bound (Selectel's node count)
-and 0/0 are the policy check's (exit 1, naming the group)."""
+class HintedBadParameter(click.BadParameter):
+    """``click.BadParameter`` with a hint (shown after the message, and the JSON ``hint``)."""
+
+    def __init__(self, message: str, hint: str, ctx: click.Context | None = None,
+                 param: click.Parameter | None = None) -> None:
+        super().__init__(message, ctx=ctx, param=param)
+        self.hint = hint
+
+
+class PolicyValue(click.ParamType):
+    """``--max-expansion`` / ``--max-unavailable``: a count of nodes, 0 or more. A value no
+    platform takes (``-1``, ``abc``) is a usage error (exit 2) naming the range and with the
+    hint of :func:`ngupgrade.core.policy.override_range_hint`; a value above the platform's
+    fixed bound (Yandex 100) is refused once the platform is known
+    (``core.policy.check_overrides``, the one rule); a group's own bound (Selectel's node
+    count) and 0/0 are the policy check's (exit 1, naming the group)."""
+
+    name = "integer"
+
+    def convert(self, value: object, param: click.Parameter | None,
+                ctx: click.Context | None) -> int:
+        from ngupgrade.core.policy import POLICY_MIN, override_range_hint
+
+        if isinstance(value, int) and not isinstance(value, bool):
+            number: int | None = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                number = None
+        if number is None or number < POLICY_MIN:
+            raise HintedBadParameter(
+                f"{value!r} is not a node count: 0..100 on Yandex, 0..the node count on "
+                "Selectel", hint=override_range_hint(), ctx=ctx, param=param)
+        return number
+
+
+POLICY_VALUE = PolicyValue()
+"""The type of ``--max-expansion`` / ``--max-unavailable`` (:class:`PolicyValue`)."""
 
 
 class FiniteFloatRange(click.FloatRange):
