@@ -48,6 +48,14 @@ from harness import child_env, record  # noqa: E402
 
 TARGET_MS = 100.0
 CLUSTER = "catq0n7i0h9ka1b2c3d4"
+TIB = 1 << 40
+QUOTAS = {  # room for the surge beside 1,000 nodes of 8 vCPU / 32 GiB / 64 GiB SSD
+    "compute.instances.count": {"limit": 2000, "usage": 1000},
+    "compute.instanceCores.count": {"limit": 16000, "usage": 8000},
+    "compute.instanceMemory.size": {"limit": 64 * TIB, "usage": 32 * TIB},
+    "compute.disks.count": {"limit": 2000, "usage": 1000},
+    "compute.ssdDisks.size": {"limit": 128 * TIB, "usage": 64 * TIB},
+}
 
 
 def group_id(g: int) -> str:
@@ -103,7 +111,10 @@ def serve_fake(args: argparse.Namespace) -> int:
     # hand-written file (every object read by the drain check's reader) is skipped
     scenario = Scenario.from_mapping({"step_seconds": args.step_seconds,
                                       "versions": ["1.29", "1.30"],
-                                      "clusters": {CLUSTER: {"master_version": "1.30"}}})
+                                      "clusters": {CLUSTER: {"master_version": "1.30"}},
+                                      "clouds": {"b1gfakecloud00000001": {
+                                          "folders": ["b1gexamplefolder00001"],
+                                          "quotas": QUOTAS}}})
     scenario.workloads = filled_workloads(groups, args.per_node)
     fake = FakeCloud(groups, scenario, clock=RealClock(args.speed)).start()
     config = fake.write_kubeconfig(Path(args.dir) / "kubeconfig")
