@@ -110,3 +110,27 @@ def test_upgrade_schedule_advised_passes_accept_to_the_advisor(
     stage, = [e for e in events if e["event"] == "stage"]
     assert [(g["address"], g["policy"]) for g in stage["groups"]] == [
         (WORKERS, {"max_expansion": 0, "max_unavailable": 2})]
+
+
+def test_the_demo_cloud_advises_0_2_and_blocks_3_0_on_the_placement_group(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/advise.md's worked example, live: with the four findings accepted, the demo cloud
+    (quotas after the increase: 3 IPs of 4 free) advises 0/2, 12 min, as offline; 3/0 is
+    blocked by workers' spread placement group alone (3 VMs needed, headroom 2)."""
+    from ngupgrade.cli import main
+
+    monkeypatch.delenv("YC_IAM_TOKEN", raising=False)
+    with example_cloud() as fake:
+        with pytest.raises(SystemExit) as done:
+            main(["advise", "--state", STATE, "--endpoint", fake.endpoint, "--insecure",
+                  "--cluster", CLUSTER, "-g", "workers", *ACCEPT_ALL, "-o", "json"])
+    assert int(done.value.code or 0) == 0
+    group, = json.loads(capsys.readouterr().out)["groups"]
+    rec = group["recommended"]
+    assert (rec["max_expansion"], rec["max_unavailable"], rec["minutes"]) == (
+        0, 2, {"min": 12, "max": 12})
+    reasons = {(r["max_expansion"], r["max_unavailable"]): [x["message"] for x in r["reasons"]]
+               for r in group["rejected"]}
+    assert [m.split(": ", 1)[1] for m in reasons[(3, 0)]] == [
+        "compute.placementGroupInstances.count (placement group fd8examplespread0001) needs "
+        "3 VMs, headroom 2 VMs (short by 1 VM)"]
