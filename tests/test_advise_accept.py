@@ -120,10 +120,9 @@ def test_the_demo_cloud_advises_0_2_and_blocks_3_0_on_the_placement_group(
     from ngupgrade.cli import main
 
     monkeypatch.delenv("YC_IAM_TOKEN", raising=False)
-    with example_cloud() as fake:
-        with pytest.raises(SystemExit) as done:
-            main(["advise", "--state", STATE, "--endpoint", fake.endpoint, "--insecure",
-                  "--cluster", CLUSTER, "-g", "workers", *ACCEPT_ALL, "-o", "json"])
+    with example_cloud() as fake, pytest.raises(SystemExit) as done:
+        main(["advise", "--state", STATE, "--endpoint", fake.endpoint, "--insecure",
+              "--cluster", CLUSTER, "-g", "workers", *ACCEPT_ALL, "-o", "json"])
     assert int(done.value.code or 0) == 0
     group, = json.loads(capsys.readouterr().out)["groups"]
     rec = group["recommended"]
