@@ -5,10 +5,11 @@ and the operation still ends without error (as the platform's does): the verdict
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ngupgrade.core.errors import CheckFailed
-from tests._upgrade_helpers import example_cloud, run
+from tests._upgrade_helpers import cli, example_cloud, run
 
 LAST_CREATE = 7
 """The step of the example's 1/0 upgrade (step_seconds 60) whose new node the fault keeps
@@ -61,3 +62,20 @@ def test_a_pending_pod_that_outlives_the_upgrade_is_in_the_verdict(tmp_path: Pat
     (problem,) = verdict.problems
     assert problem == (f"1 pod(s) of workloads the drains evicted still Pending: {web_pending} "
                        "(0/3 nodes are available: 3 Insufficient cpu.)")
+
+
+def test_the_failed_verdicts_error_event_names_the_operation(tmp_path: Path, monkeypatch,
+                                                              capsys) -> None:
+    # Before: the error event (exit 1) had "operation_id": null though the verdict named op-1
+    faults = [{"kind": "node_not_ready", "at_step": LAST_CREATE}]
+    with example_cloud(step_seconds=60, faults=faults) as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
+                             "--apply", "--stall-after", "60m", "-o", "json",
+                             "--journal", str(tmp_path / "j.json"))
+    assert code == 1, err
+    events = [json.loads(line) for line in out.splitlines()]
+    (verdict,) = [e for e in events if e["event"] == "verdict"]
+    assert (verdict["ok"], verdict["operation_id"]) == (False, "op-1")
+    error = events[-1]
+    assert error["event"] == "error"
+    assert error["operation_id"] == error["error"]["operation_id"] == "op-1"

@@ -100,6 +100,16 @@ class CheckFailed(NgUpgradeError):
     exit_code = EXIT_CHECK_FAILED
 
 
+class NotVerified(CheckFailed):
+    """The upgrade's operation ended but its outcome did not verify (exit 1: a node not
+    Ready, a version or size not reached); ``operation_id`` names the operation judged, as
+    the ``verdict`` event does."""
+
+    def __init__(self, message: str, *, operation_id: str | None, hint: str) -> None:
+        super().__init__(message, hint=hint)
+        self.operation_id = operation_id
+
+
 class PolicyInvalid(CheckFailed):
     """A deploy policy outside 0..100 or with both values 0 (the Yandex deploy-policy page;
     stackitcloud/terraform-provider-stackit#530)."""

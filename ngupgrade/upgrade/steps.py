@@ -23,7 +23,7 @@ from ngupgrade.adapters.cloud.proto import mask_paths
 from ngupgrade.adapters.cloud.types import LiveNode
 from ngupgrade.adapters.cloud.waiter import wait_reconciled
 from ngupgrade.adapters.files import journal as jr
-from ngupgrade.core.errors import CheckFailed
+from ngupgrade.core.errors import CheckFailed, NotVerified
 from ngupgrade.core.model import AutoScale, DeployPolicy, FixedScale
 from ngupgrade.core.policy import in_force, policy_text
 from ngupgrade.core.stall import PendingPod
@@ -271,7 +271,8 @@ class VerifyStep:
                  version=group.version, target=target, nodes=len(nodes),
                  start_nodes=j.start_nodes, problems=problems))
         if not ok:
-            raise CheckFailed(f"{addr}: the upgrade did not verify: {'; '.join(problems)}",
+            raise NotVerified(f"{addr}: the upgrade did not verify: {'; '.join(problems)}",
+                              operation_id=op_id,
                               hint="look at the group in the console; nothing was rolled back")
         j.finish_step(self.name)
         result.steps[self.name] = timing.clock() - t
