@@ -81,3 +81,24 @@ def test_the_log_of_terraform_plan_json_is_told_from_a_saved_plan(run_cli) -> No
         "line), not the JSON of a saved plan\nhint: save the plan and show it: terraform plan "
         "-out=tfplan && terraform show -json tfplan > plan.json (or let ngupgrade run it: "
         "--plan tf:DIR)\n")
+
+
+def test_the_log_of_terraform_plan_json_given_to_state_is_named(run_cli) -> None:
+    """Given to --state, the same log said "not valid JSON ... is the file complete?"."""
+    path = str(Path(__file__).resolve().parent / "real" / "other" /
+               "terraform-plan-json-log.jsonlog")
+    result = run_cli("groups", "--state", path)
+    assert result.exit_code == 3
+    assert result.stderr.startswith(
+        f"error: {path}: the machine-readable log of `terraform plan -json` (one message a "
+        "line), not a Terraform state\nhint: ")
+    assert "terraform state pull" in result.stderr and "--plan" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["scenario.yaml"])  # a quota file is named as one
+def test_a_yaml_file_given_to_state_is_named_yaml(run_cli, name: str) -> None:
+    path = str(Path(__file__).resolve().parent.parent / "terraform" / "examples" / name)
+    result = run_cli("groups", "--state", path)
+    assert result.exit_code == 3
+    assert result.stderr.startswith(f"error: {path}: this looks like YAML: a state is JSON")
+    assert "is the file complete" not in result.stderr

@@ -153,11 +153,56 @@ def parse_state(data: bytes, source: str, platform: PlatformName | None = None) 
         raise BadInput("empty input, no Terraform state", source=source,
                        hint="check that the workspace has a state (`terraform state pull`)")
     refuse_other_encodings(data, source)
+    _refuse_other_files(data, source)
     with encoding_named(data, source, PULL):
         parsed = _parse(data, source)
     if platform is None:
         return parsed
     return replace(parsed, groups=tuple(replace(g, platform=platform) for g in parsed.groups))
+
+
+def ui_log(data: bytes) -> bool:
+    """Whether ``data`` opens with a message of Terraform's machine-readable UI (``terraform
+    plan -json``, ``apply -json``): a JSON object a line with ``@message`` and ``type``
+    (https://developer.hashicorp.com/terraform/internals/machine-readable-ui)."""
+    first = data.lstrip()[:65536].split(b"\n", 1)[0]
+    if b'"@message"' not in first:
+        return False
+    try:
+        message = msgspec.json.decode(first)
+    except msgspec.DecodeError:
+        return False
+    return isinstance(message, dict) and "@message" in message and "type" in message
+
+
+_YAML_LINE = re.compile(rb"^(?:---|- |[\w.\"'-]+[ \t]*:(?:[ \t]|$))")
+"""The first line of a YAML document (after comments): ``---``, a list item or ``key:``."""
+
+
+def _refuse_other_files(data: bytes, source: str) -> None:
+    """Name the file a state is cheaply told from, where JSON's error would say only "not
+    valid JSON ... is the file complete?": the log of ``terraform plan -json``, or YAML (a
+    scenario, a quota file).
+
+    Raises:
+        BadInput: one of those, with where it goes.
+    """
+    if ui_log(data):
+        raise BadInput("the machine-readable log of `terraform plan -json` (one message a "
+                       "line), not a Terraform state", source=source,
+                       hint="pass a state (`terraform state pull > terraform.tfstate`); a "
+                            "plan goes to --plan: terraform plan -out=tfplan && terraform "
+                            "show -json tfplan > plan.json")
+    head = data.lstrip()[:1]
+    if head in (b"{", b"["):
+        return
+    lines = (line.strip() for line in data[:65536].splitlines())
+    first = next((line for line in lines if line and not line.startswith(b"#")), b"")
+    if _YAML_LINE.match(first):
+        raise BadInput("this looks like YAML: a state is JSON", source=source,
+                       hint="pass the state Terraform writes (`terraform state pull`, or "
+                            "`terraform show -json`); a scenario goes to the fake cloud, a "
+                            "quota file to --quotas")
 
 
 def _parse(data: bytes, source: str) -> ParsedState:

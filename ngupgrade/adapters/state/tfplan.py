@@ -37,6 +37,7 @@ from ngupgrade.adapters.state.parse import (
     decode_json,
     node_group_from_values,
     parse_state,
+    ui_log,
 )
 from ngupgrade.core.address import TfAddress
 from ngupgrade.core.bounds import too_deep, too_deep_message
@@ -114,8 +115,8 @@ def parse_plan(data: bytes, source: str) -> ParsedPlan:
 
     Raises:
         BadInput: not JSON, a binary saved plan, the log of ``terraform plan -json``
-            (:func:`_ui_log`), a state instead of a plan, an unsupported
-            ``format_version`` (:func:`readable_format_version`), or a node group whose
+            (:func:`~ngupgrade.adapters.state.parse.ui_log`), a state instead of a plan, an
+            unsupported ``format_version`` (:func:`readable_format_version`), or a group whose
             values do not read; the message names ``source`` and the JSON path.
     """
     if data[:2] == b"PK":  # a saved plan file is a zip archive
@@ -125,7 +126,7 @@ def parse_plan(data: bytes, source: str) -> ParsedPlan:
     if not data.strip():
         raise BadInput("empty input, no Terraform plan", source=source,
                        hint="terraform show -json PLANFILE > plan.json")
-    if _ui_log(data):
+    if ui_log(data):
         raise BadInput("the machine-readable log of `terraform plan -json` (one message a "
                        "line), not the JSON of a saved plan", source=source,
                        hint="save the plan and show it: terraform plan -out=tfplan && "
@@ -133,20 +134,6 @@ def parse_plan(data: bytes, source: str) -> ParsedPlan:
                             "--plan tf:DIR)")
     with encoding_named(data, source, "terraform show -json PLANFILE > plan.json"):
         return _parse_plan(data, source)
-
-
-def _ui_log(data: bytes) -> bool:
-    """Whether ``data`` opens with a message of Terraform's machine-readable UI (``terraform
-    plan -json``, ``apply -json``): a JSON object a line with ``@message`` and ``type``
-    (https://developer.hashicorp.com/terraform/internals/machine-readable-ui)."""
-    first = data.lstrip()[:65536].split(b"\n", 1)[0]
-    if b'"@message"' not in first:
-        return False
-    try:
-        message = msgspec.json.decode(first)
-    except msgspec.DecodeError:
-        return False
-    return isinstance(message, dict) and "@message" in message and "type" in message
 
 
 def _parse_plan(data: bytes, source: str) -> ParsedPlan:
