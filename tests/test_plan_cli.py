@@ -88,8 +88,9 @@ def test_c12_long_plan_warns_about_the_terraform_timeout(run_cli) -> None:
     ("args", "message", "code"),
     [(("--max-expansion", "0", "--max-unavailable", "0"),
       "at least one of max_expansion / max_unavailable must be > 0", 1),
-     # a value Yandex takes for no group: a usage error (tests/test_verdicts_flags.py)
-     (("--max-expansion", "101"), "--max-expansion 101 is out of range 0..100", 2)],
+     # a value no platform takes: a usage error (tests/test_verdicts_flags.py); 101 is
+     # Yandex's usage error but a Selectel group's policy check, so the state is read first
+     (("--max-expansion", "-1"), "'-1' is not a node count: 0..100 on Yandex", 2)],
 )
 def test_c05_invalid_policy_fails_before_reading_anything(run_cli, tmp_path: Path,
                                                           args: tuple[str, ...],
