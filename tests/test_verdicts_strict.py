@@ -57,3 +57,23 @@ def test_accept_takes_warning_codes_only(run_cli) -> None:
     assert result.exit_code == 2
     assert "--accept policy-asumed: not a plan warning code" in result.stderr
     assert "did you mean policy-assumed?" in result.stderr
+
+
+def test_a_limit_the_upgrade_gate_enforces_cannot_be_accepted(run_cli) -> None:
+    # workers (3 nodes) run in a spread placement group of at most 5 VMs: 3/0 peaks at 6, and
+    # the upgrade gate's preflight refuses it whatever the flags. Before: --accept passed it,
+    # plan --strict exited 0, a green CI gate for an upgrade that cannot run.
+    args = ("plan", "--state", STATE, "-g", "workers", "--max-expansion", "3",
+            "--max-unavailable", "0", "--strict", "-o", "json")
+    plain = run_cli(*args)
+    assert plain.exit_code == 1
+    assert "spread-placement-group-full" in [
+        w["code"] for w in plain.json()["groups"][0]["warnings"]]
+    for code in ("spread-placement-group-full", "peak-above-group-node-limit"):
+        result = run_cli(*args, "--accept", code)
+        assert result.exit_code == 2, result.stderr
+        error = result.json()["error"]
+        assert (error["code"], error["message"]) == ("usage", (
+            f"--accept {code}: a limit the cloud enforces, which the upgrade gate refuses "
+            "whatever the flags; a plan passed on it would be a green gate for an upgrade "
+            "that cannot run"))

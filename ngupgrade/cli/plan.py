@@ -56,7 +56,9 @@ if TYPE_CHECKING:
                    "\"informational\": true; docs/upgrade-math.md section 6).")
 @click.option("--accept", "accept", multiple=True, metavar="CODE",
               help="With --strict: pass warnings of this code (you have read them); "
-                   "repeatable. Codes: docs/upgrade-math.md section 6.")
+                   "repeatable. Codes: docs/upgrade-math.md section 6; a limit the upgrade "
+                   "gate enforces (spread-placement-group-full, peak-above-group-node-limit) "
+                   "is refused (exit 2).")
 @common_options
 def plan(groups: tuple[str, ...], max_expansion: int | None, max_unavailable: int | None,
          method: str | None, nodes: int | None, cycle_minutes: float, strict: bool,
@@ -137,12 +139,23 @@ def accepted_warnings(codes: tuple[str, ...]) -> frozenset[str]:
     """Validate ``plan --accept`` codes against the stable warning codes.
 
     Raises:
-        UsageError: an unknown code, naming the closest known one (exit 2).
+        UsageError: an unknown code, naming the closest known one, or a hard limit's code
+            (:data:`ngupgrade.core.plan_warnings.HARD_LIMITS`; exit 2).
     """
     from ngupgrade.cli._cluster import known_codes
-    from ngupgrade.core.plan_warnings import WARNING_CODES
+    from ngupgrade.core.errors import UsageError
+    from ngupgrade.core.plan_warnings import HARD_LIMITS, WARNING_CODES
 
-    return known_codes(codes, WARNING_CODES, "a plan warning code")
+    accepted = known_codes(codes, WARNING_CODES, "a plan warning code")
+    hard = sorted(accepted & HARD_LIMITS)
+    if hard:
+        raise UsageError(
+            f"--accept {', '.join(hard)}: a limit the cloud enforces, which the upgrade gate "
+            "refuses whatever the flags; a plan passed on it would be a green gate for an "
+            "upgrade that cannot run",
+            hint="lower --max-expansion to what the warning names as fitting, or free the "
+                 "limit")
+    return accepted
 
 
 def _fail_on_warnings(plans: Sequence[GroupPlan | None], strict: bool,

@@ -73,6 +73,15 @@ INFORMATIONAL = frozenset({MAX_EXPANSION_CLAMPED, MAX_UNAVAILABLE_CLAMPED,
 ``whole-group-unavailable``, which is no such code."""
 
 
+HARD_LIMITS = frozenset({PEAK_ABOVE_GROUP_NODE_LIMIT, PLACEMENT_FULL})
+"""The codes of a limit the cloud enforces, which the ``upgrade`` gate's quota preflight refuses
+whatever the flags (docs/runbook.md, "Plan and gate"): the nodes of one group
+(``managed-kubernetes.groupNodes.count``, Yandex docs, Managed Service for Kubernetes "Quotas
+and limits") and the VMs of a spread placement group (5; Yandex Compute Cloud docs, "Quotas and
+limits"). ``plan --accept`` refuses them (a usage error): a plan that passes on them would be a
+green gate for an upgrade that cannot run."""
+
+
 def strict_failures(warnings: Iterable[PlanWarning], accepted: Iterable[str] = ()
                     ) -> list[PlanWarning]:
     """The warnings that fail ``plan --strict``: every one whose code is neither
