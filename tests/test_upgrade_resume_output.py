@@ -166,3 +166,25 @@ def test_resume_of_a_drill_counts_from_the_operation_on_the_fakes_clock(
     last = [e for e in events if e["event"] == "progress"][-1]
     assert steps["version_update"] >= last["elapsed"] > first["elapsed"]  # from op-2's start
     assert summary["seconds"] >= steps["policy_update"] + steps["version_update"]
+
+
+def test_a_resumed_advised_schedule_numbers_the_advisors_stages_after_the_resumed_one(
+        tmp_path: Path, monkeypatch, capsys) -> None:
+    # workers (stage 1) interrupted; on --resume it runs first (stage 1), batch and gpu are
+    # advised again as stages 2 and 3 in one cluster that runs one operation at a time.
+    # Before: stage 3 said "with stage 1: ... it would wait for ...batch" (batch is stage 2).
+    monkeypatch.setenv("NGUPGRADE_JOURNAL_DIR", str(tmp_path))
+    how = ("-g", "workers", "-g", "batch", "-g", "gpu", "--version", "1.30",
+           "--schedule", "advised", "--apply")
+    with example_cloud() as fake:
+        code, _out, err = cli(fake, monkeypatch, capsys, *how, "--timeout", "4m")
+        assert code == 6, err
+        code, out, err = cli(fake, monkeypatch, capsys, *how, "--resume", "-o", "json")
+        assert code == 0, err
+    planned = [e for e in map(json.loads, out.splitlines())
+               if e["event"] == "stage" and e["phase"] == "planned"]
+    assert [[g["address"].rsplit(".", 1)[-1] for g in e["groups"]] for e in planned] == [
+        ["workers"], ['this["batch"]'], ["gpu"]]
+    why = planned[2]["why_new"]
+    assert why.startswith("with stage 2: ") and "wait for module.pools" in why
+    assert "joining stage 2 at 1/0" in why

@@ -46,6 +46,7 @@ stage starts another group; the journals stay open and the run exits 130 naming 
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -191,8 +192,16 @@ def _stages(run: StageRun, selected: list[NodeGroup], paths: dict[str, str],
             [Slot(by_address[p.address], p.option.candidate.policy, p.option.minutes,
                   journal=paths.get(by_address[p.address].id), after=p.after)
              for p in st.groups],
-            st.start_minutes, st.minutes, st.why_new))
+            st.start_minutes, st.minutes, _renumbered(st.why_new, 1 if resumed else 0)))
     return stages
+
+
+def _renumbered(why: str | None, offset: int) -> str | None:
+    """The advisor's reason with its stage numbers moved by ``offset``: it numbers the stages
+    of the groups it was given from 1, and a resumed run puts the resumed stage before them."""
+    if why is None or not offset:
+        return why
+    return re.sub(r"\bstage (\d+)\b", lambda m: f"stage {int(m.group(1)) + offset}", why)
 
 
 def _prepare(run: StageRun, stages: list[PlannedStage], api: UpgradeApi,
