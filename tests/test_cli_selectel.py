@@ -266,3 +266,22 @@ def test_advise_schedules_the_groups_of_a_selectel_cluster_as_preflight_counts(r
             "--max-expansion", "3", "--max-unavailable", "0")
     assert run_cli(*base).exit_code == 1
     assert run_cli(*base, "--sequential").exit_code == 0
+
+
+def test_advise_says_when_its_pick_fails_plan_strict(run_cli) -> None:
+    # batch (autoscaled 1..5, planned at its max offline): the fastest safe policy 5/0 peaks
+    # above the autoscaler max, a warning plan --strict fails on. Before: advise listed the
+    # warning but never said its pick fails the CI gate.
+    res = run_cli("advise", "--state", STATE, "-g", BATCH, "-o", "json")
+    assert res.exit_code == 0, res.stderr
+    group, = res.json()["groups"]
+    rec = group["recommended"]
+    assert (rec["max_expansion"], rec["max_unavailable"]) == (5, 0)
+    assert group["plan_strict_fails_on"] == ["peak-above-autoscaler-max"]
+    text = run_cli("advise", "--state", STATE, "-g", BATCH).stdout
+    assert ("  `ngupgrade plan --strict` fails on this policy: peak-above-autoscaler-max; after "
+            "reading it pass it with --accept peak-above-autoscaler-max\n") in text
+    plan = ("plan", "--state", STATE, "-g", BATCH, "--max-expansion", "5",
+            "--max-unavailable", "0", "--strict")
+    assert run_cli(*plan).exit_code == 1
+    assert run_cli(*plan, "--accept", "peak-above-autoscaler-max").exit_code == 0

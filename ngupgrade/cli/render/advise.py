@@ -16,7 +16,7 @@ JSON (keys may be added, never renamed)::
                  "quota": {"checked", "cloud_id", "max_expansion", "unknown"},
                  "workloads_checked", "platform", "scheduled": POLICY + {"stage"} | null,
                  "set_policy", "terraform", "change_hint",
-                 "warnings": [{"code", "message"}]}],
+                 "warnings": [{"code", "message"}], "plan_strict_fails_on": [CODE]}],
      "schedule": [{"stage", "start_minutes", "minutes", "why_not_earlier",
                    "groups": [{"address", "max_expansion", "max_unavailable", "minutes",
                                "cluster_id", "start_minutes", "after"}]}],
@@ -39,7 +39,8 @@ policies of a schedule fit together as it runs them; each group's own recommenda
 policy is safe, or on a platform that ngupgrade does not change (Selectel: ``change_hint``
 says where the strategy is set).
 ``warnings`` are those ``ngupgrade plan`` gives for the policy applied, and
-``current-size-assumed``.
+``current-size-assumed``; ``plan_strict_fails_on`` the codes among them that fail ``ngupgrade
+plan --strict`` on that policy (:func:`strict_fails_on`).
 """
 
 from __future__ import annotations
@@ -51,8 +52,11 @@ from ngupgrade.core.advise.advice import Advice, GroupAdvice
 from ngupgrade.core.advise.candidates import Candidate
 from ngupgrade.core.advise.recommend import Rejected
 from ngupgrade.core.plan_warnings import (
+    HARD_LIMITS,
     UPDATE_TIMEOUT_BORDERLINE,
     UPDATE_TIMEOUT_EXCEEDED,
+    WARNING_CODES,
+    strict_failures,
     suggested_update_timeout,
 )
 from ngupgrade.core.policy import terraform_block
@@ -93,6 +97,25 @@ def set_policy_command(address: str, c: Candidate) -> str:
     """The ``ngupgrade set-policy`` command that applies ``c`` (shell-quoted address)."""
     return (f"ngupgrade set-policy -g {shlex.quote(address)} --max-expansion "
             f"{c.max_expansion} --max-unavailable {c.max_unavailable} --apply")
+
+
+def strict_fails_on(advice: GroupAdvice) -> list[str]:
+    """The plan warning codes of the policy to apply that ``ngupgrade plan --strict`` fails on
+    (:func:`ngupgrade.core.plan_warnings.strict_failures`, the strict gate's one rule), in
+    order, each once: advise recommends what is safe, the gate also asks that such a warning be
+    read and accepted."""
+    codes = [w.code for w in strict_failures(advice.warnings) if w.code in WARNING_CODES]
+    return list(dict.fromkeys(codes))
+
+
+def _strict_line(advice: GroupAdvice) -> list[str]:
+    codes = strict_fails_on(advice)
+    if not codes:
+        return []
+    soft = [c for c in codes if c not in HARD_LIMITS]
+    how = (f"; after reading it pass it with {' '.join(f'--accept {c}' for c in soft)}"
+           if soft else "")
+    return [f"  `ngupgrade plan --strict` fails on this policy: {', '.join(codes)}{how}"]
 
 
 def terraform_text(advice: GroupAdvice, c: Candidate) -> str:
@@ -147,6 +170,7 @@ def group_json(advice: GroupAdvice) -> dict[str, Any]:
         "terraform": terraform_text(advice, use) if applies and use else None,
         "change_hint": None if advice.platform.applies_changes else advice.platform.change_hint,
         "warnings": [{"code": w.code, "message": w.message} for w in advice.warnings],
+        "plan_strict_fails_on": strict_fails_on(advice),
     }
 
 
@@ -258,6 +282,7 @@ def group_text(advice: GroupAdvice) -> list[str]:
     if advice.warnings:
         lines.append("  warnings" + (" (for the policy to apply)" if use else ""))
         lines.extend(f"    ! {w.code}: {w.message}" for w in advice.warnings)
+        lines.extend(_strict_line(advice))
     if use is not None and not advice.platform.applies_changes:
         lines.append(f"  apply it in {advice.platform.change_hint}")
     elif use is not None:
