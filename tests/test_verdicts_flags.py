@@ -59,13 +59,14 @@ def test_both_zero_stays_the_policy_check(run_cli) -> None:
     assert (result.exit_code, result.json()["error"]["code"]) == (1, "policy-invalid")
 
 
-@pytest.mark.parametrize("command", ["plan", "preflight"])
+@pytest.mark.parametrize("command", ["plan", "preflight", "drain-check"])
 def test_a_selectel_group_is_told_its_own_bound_not_yandex_s(run_cli, command) -> None:
     # The selected group is Selectel's (no --platform): 101 is its policy check (exit 1)
     # naming 0..5, its node count. Before: "out of range 0..100 (the range Yandex accepts
     # for any node group)", exit 2, checked before the state said whose groups they are.
-    extra = ["--quotas", str(EXAMPLES / "selectel" / "quotas.yaml")] if command == "preflight" \
-        else []
+    extra = {"preflight": ["--quotas", str(EXAMPLES / "selectel" / "quotas.yaml")],
+             "drain-check": ["--cluster", str(EXAMPLES / "selectel" / "cluster.json")],
+             }.get(command, [])
     result = run_cli(command, *extra, "--state", SELECTEL, "-g",
                      "selectel_mks_nodegroup_v1.workers", "--max-expansion", "101", "-o", "json")
     assert result.exit_code == 1, result.stderr

@@ -17,7 +17,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
-from ngupgrade.app.load import load_groups, other_input, refuse_empty
+from ngupgrade.app.load import (
+    forced_platform,
+    load_groups,
+    other_input,
+    refuse_empty,
+    selection_platform,
+)
 from ngupgrade.app.settings import Settings
 from ngupgrade.app.upgrade_plan import UpgradePlanRequest, plan_node_groups
 from ngupgrade.core.change import GroupChange
@@ -263,15 +269,19 @@ def drain_check(settings: Settings, request: DrainCheckRequest) -> DrainCheckRes
         BadInput: the state, plan or a dump cannot be read (exit 3).
         KubeApiError: the live cluster cannot be read (exit 4).
     """
-    check_overrides(request.max_expansion, request.max_unavailable)
+    check_overrides(request.max_expansion, request.max_unavailable, forced_platform(settings))
     if not request.cluster.given:
         read_cluster(request.cluster)  # raises the usage error before any read
     if settings.plan is None:
         groups = load_groups(settings, request.selectors)
         refuse_empty(groups, request.strict, "drain-check")
+        check_overrides(request.max_expansion, request.max_unavailable,
+                        selection_platform(groups))
         return drain_check_groups(groups, request)
     from ngupgrade.app.tfplan import load_plan
 
+    check_overrides(request.max_expansion, request.max_unavailable,
+                    selection_platform(()))  # a plan's groups: Yandex's fixed bounds, as before
     return drain_gate((), request, plan=load_plan(settings, request.selectors))
 
 
