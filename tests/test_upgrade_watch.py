@@ -47,6 +47,9 @@ def test_c19_autoscaler_deletes_a_new_node_progress_stays_within_5(tmp_path: Pat
     group = node_group("cat1ng0auto000000c19", name="pool", auto=(4, 6, 5),
                        policy=DeployPolicy(1, 0))
     scenario = Scenario.from_mapping({
+        # the gate's preflight must check a quota (none listed: it checked nothing and fails)
+        "clouds": {"b1gfakecloud000000001": {"quotas": {
+            "compute.instances.count": {"limit": 100, "usage": 0}}}},
         "clusters": {"catq0n7i0h9ka1b2c3d4": {"master_version": "1.30"}},
         "faults": [{"kind": "autoscaler_delete", "at_step": 5}]})
     with FakeCloud([group], scenario).start() as fake:
