@@ -107,3 +107,19 @@ def test_the_scenario_refuses_a_kube_error_that_changes_nothing() -> None:
     with pytest.raises(BadInput, match=r"faults\[0\]\.path: expected one of /api/v1/nodes"):
         Scenario.from_mapping({"faults": [{"kind": "kube_error", "path": "/api/v1/pod"}]},
                               "s.yaml")
+
+
+def test_once_the_pods_are_no_longer_seen_no_drain_event_counts_them(tmp_path: Path) -> None:
+    # the pods list answers 403 from step 1 on: the watch is cloud-only; a drain after that
+    # cannot say "0 pods left" (it no longer reads them)
+    out, _requests = upgrade_with(tmp_path, {"path": PODS, "status": 403, "times": None})
+    assert out.code == 0, out.error
+    (message,) = degraded(out)
+    assert "no longer sees the pods of draining nodes" in message
+    warned = next(i for i, e in enumerate(out.events)
+                  if e.kind == "warning" and e.code == "kube-watch-degraded")   # type: ignore
+    after = [e for e in out.events[warned:] if e.kind == "drain"]
+    assert {e.phase for e in after} >= {"started", "finished"}          # type: ignore
+    assert [e for e in after if e.phase == "pods_left"] == []           # type: ignore
+    (summary,) = out.of("drain_summary")
+    assert all("pods_stopped" not in n for n in summary.nodes)          # type: ignore

@@ -149,6 +149,9 @@ class RolloutWatch:
         draining = [d.node for d in self.tracker.cordoned(now)]
         if self.pods is not None:
             self.facts = self.pods.look(draining)
+            if not self.pods.seeing:  # cloud-only now: no count of pods it no longer reads
+                self._pods_left.clear()
+                return
             for node in draining:
                 left = sorted(h.pod for h in self.facts.held if h.node == node)
                 drain = next(d for d in self.tracker.cordoned(now) if d.node == node)
@@ -199,8 +202,8 @@ class RolloutWatch:
     def summary(self, now: float) -> DrainSummary | None:
         """The closing ``drain_summary``: per node its drain time and whether it was forced
         (with kube access, a forced node's ``pods_stopped``: the pods still on it at the last
-        look before it stopped); per workload the disruptions seen (kube access); None when
-        no drain was seen."""
+        look before it stopped; left out when its pods were not seen); per workload the
+        disruptions seen (kube access); None when no drain was seen."""
         t = self.tracker
         drains = t.finished_drains() + t.cordoned(now)
         if not drains:
@@ -209,9 +212,9 @@ class RolloutWatch:
             {"node": d.node, "seconds": round(d.seconds(now), 1), "forced": d.forced,
              "finished": d.ended is not None} for d in drains]
         if self.pods is not None:
-            for entry in nodes:
-                if entry["forced"]:
-                    entry["pods_stopped"] = self._pods_before_stop.get(entry["node"], [])
+            for entry in nodes:  # a node drained once the pods were no longer read: unknown
+                if entry["forced"] and entry["node"] in self._pods_before_stop:
+                    entry["pods_stopped"] = self._pods_before_stop[entry["node"]]
         workloads = ([{"workload": w, "disruptions": n}
                       for w, n in sorted(self.pods.disruptions().items())]
                      if self.pods is not None else None)
