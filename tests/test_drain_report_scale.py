@@ -32,7 +32,7 @@ def test_fifty_forced_stops_are_one_entry_and_each_wave_a_run() -> None:
     text = group_drain_text(report)
     assert text.count("BLOCKING forced-stop") == 1
     assert "BLOCKING forced-stop  50 findings  waves 1..5  pdb default/db  nodes " \
-           "workers-0000..0049 (50)  some orders" in text
+           "workers-0000..0049 (50)  in every order evaluated (a sample of 2)" in text
     assert "and 47 more (--verbose or -o json lists each)" in text
     rows = [line for line in text.splitlines() if line.startswith("  1 ")]
     assert rows and "workers-0000..0009 (10)" in rows[0]

@@ -237,11 +237,19 @@ class DrainCheckResult:
         if self.unmatched:
             return ("drain check failed: no node in the cluster objects belongs to a selected "
                     "group (" + ", ".join(self.unmatched) + "): nothing was checked")
-        # the same finding may show in several orders of the waves: name it once
-        named = list(dict.fromkeys(f"{address}: {f.code}" + (f" ({f.pod or f.subject})"
-                                                              if f.pod or f.subject else "")
-                                   for address, f in self.failing))
-        parts, more = named[:5], len(named) - 5
+        # the same finding may show in several orders of the waves: name it once; name each
+        # group once, then its first codes
+        per_group: dict[str, list[str]] = {}
+        for address, f in self.failing:
+            named = f.code + (f" ({f.pod or f.subject})" if f.pod or f.subject else "")
+            if named not in per_group.setdefault(address, []):
+                per_group[address].append(named)
+        parts, shown = [], 0
+        for address, codes in per_group.items():
+            if shown < 5:
+                parts.append(f"{address}: " + ", ".join(codes[:5 - shown]))
+            shown += len(codes)
+        more = shown - 5
         return ("drain check failed: " + "; ".join(parts)
                 + (f"; and {more} more" if more > 0 else ""))
 

@@ -16,10 +16,14 @@ JSON (stable keys, new keys may be added, none renamed)::
                             "deleted"}],
                  "findings": [{"code", "severity": "blocking"|"warning"|"info", "wave",
                                "every_order", "pod", "pdb", "node", "message", "count",
-                               "component", "suggestion", "accepted"}]}]}
+                               "component", "suggestion", "accepted", "orders_found",
+                               "orders_evaluated"}]}]}
 
 ``wave``, ``pod``, ``pdb``, ``node``, ``count``, ``component``, ``suggestion`` are null when
-the finding has none. ``waves`` are those of the worst order; ``pods_evicted`` counts the pods
+the finding has none. ``orders_found`` of the ``orders_evaluated`` orders showed the finding
+(null when not counted per order); ``every_order`` stays false when they were a sample, even
+if every one of them showed it (the text says "in every order evaluated (a sample of N)").
+``waves`` are those of the worst order; ``pods_evicted`` counts the pods
 evicted through the eviction API only, ``pods_blocked`` those whose eviction was refused
 (Yandex's forced stop takes them down with the node; Selectel stops the upgrade with them
 running). ``ok`` and ``verdict`` follow ``--accept`` and ``--strict``: a group whose failing
@@ -55,7 +59,8 @@ def finding_json(finding: Finding, accepted: frozenset[str] = frozenset()) -> di
             "every_order": finding.every_order, "pod": finding.pod, "pdb": finding.pdb,
             "node": finding.node, "message": finding.message, "count": finding.count,
             "component": finding.component, "suggestion": finding.suggestion,
-            "accepted": finding.code in accepted}
+            "accepted": finding.code in accepted, "orders_found": finding.orders_found,
+            "orders_evaluated": finding.orders_evaluated}
 
 
 def group_verdict(report: GroupDrainReport, *, accepted: frozenset[str] = frozenset(),
@@ -195,7 +200,7 @@ def _finding_lines(f: Finding, accepted: frozenset[str] = frozenset()) -> list[s
     where = [f"wave {f.wave}" if f.wave is not None else "",
              f"pod {f.pod}" if f.pod else "", f"pdb {f.pdb}" if f.pdb else "",
              f"node {f.node}" if f.node else "",
-             "every order" if f.every_order else "some orders"]
+             orders_text([f])]
     mark = " (accepted)" if f.code in accepted else ""
     lines = [f"  {f.severity.upper():8} {f.code}{mark}  " + "  ".join(w for w in where if w),
              f"           {f.message}"]
@@ -203,6 +208,19 @@ def _finding_lines(f: Finding, accepted: frozenset[str] = frozenset()) -> list[s
         lines.append("           suggested:")
         lines += [f"             {line}" for line in f.suggestion.rstrip().splitlines()]
     return lines
+
+
+def orders_text(same: Sequence[Finding]) -> str:
+    """In which orders the findings hold: ``every order`` (proven for all), ``in every order
+    evaluated (a sample of N)`` (each of a sample's N orders showed them: not proven for the
+    orders left out), else ``some orders``."""
+    if all(f.every_order for f in same):
+        return "every order"
+    evaluated = {f.orders_evaluated for f in same}
+    if len(evaluated) == 1 and None not in evaluated and all(
+            f.orders_found == f.orders_evaluated for f in same):
+        return f"in every order evaluated (a sample of {evaluated.pop()})"
+    return "some orders"
 
 
 def _aggregate(findings: Sequence[Finding]) -> list[list[Finding]]:
@@ -230,7 +248,7 @@ def _aggregate_lines(same: Sequence[Finding], accepted: frozenset[str] = frozens
              f"pdb {first.pdb}" if first.pdb and all(f.pdb == first.pdb for f in same) else "",
              f"nodes {node_spans(nodes)}" if len(nodes) > 1 else
              (f"node {nodes[0]}" if nodes else ""),
-             "every order" if all(f.every_order for f in same) else "some orders"]
+             orders_text(same)]
     mark = " (accepted)" if first.code in accepted else ""
     lines = [f"  {first.severity.upper():8} {first.code}{mark}  "
              + "  ".join(w for w in where if w),

@@ -157,17 +157,16 @@ def _merge(worst: OrderResult, results: Sequence[OrderResult], exhaustive: bool
         for finding in result.findings:
             if result is not worst and finding.key in taken:
                 continue
-            everywhere = all(finding.key in keys for keys in keys_per_order)
-            every = finding.code in independent or (exhaustive and everywhere)
-            out.append(_with_every(finding, every))
+            found = sum(finding.key in keys for keys in keys_per_order)
+            every = finding.code in independent or (exhaustive and found == len(results))
+            out.append(_with_every(finding, every, found, len(results)))
         taken |= {f.key for f in result.findings}
     return out
 
 
-def _with_every(finding: Finding, every: bool) -> Finding:
-    if finding.every_order == every:
-        return finding
-    return Finding(**{**finding.__dict__, "every_order": every})
+def _with_every(finding: Finding, every: bool, found: int, evaluated: int) -> Finding:
+    return Finding(**{**finding.__dict__, "every_order": every, "orders_found": found,
+                      "orders_evaluated": evaluated})
 
 
 def _single_replica(model: DrainModel, waves: int, results: Sequence[OrderResult]
@@ -207,7 +206,8 @@ def _single_replica(model: DrainModel, waves: int, results: Sequence[OrderResult
                 f"{owner} runs 1 replica ({pod.ref} on {name}): " + _single_text(
                     pod.ref, name, waves, run, hosts, len(down), results),
                 pod=pod.ref, node=name, count=times, subject=owner,
-                every_order=len(down) == len(results)))
+                every_order=len(down) == len(results), orders_found=len(down),
+                orders_evaluated=len(results)))
     return out
 
 

@@ -82,7 +82,10 @@ class Finding:
     code is about (disruptions of a single-replica workload, pods of a component down, PDB
     waits), ``component`` a YTsaurus component (``namespace/cluster/httpProxies``),
     ``suggestion`` a fix as text (YAML of a PodDisruptionBudget for YTsaurus); ``subject``
-    what the finding is about, stable across orders (see :attr:`key`).
+    what the finding is about, stable across orders (see :attr:`key`). ``orders_found`` of
+    ``orders_evaluated`` orders showed it (None before the orders are merged,
+    ``check._merge``): all of a sample is "in every order evaluated", not proven for every
+    order.
     """
 
     code: str
@@ -97,6 +100,8 @@ class Finding:
     component: str | None = None
     suggestion: str | None = None
     subject: str = ""
+    orders_found: int | None = None
+    orders_evaluated: int | None = None
 
     @property
     def key(self) -> tuple[str, str]:
