@@ -178,3 +178,58 @@ def test_the_upgrade_gates_tables_fit_80_columns(tmp_path: Path, monkeypatch, ca
     assert any(line.startswith("  quota ") for line in tables)
     assert too_wide(tables, 80) == []
     assert "    yandex_kubernetes_node_group.workers" in tables
+
+
+def _upgrade_lines(tmp_path: Path, monkeypatch, capsys, *extra: str) -> tuple[str, str]:
+    from tests._upgrade_helpers import cli, example_cloud
+
+    with example_cloud() as fake:
+        code, out, err = cli(fake, monkeypatch, capsys, "-g", "workers", "--version", "1.30",
+                             "--max-expansion", "2", "--max-unavailable", "1",
+                             "--journal", str(tmp_path / "j.json"), *extra)
+    assert code == 0, err
+    return out, err
+
+
+@pytest.mark.parametrize("extra", [(), ("--apply",)], ids=["dry-run", "apply"])
+def test_every_upgrade_line_fits_80_columns(tmp_path: Path, monkeypatch, capsys,
+                                            extra) -> None:
+    # Before: progress lines 107-122 columns, API calls 148-172, the verdict 149, the
+    # summary 197, note: lines 244 and 272.
+    wide_out, wide_err = _upgrade_lines(tmp_path, monkeypatch, capsys, *extra)
+    assert too_wide((wide_out + wide_err).splitlines(), 80) != []       # there is a wrap to do
+    monkeypatch.setenv("COLUMNS", "80")
+    out, err = _upgrade_lines(tmp_path, monkeypatch, capsys, *extra)
+    assert too_wide(out.splitlines(), 80) == []
+    assert too_wide(err.splitlines(), 80) == []
+    assert words(wide_out.splitlines()) == words(out.splitlines())      # nothing lost
+
+
+def test_set_policy_and_error_lines_fit_80_columns(run_cli, monkeypatch) -> None:
+    # Before: the set-policy dry-run line 136 columns; error:/hint: lines as long as written.
+    from tests._upgrade_helpers import example_cloud
+
+    with example_cloud() as fake:
+        argv = ("--state", STATE, "--endpoint", fake.endpoint, "--insecure", "set-policy",
+                "-g", "workers", "--max-expansion", "3", "--max-unavailable", "1")
+        wide = run_cli(*argv)
+        monkeypatch.setenv("COLUMNS", "80")
+        narrow = run_cli(*argv)
+    assert wide.exit_code == 0 == narrow.exit_code, narrow.stderr
+    assert too_wide((wide.stdout + wide.stderr).splitlines(), 80) != []
+    assert too_wide(narrow.stdout.splitlines() + narrow.stderr.splitlines(), 80) == []
+    bad = ("plan", "--state", STATE, "-g", "no-such-group", "--max-expansion", "2")
+    assert max(len(line) for line in wide_error(run_cli, monkeypatch, bad)) > 80
+    lines = run_cli(*bad).stderr.splitlines()                          # COLUMNS=80 again
+    assert lines[0] == "error: no node group matches 'no-such-group'"
+    assert lines[1] == "hint: node groups in this state: yandex_kubernetes_node_group.gpu (gpu),"
+    assert too_wide(lines, 80) == []
+
+
+def wide_error(run_cli, monkeypatch, argv) -> list[str]:
+    """stderr lines of ``argv`` with no width known (a pipe); COLUMNS=80 set again after."""
+    monkeypatch.delenv("COLUMNS")
+    try:
+        return run_cli(*argv).stderr.splitlines()
+    finally:
+        monkeypatch.setenv("COLUMNS", "80")

@@ -386,7 +386,11 @@ def _name_the_environment_variable(err: click.BadParameter) -> click.BadParamete
 
 
 def _say(text: str) -> None:
-    click.echo(redact_urls(text), err=True)
+    """An ``error:`` or ``hint:`` line on stderr, wrapped as the reports are when a width is
+    known (:func:`ngupgrade.cli._common.echo_report`)."""
+    from ngupgrade.cli._common import echo_report
+
+    echo_report(redact_urls(text), err=True)
 
 
 def _silence_stdout() -> None:

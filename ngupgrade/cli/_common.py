@@ -395,8 +395,9 @@ def terminal_width() -> int | None:
     return columns if columns >= 20 else None
 
 
-def echo_report(text: str, *, nl: bool = True) -> None:
-    """Print a command's report for people, its long lines wrapped to :func:`terminal_width`
+def echo_report(text: str, *, nl: bool = True, err: bool = False) -> None:
+    """Print a command's report for people (on stderr with ``err``: progress, errors and
+    hints), its long lines wrapped to :func:`terminal_width`
     (:func:`ngupgrade.cli.render.table.wrap_prose`: words and command lines whole; in a pipe
     as it is)."""
     width = terminal_width()
@@ -404,7 +405,7 @@ def echo_report(text: str, *, nl: bool = True) -> None:
         from ngupgrade.cli.render.table import wrap_prose
 
         text = wrap_prose(text, width)
-    click.echo(text, nl=nl)
+    click.echo(text, nl=nl, err=err)
 
 
 def print_table(columns: list[str], rows: list[list[str]], title: str | None = None, *,

@@ -10,9 +10,8 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any
 
-import click
-
 from ngupgrade.adapters.cloud.types import OperationState
+from ngupgrade.cli._common import echo_report
 from ngupgrade.core.units import human_seconds
 
 
@@ -51,4 +50,4 @@ class Progress(AbstractContextManager["Progress"]):
         if self._status is not None:
             self._status.update(self._text(line))
         else:
-            click.echo(line, err=True)
+            echo_report(line, err=True)

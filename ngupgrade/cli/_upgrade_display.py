@@ -8,9 +8,7 @@ import json
 import sys
 from typing import Any
 
-import click
-
-from ngupgrade.cli._common import terminal_width
+from ngupgrade.cli._common import echo_report, terminal_width
 from ngupgrade.core.errors import NgUpgradeError
 from ngupgrade.core.redact import redact_urls, redact_values
 from ngupgrade.core.units import counted, human_seconds, span_text
@@ -34,8 +32,8 @@ class Display:
         """The run ended with an error (the CLI root prints the message and the hint)."""
 
     def line(self, text: str) -> None:
-        """A closing line for people."""
-        click.echo(text)
+        """A closing line for people (wrapped to the terminal's width, as the report)."""
+        echo_report(text)
 
     def close(self) -> None:
         """Stop any live display."""
@@ -83,7 +81,7 @@ class NdjsonDisplay(Display):
         self._write(ndjson(event))
 
     def line(self, text: str) -> None:
-        click.echo(text, err=True)
+        echo_report(text, err=True)
 
 
 def short_name(address: str) -> str:
@@ -110,7 +108,9 @@ class PlainDisplay(Display):
         self._prefix = ""
 
     def out(self, text: str) -> None:
-        click.echo(redact_urls(self.prefixed(text)))
+        """One line or block of the report, long lines wrapped when a width is known (COLUMNS
+        or a terminal: :func:`ngupgrade.cli._common.echo_report`; a pipe keeps whole lines)."""
+        echo_report(redact_urls(self.prefixed(text)))
 
     def prefixed(self, text: str) -> str:
         """``text`` with the group's short name in front when groups run in parallel."""

@@ -98,19 +98,19 @@ def set_policy(group: str, max_expansion: int | None, max_unavailable: int | Non
                                            on_poll=progress.on_poll, on_started=op_ids.append)
             except KeyboardInterrupt:
                 if op_ids:
-                    click.echo(f"interrupted: {resume_hint(op_ids[0])}", err=True)
+                    echo_report(f"interrupted: {resume_hint(op_ids[0])}", err=True)
                 raise
             op_id = applied.operation_id
             payload.update(applied=True, operation_id=op_id)
             after = policy_text(change.after)
             if text and applied.reached_by is not None:
-                click.echo(f"already set by operation {op_id} (not started by this command): "
+                echo_report(f"already set by operation {op_id} (not started by this command): "
                            f"nothing sent; group RUNNING, policy read back {after}")
             elif text:
-                click.echo(f"applied: operation {op_id} done, group RUNNING, policy read back "
+                echo_report(f"applied: operation {op_id} done, group RUNNING, policy read back "
                            f"{after}")
         elif text:
-            click.echo("already set: nothing to do" if not change.changed else
+            echo_report("already set: nothing to do" if not change.changed else
                        f"dry run: nothing changed; add --apply to send it "
                        f"(update_mask: {', '.join(change.paths)}; "
                        f"wait up to {human_seconds(timeout)})")
@@ -146,9 +146,9 @@ def _terraform_advice(address: str | None, change: object) -> None:
     click.echo(terraform_block(change.after))
     declared = change.target.state_policy
     if declared is not None and declared != change.after:
-        click.echo(f"warning: the Terraform state declares {policy_text(declared)}; the next "
+        echo_report(f"warning: the Terraform state declares {policy_text(declared)}; the next "
                    "`terraform apply` reverts the policy unless the configuration says "
                    f"{policy_text(change.after)}", err=True)
     elif declared is None:
-        click.echo("warning: unless the configuration declares this block, the next "
+        echo_report("warning: unless the configuration declares this block, the next "
                    "`terraform apply` may revert the change", err=True)
