@@ -299,6 +299,7 @@ def _run_stages(run: StageRun, stages: list[PlannedStage], report: UpgradeReport
                  "operations": r.operations, "note": r.note, "journal": r.journal_path}
                 for r in report.results],
         seconds=round(took, 1), duration=human_seconds(took),
+        virtual_clock=run.timing.virtual, time_scale=run.timing.scale,
         schedule=[{"stage": n, "address": s.address, "policy": jr.policy_json(s.policy),
                    "outcome": s.outcome, "exit_code": _exit_code(s),
                    "reason": s.reason} for n, s in slots]))

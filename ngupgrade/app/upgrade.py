@@ -210,7 +210,8 @@ def _gate_and_run(settings: Settings, request: UpgradeRequest, api: UpgradeApi,
                            "nodes": r.nodes, "steps": {k: round(v, 1) for k, v in r.steps.items()},
                            "operations": r.operations, "note": r.note, "journal": r.journal_path}
                           for r in report.results],
-                  seconds=round(took, 1), duration=human_seconds(took)))
+                  seconds=round(took, 1), duration=human_seconds(took),
+                  virtual_clock=runbook.timing.virtual, time_scale=runbook.timing.scale))
 
 
 def show_plans(report: UpgradeReport, event: Emit) -> None:

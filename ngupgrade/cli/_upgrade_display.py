@@ -198,7 +198,8 @@ class PlainDisplay(Display):
             case ev.DrainSummary():
                 self._drain_summary(event)
             case ev.StepFinished():
-                self.out(f"   done in {human_seconds(event.seconds)}")
+                virtual = " of virtual time" if event.virtual_clock else ""
+                self.out(f"   done in {human_seconds(event.seconds)}{virtual}")
             case ev.Verdict():
                 self._verdict(event)
             case ev.Reminder():
@@ -257,7 +258,8 @@ class PlainDisplay(Display):
                 f"{counted(p.nodes, 'node')}{cordoned}, "
                 f"{p.status}, cycle {p.cycle}/{p.cycles}, elapsed "
                 f"{human_seconds(p.elapsed)} of {human_seconds(exp['min'])}.."
-                f"{human_seconds(exp['max'])} expected")
+                f"{human_seconds(exp['max'])} expected"
+                + (" (virtual time)" if p.virtual_clock else ""))
 
     def _progress(self, p: ev.Progress) -> None:
         key = (p.new_nodes, p.nodes, p.status, p.done, p.cordoned)
@@ -308,7 +310,7 @@ class PlainDisplay(Display):
             self.out(f"verdict: FAILED: {'; '.join(v.problems or ())}")
 
     def _summary(self, s: ev.Summary) -> None:
-        self.out(f"\n== summary ({s.duration})")
+        self.out(f"\n== summary ({s.duration}{virtual_time(s)})")
         for g in s.groups:
             steps = ", ".join(f"{STEP_TEXT.get(k, k)} {human_seconds(v)}"
                               for k, v in g["steps"].items()) or "no step needed"
@@ -319,6 +321,15 @@ class PlainDisplay(Display):
             if row["outcome"] != "done":
                 self.out(f"  {row['outcome'].upper().replace('_', ' ')}  stage {row['stage']} "
                          f"{row['address']}: {row['reason']}")
+
+
+def virtual_time(s: ev.Summary) -> str:
+    """What the summary's duration is when the clock was virtual, as ``make demo`` words it:
+    `` of virtual time at x60`` (``upgrade --time-scale=60``), `` of virtual time`` (a clock
+    not tied to real time, the fake cloud's in tests); "" on real time."""
+    if not s.virtual_clock:
+        return ""
+    return " of virtual time" + (f" at x{s.time_scale:g}" if s.time_scale != 1 else "")
 
 
 class RichDisplay(PlainDisplay):
@@ -373,7 +384,8 @@ class RichDisplay(PlainDisplay):
         exp = p.expected
         return (f"{new}/{p.total} done, {counted(p.nodes, 'node')}, {p.status}, cycle "
                 f"{p.cycle}/{p.cycles}, {human_seconds(p.elapsed)} of "
-                f"{human_seconds(exp['min'])}..{human_seconds(exp['max'])}")
+                f"{human_seconds(exp['min'])}..{human_seconds(exp['max'])}"
+                + (" virtual" if p.virtual_clock else ""))
 
     def close(self) -> None:
         if self._progress_bar is not None:

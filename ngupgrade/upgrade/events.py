@@ -128,11 +128,17 @@ class Summary(Event):
     schedule: list[Json] | None = None
     """``--schedule advised``: per group ``{"stage", "address", "policy", "outcome",
     "exit_code", "reason"}`` (which ran, which not, and why); None otherwise (no key)."""
+    virtual_clock: bool = False
+    """The seconds are on a virtual clock (``Timing.virtual``: ``upgrade --time-scale``, the
+    fake cloud's), not real time."""
+    time_scale: float = 1.0
+    """Virtual seconds per real second (``Timing.scale``; 1 on real time)."""
 
     @property
     def data(self) -> Json:
         out: Json = {"ok": self.ok, "groups": self.groups, "seconds": self.seconds,
-                     "duration": self.duration}
+                     "duration": self.duration, "virtual_clock": self.virtual_clock,
+                     "time_scale": self.time_scale}
         if self.schedule is not None:
             out["schedule"] = self.schedule
         return out
@@ -267,6 +273,8 @@ class Progress(Event):
     done: int | None = None
     cordoned: int = 0
     ready: int = 0
+    virtual_clock: bool = False
+    """``elapsed`` is on a virtual clock (``Timing.virtual``), not real time."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -335,6 +343,8 @@ class StepFinished(Event):
     seconds: float
     operation_id: str | None = None
     policy: Json | None = None
+    virtual_clock: bool = False
+    """``seconds`` are on a virtual clock (``Timing.virtual``), not real time."""
 
     @property
     def data(self) -> Json:
@@ -342,6 +352,7 @@ class StepFinished(Event):
         if self.operation_id is not None:
             out["operation_id"] = self.operation_id
         out["seconds"] = self.seconds
+        out["virtual_clock"] = self.virtual_clock
         if self.policy is not None:
             out["policy"] = self.policy
         return out

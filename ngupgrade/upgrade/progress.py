@@ -80,7 +80,8 @@ def wait_with_progress(ctx: Context, prep: Prepared, op_id: str, result: GroupRe
                  nodes=len(nodes), status=group.status, cycle=cycle,
                  cycles=prep.plan.cycles.max, elapsed=now - began(),
                  expected={"min": expected[0], "max": expected[1]}, done=tracker.done,
-                 cordoned=cordoned, ready=tracker.ready_schedulable()))
+                 cordoned=cordoned, ready=tracker.ready_schedulable(),
+                 virtual_clock=ctx.timing.virtual))
         watchdog.observe((new, group.status, len(nodes), cordoned,
                           tuple(sorted(n.instance_id for n in nodes if n.unschedulable))), now)
         alarm = watch.alarm(now)

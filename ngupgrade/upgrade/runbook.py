@@ -235,7 +235,8 @@ class Runbook:
             j.finish_step(step_name)
             result.steps[step_name] = self.timing.clock() - t
             self.emit(StepFinished(group=prep.address, step=step_name, operation_id=op_id,
-                                   seconds=result.steps[step_name]))
+                                   seconds=result.steps[step_name],
+                                   virtual_clock=self.timing.virtual))
 
     def _reminders(self, prep: Prepared) -> list[str]:
         """Keep Terraform in step (Azure/azure-cli#19902): the version, and a policy that differs

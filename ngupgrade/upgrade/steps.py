@@ -136,7 +136,8 @@ class PolicyStep:
         j.finish_step(self.name)
         result.steps[self.name] = ctx.timing.clock() - t
         ctx.emit(StepFinished(group=addr, step=self.name, operation_id=op_id,
-                 seconds=result.steps[self.name], policy=jr.policy_json(have)))
+                 seconds=result.steps[self.name], policy=jr.policy_json(have),
+                 virtual_clock=ctx.timing.virtual))
 
 
 @dataclass
@@ -209,7 +210,7 @@ class VersionStep:
         j.finish_step(self.name)
         result.steps[self.name] = ctx.timing.clock() - t
         ctx.emit(StepFinished(group=addr, step=self.name, operation_id=op_id,
-                 seconds=result.steps[self.name]))
+                 seconds=result.steps[self.name], virtual_clock=ctx.timing.virtual))
 
 
 @dataclass
@@ -278,7 +279,8 @@ class VerifyStep:
         result.steps[self.name] = timing.clock() - t
         result.nodes = len(nodes)
         result.version_after = group.version
-        ctx.emit(StepFinished(group=addr, step=self.name, seconds=result.steps[self.name]))
+        ctx.emit(StepFinished(group=addr, step=self.name, seconds=result.steps[self.name],
+                              virtual_clock=timing.virtual))
 
 
 def unfit_nodes(nodes: Sequence[LiveNode]) -> list[str]:
