@@ -47,7 +47,7 @@ from ngupgrade.core.model import NodeGroup
 from ngupgrade.core.plan_warnings import PlanWarning
 from ngupgrade.core.platform import YANDEX, platform_of
 from ngupgrade.core.policy import policy_text
-from ngupgrade.core.quota.preflight import Preflight
+from ngupgrade.core.quota.preflight import Preflight, failure_hints, failure_summary
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,8 @@ def advise(settings: Settings, request: AdviseRequest, *,
             ``cloud_id``.
         BadInput: the state or the quota file cannot be read (exit 3).
         QuotaMappingUnknown: a group's resources cannot be placed on quota ids (exit 1).
+        CheckFailed: the quota source lists none of the quotas the surge draws on, as
+            ``preflight`` fails on it ("no quota was checked", exit 1).
         CloudApiError: the cloud API failed (exit 4).
     """
     if groups is None:
@@ -130,6 +132,8 @@ def advise(settings: Settings, request: AdviseRequest, *,
             result = check_quotas(settings, groups, asked, check, api=gateway)
             if request.minutes_per_cycle is None:
                 calibrations = {g.id: history_calibration(gateway, g.id) for g in groups}
+    if result is not None and result.checked_nothing:
+        raise _nothing_checked(result, offline=request.quotas_file is not None)
     quotas, sizes = (_quota_judges(result, request, peers) if result is not None
                      else (_fixed_limit_judges(groups, peers), {}))
     for group in groups:
@@ -226,6 +230,15 @@ def history_calibration(cloud: History, group_id: str) -> Calibration:
         return replace(cal, note=f"{nodes} node(s) and policy {policy_text(policy)} "
                                  "taken for every past upgrade (the API keeps neither)")
     return cal
+
+
+def _nothing_checked(result: Preflight, *, offline: bool) -> CheckFailed:
+    """The error of a quota source that lists none of the quotas the surge draws on
+    (:attr:`Preflight.checked_nothing`): ``preflight`` fails on it, so ``advise`` does too,
+    with the same message and hint, rather than recommend a policy as fitting a quota that
+    nothing was checked against (docs/advise.md, "Quotas")."""
+    return CheckFailed(failure_summary(result),
+                       hint="; ".join(failure_hints(result, offline=offline)))
 
 
 def _for_preflight(groups: list[NodeGroup]) -> list[NodeGroup]:
