@@ -120,3 +120,25 @@ def test_objects_change_in_place() -> None:
                    token=None)[1]["items"][0]["metadata"]["name"] == "n1"
         fake.delete("Node", "", "n0")
         assert [n["metadata"]["name"] for n in fake.objects("Node")] == ["n1"]
+
+
+def test_a_client_that_hangs_up_prints_no_traceback(capsys) -> None:
+    """A client giving up mid-answer (a read timeout) is no fault of the fake: the server's
+    error hook stays quiet for a broken pipe or a reset, and still reports anything else."""
+    from ngupgrade.testing.kube_api import _QuietServer
+
+    server = _QuietServer(("127.0.0.1", 0), object)  # type: ignore[arg-type]
+    try:
+        for gone in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")):
+            try:
+                raise gone
+            except OSError:
+                server.handle_error(None, ("127.0.0.1", 1))
+        assert capsys.readouterr().err == ""
+        try:
+            raise ValueError("a real fault")
+        except ValueError:
+            server.handle_error(None, ("127.0.0.1", 1))
+        assert "ValueError: a real fault" in capsys.readouterr().err
+    finally:
+        server.server_close()

@@ -80,6 +80,18 @@ class _Fault:
     delay: float = 0.0  # real seconds before the answer
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """The fake's HTTP server: a client that hangs up mid-answer (a read timeout, a watch given
+    up) is what real clients do, not a fault of the fake, so it prints no traceback for it."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 class FakeKubeApi:
     """The fake API server. Use as a context manager, or :meth:`start` / :meth:`stop`.
 
@@ -222,7 +234,7 @@ class FakeKubeApi:
         class Handler(_Handler):
             api = fake
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, name="fake-kube-api",
                          daemon=True).start()
