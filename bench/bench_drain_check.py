@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,6 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import bench_kube_dump as kube_bench  # noqa: E402
 from harness import (  # noqa: E402
     child_env,
+    find_jq,
     installed_command,
     pair_processes,
     record,
@@ -71,7 +71,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     e, u = (int(x) for x in args.policy.split("/"))
-    jq = shutil.which("jq") or "/usr/bin/jq"
+    jq = find_jq()
+    if jq is None:
+        return 0
     env = child_env(PYTHONPATH=str(ROOT))
     with tempfile.TemporaryDirectory() as tmp:
         dump, state = Path(tmp) / "cluster.json", Path(tmp) / "terraform.tfstate"

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,7 +35,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_drain_check import make_state  # noqa: E402
 from bench_kube_dump import JQ_FILTER  # noqa: E402
-from harness import Paired, child_env, installed_command, record, run_process  # noqa: E402
+from harness import Paired, child_env, find_jq, installed_command, record, run_process  # noqa: E402
 
 DUMPS = (("50% cpu", 0.5, False), ("97% cpu", 0.97, False),
          ("half the pods without a place", 0.5, True))
@@ -72,9 +71,8 @@ def main() -> int:
     parser.add_argument("--per-node", type=int, default=110)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    jq = shutil.which("jq")
+    jq = find_jq()
     if jq is None:
-        print("  skipped: jq is not on PATH (the baseline); install it (apt-get install jq)")
         return 0
     env = child_env(PYTHONPATH=str(ROOT))
     ok = True

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,7 +36,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_drain_check import make_state  # noqa: E402
 from bench_drain_dense import paired  # noqa: E402
 from bench_kube_dump import JQ_FILTER  # noqa: E402
-from harness import child_env, installed_command, record  # noqa: E402
+from harness import child_env, find_jq, installed_command, record  # noqa: E402
 
 
 def main() -> int:
@@ -49,9 +48,8 @@ def main() -> int:
     parser.add_argument("--policy", default="2/1", help="E/U of every group")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    jq = shutil.which("jq")
+    jq = find_jq()
     if jq is None:
-        print("  skipped: jq is not on PATH (the baseline); install it (apt-get install jq)")
         return 0
     e, u = (int(x) for x in args.policy.split("/"))
     env = child_env(PYTHONPATH=str(ROOT))

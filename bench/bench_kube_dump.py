@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from harness import child_env, pair_processes, record  # noqa: E402
+from harness import child_env, find_jq, pair_processes, record  # noqa: E402
 
 from ngupgrade.testing import kube_objects as ko  # noqa: E402
 
@@ -147,7 +146,9 @@ def main() -> int:
         print(json.dumps(make_dump(Path(args.generate), args.nodes, args.pods, args.pdbs,
                                    groups=args.groups)))
         return 0
-    jq = shutil.which("jq") or "/usr/bin/jq"
+    jq = find_jq()
+    if jq is None:
+        return 0
     env = child_env(PYTHONPATH=str(ROOT))
     ok = True
     with tempfile.TemporaryDirectory() as tmp:

@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -26,6 +24,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from harness import (  # noqa: E402
     child_env,
+    find_jq,
     installed_command,
     pair_processes,
     record,
@@ -35,19 +34,6 @@ from harness import (  # noqa: E402
 EXAMPLE = ROOT / "terraform" / "examples" / "terraform.tfstate"
 JQ_FILTER = ('[.resources[] | select(.mode == "managed" and (.type == '
              '"yandex_kubernetes_node_group" or .type == "yandex_kubernetes_cluster"))]')
-
-
-def ensure_jq() -> str:
-    found = shutil.which("jq")
-    if found:
-        return found
-    print("jq is missing: installing it from Debian's packages", flush=True)
-    subprocess.run(["apt-get", "update", "-qq"], check=True)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "jq"], check=True)
-    found = shutil.which("jq")
-    if not found:
-        raise SystemExit("could not install jq")
-    return found
 
 
 def make_large_state(path: Path, resources: int) -> tuple[int, int]:
@@ -83,7 +69,9 @@ def main() -> int:
     parser.add_argument("--resources", type=int, default=6000)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    jq = ensure_jq()
+    jq = find_jq()
+    if jq is None:
+        return 0
     env = child_env()
     with tempfile.TemporaryDirectory() as tmp:
         big = Path(tmp) / "large.tfstate"

@@ -44,6 +44,24 @@ def installed_command() -> str:
     return str(path)
 
 
+def find_jq() -> str | None:
+    """The path of ``jq``, the baseline of the reading benches: on PATH, else installed from
+    Debian's packages when this is a root shell that can (a new machine has none); None when
+    neither works, and the bench skips its jq figures, saying so."""
+    import shutil
+
+    found = shutil.which("jq")
+    if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        print("jq is missing: installing it from Debian's packages", flush=True)
+        for args in (["update", "-qq"], ["install", "-y", "-qq", "jq"]):
+            if subprocess.run(["apt-get", *args], check=False).returncode != 0:
+                break
+        found = shutil.which("jq")
+    if found is None:
+        print("  skipped: jq is not on PATH (the baseline); install it (apt-get install jq)")
+    return found
+
+
 def child_env(**extra: str) -> dict[str, str]:
     """The environment for a timed child: this one without ``NGUPGRADE_STATE`` (a run must
     read the state it is given) and without ``PYTHONDONTWRITEBYTECODE``, so the package's
